@@ -1,0 +1,67 @@
+// swift-tools-version:6.0
+//
+// Faultline: an HTTP fault-injecting proxy. The targets follow ARCHITECTURE.md:
+// codecs, trace and proxy layers do no I/O; FaultlinePosix alone touches sockets;
+// FaultlineServer drives the layers on it; `faultline` is the command line.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Faultline",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "faultline", targets: ["faultline"]),
+        .library(name: "FaultlineServer", targets: ["FaultlineServer"]),
+        .library(name: "FaultlineTrace", targets: ["FaultlineTrace"]),
+    ],
+    targets: [
+        // System libraries: a module map and a shim header each, no C compiled.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(
+            name: "CNghttp2", path: "Sources/CNghttp2", pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]),
+
+        .target(name: "FaultlineCore", swiftSettings: strictSettings),
+        .target(
+            name: "FaultlinePosix",
+            dependencies: [
+                "FaultlineCore",
+                .target(name: "CLinux", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strictSettings),
+        .target(name: "FaultlineHTTP1", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
+        .target(name: "FaultlineTrace", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
+        .target(
+            name: "FaultlineProxy",
+            dependencies: ["FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "FaultlineServer",
+            dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "faultline",
+            dependencies: ["FaultlineServer", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+
+        .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
+        .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),
+        .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineHTTP1"], swiftSettings: strictSettings),
+        .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineProxyTests", dependencies: ["FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineServerTests", dependencies: ["FaultlineServer", "FaultlinePosix", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+import Testing
+@testable import FaultlineServer
+@Test func moduleBuilds() {}

@@ -1,0 +1,3 @@
+import Testing
+@testable import FaultlineTrace
+@Test func moduleBuilds() {}
