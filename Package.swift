@@ -49,7 +49,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "faultline",
-            dependencies: ["FaultlineServer", "FaultlineTrace"],
+            dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineServer", "FaultlineTrace"],
             swiftSettings: strictSettings),
 
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),

@@ -1,0 +1,201 @@
+import FaultlineCore
+import FaultlineHTTP1
+import FaultlineTrace
+
+extension HTTP1ProxySession {
+    /// Decodes buffered client bytes as far as the current state allows.
+    mutating func processClientInput(_ output: inout SessionOutput) {
+        do {
+            while true {
+                switch state {
+                case .idle:
+                    guard let event = try requestDecoder.nextEvent() else {
+                        if clientReachedEOF, requestDecoder.isAtMessageBoundary { close(&output, reason: "client-closed") }
+                        return
+                    }
+                    guard case .head(let head) = event else {
+                        preconditionFailure("request decoder produced \(event) before a head")
+                    }
+                    startExchange(head, &output)
+                case .exchanging:
+                    // Pipelined requests stay in the decoder until this exchange ends.
+                    guard let exchange, !exchange.requestComplete else { return }
+                    guard let event = try requestDecoder.nextEvent() else { return }
+                    switch event {
+                    case .head:
+                        preconditionFailure("request decoder produced a head inside a body")
+                    case .body(let bytes):
+                        forwardRequestBody(bytes, &output)
+                    case .end(let trailers):
+                        finishRequestBody(trailers: trailers, &output)
+                    }
+                case .tunnelling, .closing, .closed:
+                    return
+                }
+            }
+        } catch {
+            refuseMalformedRequest(error, &output)
+        }
+    }
+
+    /// A request head arrived: trace it, route it, and ask for an upstream connection.
+    private mutating func startExchange(_ head: HTTPRequestHead, _ output: inout SessionOutput) {
+        output.append(.cancelTimer(.clientIdle))
+        let flowID = FlowID(flowIDs.next())
+        let route: RequestRoute
+        do {
+            route = try RequestRoute.decide(head, mode: configuration.mode)
+        } catch {
+            traceRequestReceived(head, flow: flowID, url: head.target, host: nil, path: nil)
+            refuse(status: error.status, code: error.code, message: error.message, flow: flowID, &output)
+            return
+        }
+        traceRequestReceived(
+            head, flow: flowID, url: route.url, host: route.endpoint, path: route.kind == .connect ? nil : route.path)
+        if let pseudonym = configuration.viaPseudonym,
+            head.headers.values(name: "via").contains(where: { $0.contains(pseudonym) })
+        {
+            refuse(
+                status: 508, code: "proxy-loop",
+                message: "the request already passed through this proxy (Via: \(pseudonym)); it would loop",
+                flow: flowID, &output)
+            return
+        }
+        let framing = requestDecoder.framing
+        let outboundHead = Self.outboundHead(
+            for: head, route: route, framing: framing, via: configuration.viaPseudonym)
+        let keepAlive =
+            head.version == .http1_0
+            ? head.headers.containsToken("keep-alive", inField: "connection")
+            : !head.headers.containsToken("close", inField: "connection")
+        var flow = Flow(
+            id: flowID, clientConnection: connectionID, kind: route.kind, endpoint: route.endpoint, method: head.method)
+        flow.phase = .connectingUpstream
+        var exchange = Exchange(
+            flow: flow, route: route, requestHead: head, outboundHead: outboundHead, requestFraming: framing,
+            closeClientAfter: !keepAlive, requestBody: trace.makeBodyDigest(),
+            responseDecoder: HTTP1ResponseDecoder(limits: configuration.limits), responseBody: trace.makeBodyDigest())
+        if route.kind != .connect {
+            HTTP1Encoder.encode(outboundHead, into: &exchange.pendingUpstreamBytes)
+        }
+        self.exchange = exchange
+        state = .exchanging
+        output.append(.connectUpstream(route.endpoint, fresh: false))
+    }
+
+    /// The head to send upstream: origin-form target, hop-by-hop fields removed, `Host` set to the
+    /// upstream authority (RFC 9112 §3.2.2 for absolute-form), framing fields from the body framing,
+    /// and `Via` added (RFC 9110 §7.6.3).
+    static func outboundHead(
+        for head: HTTPRequestHead, route: RequestRoute, framing: BodyFraming, via: String?
+    ) -> HTTPRequestHead {
+        var headers = HopByHopHeaders.removing(from: head.headers)
+        headers.remove(name: "host")
+        var fields = HTTPHeaders()
+        fields.add(name: "Host", value: route.endpoint.hostHeaderValue)
+        for field in headers { fields.add(name: field.name, value: field.value) }
+        switch framing {
+        case .contentLength(let length): fields.add(name: "Content-Length", value: String(length))
+        case .chunked: fields.add(name: "Transfer-Encoding", value: "chunked")
+        case .none, .closeDelimited, .tunnel: break
+        }
+        if route.kind == .upgrade {
+            fields.add(name: "Connection", value: "Upgrade")
+            for value in head.headers.values(name: "upgrade") { fields.add(name: "Upgrade", value: value) }
+        }
+        if let via { fields.add(name: "Via", value: "1.1 \(via)") }
+        return HTTPRequestHead(method: head.method, target: route.outboundTarget, version: .http1_1, headers: fields)
+    }
+
+    private mutating func forwardRequestBody(_ bytes: ArraySlice<UInt8>, _ output: inout SessionOutput) {
+        guard var exchange = self.exchange else { return }
+        bytes.withUnsafeBytes { exchange.requestBody.update($0) }
+        switch exchange.requestFraming {
+        case .chunked:
+            var encoded: [UInt8] = []
+            encoded.reserveCapacity(bytes.count + 16)
+            HTTP1Encoder.encodeChunk(bytes, into: &encoded)
+            sendUpstream(encoded, &exchange, &output)
+        default:
+            sendUpstream(bytes, &exchange, &output)
+        }
+        self.exchange = exchange
+    }
+
+    private mutating func finishRequestBody(trailers: HTTPHeaders?, _ output: inout SessionOutput) {
+        guard var exchange = self.exchange else { return }
+        if case .chunked = exchange.requestFraming {
+            var encoded: [UInt8] = []
+            HTTP1Encoder.encodeLastChunk(trailers: trailers, into: &encoded)
+            sendUpstream(encoded, &exchange, &output)
+        }
+        exchange.requestComplete = true
+        exchange.requestBodySummary = exchange.requestBody.finish()
+        self.exchange = exchange
+        if exchange.isUpstreamConnected { markRequestForwarded(&output) }
+    }
+
+    /// Writes request bytes upstream, or keeps them until the connection is up.
+    func sendUpstream(_ bytes: some Collection<UInt8>, _ exchange: inout Exchange, _ output: inout SessionOutput) {
+        if exchange.isUpstreamConnected {
+            output.writeToUpstream(bytes)
+        } else {
+            exchange.pendingUpstreamBytes.append(contentsOf: bytes)
+        }
+    }
+
+    /// The upstream connection is ready: send what waited, or open the tunnel for CONNECT.
+    mutating func upstreamConnected(_ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
+        guard var exchange = self.exchange else { return }
+        exchange.upstream = .connected(info)
+        if exchange.flow.kind == .connect {
+            exchange.flow.phase = .tunnelling
+            self.exchange = exchange
+            openConnectTunnel(info, &output)
+            return
+        }
+        exchange.flow.phase = .forwarding
+        exchange.responseDecoder.expectResponse(toMethod: exchange.requestHead.method)
+        output.writeToUpstream(exchange.pendingUpstreamBytes)
+        exchange.pendingUpstreamBytes = []
+        self.exchange = exchange
+        if exchange.requestComplete { markRequestForwarded(&output) }
+        // Body bytes that arrived while connecting may still sit in the decoder.
+        processClientInput(&output)
+    }
+
+    /// The whole request is on its way upstream: trace it and start waiting for the response.
+    private mutating func markRequestForwarded(_ output: inout SessionOutput) {
+        guard var exchange = self.exchange, !exchange.requestForwarded,
+            case .connected(let info) = exchange.upstream
+        else { return }
+        exchange.requestForwarded = true
+        if !exchange.responseStarted { exchange.flow.phase = .awaitingResponse }
+        self.exchange = exchange
+        var fields: [TraceField] = [
+            .int("upstream_conn", Int64(info.id.rawValue)),
+            .string("upstream", info.remoteAddress),
+            .bool("reused", info.reused),
+        ]
+        if let summary = exchange.requestBodySummary { fields.append(TraceField(key: "body", value: .body(summary))) }
+        trace.record(.requestForwarded, connection: connectionID, flow: exchange.flow.id, fields)
+        if !exchange.responseStarted { output.append(.setTimer(.responseHead, configuration.responseTimeout)) }
+    }
+
+    private func traceRequestReceived(
+        _ head: HTTPRequestHead, flow: FlowID, url: String, host: UpstreamEndpoint?, path: String?
+    ) {
+        var fields: [TraceField] = [
+            .string("method", head.method),
+            TraceField(key: "url", value: .target(url)),
+        ]
+        if let host {
+            fields.append(.string("host", host.host))
+            fields.append(.int("port", Int64(host.port)))
+        }
+        if let path { fields.append(TraceField(key: "path", value: .target(path))) }
+        fields.append(.string("version", head.version.description))
+        fields.append(TraceField(key: "headers", value: .headers(head.headers.map { ($0.name, $0.value) })))
+        trace.record(.requestReceived, connection: connectionID, flow: flow, fields)
+    }
+}

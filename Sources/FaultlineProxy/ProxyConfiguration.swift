@@ -1,0 +1,33 @@
+public import FaultlineHTTP1
+
+/// How one listener's proxy sessions behave.
+public struct ProxyConfiguration: Sendable {
+    /// Forward or reverse.
+    public var mode: ProxyMode
+    /// Parser limits for client requests and upstream responses.
+    public var limits: HTTP1Limits
+    /// How long to wait for an upstream response head after the request head was sent; 504 after.
+    public var responseTimeout: Duration
+    /// How long a kept-alive client connection may sit between requests before it is closed.
+    public var clientIdleTimeout: Duration
+    /// The pseudonym sent in `Via` (RFC 9110 §7.6.3); a request that already carries it is a loop (508).
+    public var viaPseudonym: String?
+    /// Request bytes buffered while the upstream connection is being set up before client reads pause.
+    public var maximumPendingUpstreamBytes: Int
+
+    public init(
+        mode: ProxyMode,
+        limits: HTTP1Limits = .default,
+        responseTimeout: Duration = .seconds(60),
+        clientIdleTimeout: Duration = .seconds(120),
+        viaPseudonym: String? = "faultline",
+        maximumPendingUpstreamBytes: Int = 256 * 1024
+    ) {
+        self.mode = mode
+        self.limits = limits
+        self.responseTimeout = responseTimeout
+        self.clientIdleTimeout = clientIdleTimeout
+        self.viaPseudonym = viaPseudonym
+        self.maximumPendingUpstreamBytes = maximumPendingUpstreamBytes
+    }
+}

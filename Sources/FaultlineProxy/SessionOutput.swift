@@ -1,0 +1,38 @@
+/// Collects what one session input produces, coalescing consecutive writes to the same side into
+/// one buffer so that a response head and the body bytes read with it leave in one write.
+struct SessionOutput {
+    private(set) var actions: [ProxyAction] = []
+    private var toClient: [UInt8] = []
+    private var toUpstream: [UInt8] = []
+
+    mutating func writeToClient(_ bytes: some Collection<UInt8>) {
+        toClient.append(contentsOf: bytes)
+    }
+
+    mutating func writeToUpstream(_ bytes: some Collection<UInt8>) {
+        toUpstream.append(contentsOf: bytes)
+    }
+
+    /// Appends an action after the writes queued so far, so the driver sees them in order.
+    mutating func append(_ action: ProxyAction) {
+        flushWrites()
+        actions.append(action)
+    }
+
+    /// The actions of this input, writes included.
+    mutating func finish() -> [ProxyAction] {
+        flushWrites()
+        return actions
+    }
+
+    private mutating func flushWrites() {
+        if !toClient.isEmpty {
+            actions.append(.writeToClient(toClient))
+            toClient = []
+        }
+        if !toUpstream.isEmpty {
+            actions.append(.writeToUpstream(toUpstream))
+            toUpstream = []
+        }
+    }
+}

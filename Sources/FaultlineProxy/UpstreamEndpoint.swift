@@ -1,0 +1,68 @@
+/// An origin server the proxy connects to: scheme, host and port.
+///
+/// It is also the key of the upstream connection pool: requests to equal endpoints may share a
+/// kept-alive connection.
+public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
+    public let scheme: String
+    /// A DNS name or an IP literal; IPv6 literals are stored without brackets.
+    public let host: String
+    public let port: Int
+
+    public init(scheme: String, host: String, port: Int) {
+        self.scheme = scheme.lowercased()
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `http://host[:port]` (a trailing `/` is allowed, a path is not).
+    public init(url: String) throws(ProxyConfigurationError) {
+        let expected = "expected an upstream URL such as http://127.0.0.1:9000"
+        guard let schemeEnd = url.range(of: "://") else {
+            throw ProxyConfigurationError("'\(url)' is not a URL: \(expected)")
+        }
+        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "http" else {
+            throw ProxyConfigurationError("unsupported upstream scheme '\(scheme)' in '\(url)': \(expected)")
+        }
+        var rest = url[schemeEnd.upperBound...]
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        guard !rest.isEmpty, !rest.contains("/"), !rest.contains("@") else {
+            throw ProxyConfigurationError("'\(url)' must name only a host and port: \(expected)")
+        }
+        guard let (host, port) = Self.splitAuthority(String(rest), defaultPort: 80) else {
+            throw ProxyConfigurationError("bad host or port in '\(url)': \(expected)")
+        }
+        self.init(scheme: scheme, host: host, port: port)
+    }
+
+    /// Splits `host`, `host:port`, `[v6]` or `[v6]:port`; nil when the port is not a number in 1...65535.
+    static func splitAuthority(_ authority: String, defaultPort: Int) -> (String, Int)? {
+        var host = Substring(authority)
+        var portText: Substring? = nil
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return nil }
+            let after = host[host.index(after: close)...]
+            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { return nil }
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if let colon = host.lastIndex(of: ":") {
+            portText = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        guard !host.isEmpty else { return nil }
+        guard let portText else { return (String(host), defaultPort) }
+        guard let port = Int(portText), (1...65535).contains(port) else { return nil }
+        return (String(host), port)
+    }
+
+    /// The default port of the scheme (80 for http, 443 for https).
+    public var defaultPort: Int { scheme == "https" ? 443 : 80 }
+
+    /// `host[:port]` as a Host header carries it: the port is left out when it is the scheme's default,
+    /// IPv6 literals get their brackets back (RFC 9110 §7.2).
+    public var hostHeaderValue: String {
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        return port == defaultPort ? bracketed : "\(bracketed):\(port)"
+    }
+
+    public var description: String { "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+}

@@ -1,0 +1,104 @@
+public import FaultlinePosix
+public import FaultlineTrace
+import FaultlineCore
+import FaultlineProxy
+import Synchronization
+
+/// Faultline's proxy, running: listeners, event loops, the upstream pools and the trace.
+///
+/// Create it with a configuration and a trace recorder, call `start()` (which binds every listener
+/// or throws), and `stop()` when done. Usable from any thread.
+public final class ProxyServer: Sendable {
+    private struct Running {
+        let group: EventLoopGroup
+        let resolver: HostResolver
+        let listeners: [Listener]
+        let contexts: [LoopContext]
+    }
+
+    public let configuration: ServerConfiguration
+    public let trace: TraceRecorder
+    private let running = Mutex<Running?>(nil)
+
+    public init(configuration: ServerConfiguration, trace: TraceRecorder) {
+        self.configuration = configuration
+        self.trace = trace
+    }
+
+    /// Starts the loops and binds every listener. Throws `ServerError` naming the address that could
+    /// not be bound (in use, not local, ...); nothing is left running then.
+    public func start() throws(ServerError) {
+        let group: EventLoopGroup
+        do {
+            group = try configuration.loopCount.map { try EventLoopGroup(loopCount: $0) } ?? EventLoopGroup()
+        } catch {
+            throw ServerError("cannot start event loops: \(error)")
+        }
+        let resolver = HostResolver()
+        let ids = IDGenerator()
+        let flowIDs = IDGenerator()
+        let contexts = group.loops.map {
+            LoopContext(
+                loop: $0, configuration: configuration, trace: trace, resolver: resolver, ids: ids, flowIDs: flowIDs)
+        }
+        var listeners: [Listener] = []
+        for listenerConfiguration in configuration.listeners {
+            do {
+                let mode = listenerConfiguration.mode
+                let listener = try Listener(address: listenerConfiguration.address, group: group, ids: ids) {
+                    connection in
+                    guard let context = contexts.first(where: { $0.loop === connection.loop }) else {
+                        preconditionFailure("connection accepted on a loop outside the group")
+                    }
+                    context.accept(connection, mode: mode)
+                }
+                listeners.append(listener)
+                trace.record(
+                    .listenerStarted,
+                    [.string("address", listener.localAddress.description), .string("mode", mode.description)])
+            } catch {
+                for listener in listeners { listener.stop() }
+                group.shutdown()
+                resolver.shutdown()
+                throw ServerError("cannot listen on \(listenerConfiguration.address): \(Self.explain(error))")
+            }
+        }
+        running.withLock {
+            $0 = Running(group: group, resolver: resolver, listeners: listeners, contexts: contexts)
+        }
+    }
+
+    /// The addresses actually bound, in configuration order (the real port when 0 was asked for).
+    public var boundAddresses: [SocketAddress] {
+        running.withLock { $0?.listeners.map(\.localAddress) ?? [] }
+    }
+
+    /// Stops listening, closes every connection, joins the loop threads and flushes the trace.
+    /// Safe to call twice.
+    public func stop() {
+        guard let state = running.withLock({ current -> Running? in
+            defer { current = nil }
+            return current
+        }) else { return }
+        for listener in state.listeners { listener.stop() }
+        for context in state.contexts {
+            context.loop.execute { context.shutdown() }
+        }
+        state.group.shutdown()
+        state.resolver.shutdown()
+        trace.flush()
+    }
+
+    private static func explain(_ error: any Error) -> String {
+        if let system = error as? SystemError, system.isAddressInUse {
+            return "address already in use (another process listens there; pick another port or stop it)"
+        }
+        return "\(error)"
+    }
+}
+
+/// A server that could not start, with a sentence a person can act on.
+public struct ServerError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,48 @@
+public import FaultlinePosix
+public import FaultlineProxy
+
+/// One address to listen on and what to do with the requests that arrive there.
+public struct ListenerConfiguration: Sendable {
+    public var address: SocketAddress
+    public var mode: ProxyMode
+
+    public init(address: SocketAddress, mode: ProxyMode) {
+        self.address = address
+        self.mode = mode
+    }
+}
+
+/// Everything a `ProxyServer` needs besides its trace.
+public struct ServerConfiguration: Sendable {
+    public var listeners: [ListenerConfiguration]
+    /// Event-loop threads; nil means one per online CPU.
+    public var loopCount: Int?
+    /// Session settings shared by every listener (each listener's mode replaces `proxy.mode`).
+    public var proxy: ProxyConfiguration
+    /// How long a TCP connect to an upstream may take before the client gets 504.
+    public var connectTimeout: Duration
+    /// How long an idle upstream connection stays in the keep-alive pool.
+    public var upstreamIdleTimeout: Duration
+    /// Idle connections kept per upstream endpoint and event loop.
+    public var maximumIdlePerEndpoint: Int
+    /// Outbound bytes queued on one side before the proxy stops reading the other side.
+    public var backpressureHighWatermark: Int
+
+    public init(
+        listeners: [ListenerConfiguration],
+        loopCount: Int? = nil,
+        proxy: ProxyConfiguration = ProxyConfiguration(mode: .forward),
+        connectTimeout: Duration = .seconds(10),
+        upstreamIdleTimeout: Duration = .seconds(30),
+        maximumIdlePerEndpoint: Int = 64,
+        backpressureHighWatermark: Int = 256 * 1024
+    ) {
+        self.listeners = listeners
+        self.loopCount = loopCount
+        self.proxy = proxy
+        self.connectTimeout = connectTimeout
+        self.upstreamIdleTimeout = upstreamIdleTimeout
+        self.maximumIdlePerEndpoint = maximumIdlePerEndpoint
+        self.backpressureHighWatermark = backpressureHighWatermark
+    }
+}

@@ -1,0 +1,128 @@
+import FaultlineCore
+import FaultlinePosix
+import FaultlineProxy
+
+/// Idle upstream connections kept alive for reuse, per endpoint, on one event loop.
+///
+/// A pooled connection is at a message boundary. While it waits here the pool is its delegate:
+/// any byte, EOF or error from it means the upstream gave up on it, so it is dropped. Connections
+/// idle longer than the idle timeout are closed by a periodic sweep.
+final class UpstreamPool: StreamConnectionDelegate {
+    private struct Entry {
+        let connection: StreamConnection
+        let parkedAt: MonotonicInstant
+    }
+
+    private let loop: EventLoop
+    private let idleTimeout: Duration
+    private let maximumPerEndpoint: Int
+    private var idle: [UpstreamEndpoint: [Entry]] = [:]
+    private var endpointOf: [ConnectionID: UpstreamEndpoint] = [:]
+    private var sweepScheduled = false
+
+    init(loop: EventLoop, idleTimeout: Duration, maximumPerEndpoint: Int) {
+        self.loop = loop
+        self.idleTimeout = idleTimeout
+        self.maximumPerEndpoint = maximumPerEndpoint
+    }
+
+    /// The most recently parked live connection to `endpoint`, if any.
+    func take(_ endpoint: UpstreamEndpoint) -> StreamConnection? {
+        loop.assertInEventLoop()
+        while var entries = idle[endpoint], let entry = entries.popLast() {
+            idle[endpoint] = entries.isEmpty ? nil : entries
+            endpointOf[entry.connection.id] = nil
+            if entry.connection.isOpen, entry.parkedAt.duration(to: loop.now) < idleTimeout {
+                entry.connection.delegate = nil
+                return entry.connection
+            }
+            entry.connection.delegate = nil
+            entry.connection.close()
+        }
+        return nil
+    }
+
+    /// Parks a connection that sits at a message boundary.
+    func put(_ connection: StreamConnection, for endpoint: UpstreamEndpoint) {
+        loop.assertInEventLoop()
+        guard connection.isOpen else { return }
+        var entries = idle[endpoint] ?? []
+        if entries.count >= maximumPerEndpoint {
+            connection.delegate = nil
+            connection.close()
+            return
+        }
+        connection.delegate = self
+        if connection.isReadingPaused { connection.setReadingPaused(false) }
+        entries.append(Entry(connection: connection, parkedAt: loop.now))
+        idle[endpoint] = entries
+        endpointOf[connection.id] = endpoint
+        scheduleSweep()
+    }
+
+    /// Closes every parked connection (server shutdown).
+    func closeAll() {
+        for entries in idle.values {
+            for entry in entries {
+                entry.connection.delegate = nil
+                entry.connection.close()
+            }
+        }
+        idle = [:]
+        endpointOf = [:]
+    }
+
+    private func remove(_ connection: StreamConnection) {
+        guard let endpoint = endpointOf.removeValue(forKey: connection.id) else { return }
+        idle[endpoint]?.removeAll { $0.connection === connection }
+        if idle[endpoint]?.isEmpty == true { idle[endpoint] = nil }
+    }
+
+    private func scheduleSweep() {
+        guard !sweepScheduled else { return }
+        sweepScheduled = true
+        loop.scheduleTimer(after: idleTimeout) { [weak self] in
+            guard let self else { return }
+            self.sweepScheduled = false
+            self.sweep()
+        }
+    }
+
+    private func sweep() {
+        let now = loop.now
+        for (endpoint, entries) in idle {
+            let (expired, live) = (
+                entries.filter { $0.parkedAt.duration(to: now) >= idleTimeout },
+                entries.filter { $0.parkedAt.duration(to: now) < idleTimeout }
+            )
+            for entry in expired {
+                endpointOf[entry.connection.id] = nil
+                entry.connection.delegate = nil
+                entry.connection.close()
+            }
+            idle[endpoint] = live.isEmpty ? nil : live
+        }
+        if !idle.isEmpty { scheduleSweep() }
+    }
+
+    // MARK: StreamConnectionDelegate (parked connections only)
+
+    func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
+        // An idle HTTP/1.1 connection must not receive anything (RFC 9112 §9.3.1 leaves it to us).
+        remove(connection)
+        connection.delegate = nil
+        connection.close()
+    }
+
+    func streamConnectionDidReadEOF(_ connection: StreamConnection) {
+        remove(connection)
+        connection.delegate = nil
+        connection.close()
+    }
+
+    func streamConnectionDidDrainOutbound(_ connection: StreamConnection) {}
+
+    func streamConnection(_ connection: StreamConnection, didCloseWith error: SystemError?) {
+        remove(connection)
+    }
+}

@@ -1,0 +1,82 @@
+import FaultlineCore
+
+/// An option a command accepts.
+struct OptionSpec {
+    let name: String
+    /// Placeholder for the value (`ADDR`), or nil for a flag.
+    let value: String?
+    let help: String
+}
+
+/// A command line that does not fit the command's options, with the sentence to print.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The options and positional arguments of one command, in the order given.
+struct ParsedArguments {
+    private(set) var options: [(name: String, value: String?)] = []
+    private(set) var positionals: [String] = []
+
+    /// Every value given for `name`, in order.
+    func values(_ name: String) -> [String] { options.filter { $0.name == name }.compactMap(\.value) }
+    /// The last value given for `name`.
+    func value(_ name: String) -> String? { values(name).last }
+    func has(_ name: String) -> Bool { options.contains { $0.name == name } }
+
+    /// Parses `--name value`, `--name=value` and flags against `specs`; unknown options are errors
+    /// that suggest the nearest known one.
+    static func parse(_ arguments: [String], specs: [OptionSpec], command: String) throws(UsageError) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("-"), argument != "-" else {
+                parsed.positionals.append(argument)
+                continue
+            }
+            var name = argument
+            var inlineValue: String? = nil
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            if name == "-h" { name = "--help" }
+            guard let spec = specs.first(where: { $0.name == name }) else {
+                var message = "faultline \(command): unknown option '\(name)'"
+                if let suggestion = EditDistance.nearest(to: name, in: specs.map(\.name)) {
+                    message += " (did you mean '\(suggestion)'?)"
+                }
+                throw UsageError(description: message + "; see 'faultline \(command) --help'")
+            }
+            if let placeholder = spec.value {
+                if let inlineValue {
+                    parsed.options.append((name, inlineValue))
+                } else if index < arguments.count {
+                    parsed.options.append((name, arguments[index]))
+                    index += 1
+                } else {
+                    throw UsageError(description: "faultline \(command): \(name) needs a value (\(name) \(placeholder))")
+                }
+            } else {
+                if inlineValue != nil {
+                    throw UsageError(description: "faultline \(command): \(name) takes no value")
+                }
+                parsed.options.append((name, nil))
+            }
+        }
+        return parsed
+    }
+}
+
+/// Formats a command's help text from its synopsis and options.
+func helpText(command: String, synopsis: String, summary: String, specs: [OptionSpec]) -> String {
+    var lines = ["usage: faultline \(command) \(synopsis)", "", summary, "", "options:"]
+    let labels = specs.map { spec in spec.value.map { "\(spec.name) \($0)" } ?? spec.name }
+    let width = (labels.map(\.count).max() ?? 0) + 2
+    for (label, spec) in zip(labels, specs) {
+        lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + spec.help)
+    }
+    return lines.joined(separator: "\n")
+}

@@ -1,0 +1,162 @@
+import FaultlineCore
+import FaultlinePosix
+import FaultlineProxy
+import FaultlineServer
+import FaultlineTrace
+import Foundation
+
+/// `faultline run`: start the proxy and write the trace until SIGINT or SIGTERM.
+enum RunCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "--listen", value: "ADDR", help: "address to listen on (default 127.0.0.1:8080); repeat for several listeners"),
+        OptionSpec(name: "--mode", value: "MODE", help: "forward (default) or reverse:http://HOST:PORT, for the --listen before it"),
+        OptionSpec(name: "--trace", value: "FILE", help: "where the event trace goes: a file, or - for stdout (default -)"),
+        OptionSpec(name: "--redact-header", value: "NAME", help: "also fingerprint this header's values (repeatable)"),
+        OptionSpec(name: "--redact-query", value: "NAME", help: "also fingerprint this query parameter (repeatable)"),
+        OptionSpec(name: "--connect-timeout", value: "SECONDS", help: "upstream connect timeout, 504 after (default 10)"),
+        OptionSpec(name: "--response-timeout", value: "SECONDS", help: "wait for an upstream response head, 504 after (default 60)"),
+        OptionSpec(name: "--idle-timeout", value: "SECONDS", help: "close idle client connections after (default 120)"),
+        OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default: one per CPU)"),
+        OptionSpec(name: "--help", value: nil, help: "show this help"),
+    ]
+
+    static let help = helpText(
+        command: "run", synopsis: "[--listen ADDR [--mode MODE]]... [--trace FILE|-] [options]",
+        summary: """
+            Runs the proxy. Clients use it as an HTTP proxy (http_proxy=http://ADDR) in forward mode, or \
+            send their requests to it directly in reverse mode. Every connection, request and response \
+            is written to the trace as JSON Lines; credentials appear only as fingerprints.
+            Examples:
+              faultline run --listen 127.0.0.1:8080 --trace trace.jsonl
+              faultline run --listen 127.0.0.1:9000 --mode reverse:http://127.0.0.1:3000
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let parsed: ParsedArguments
+        let configuration: ServerConfiguration
+        let output: TraceOutput
+        let redaction: RedactionPolicy
+        do {
+            parsed = try ParsedArguments.parse(arguments, specs: specs, command: "run")
+            if parsed.has("--help") {
+                print(help)
+                return 0
+            }
+            if let extra = parsed.positionals.first {
+                throw UsageError(description: "faultline run: unexpected argument '\(extra)'; see 'faultline run --help'")
+            }
+            configuration = try serverConfiguration(parsed)
+            let tracePath = parsed.value("--trace") ?? "-"
+            output = tracePath == "-" ? .standardOutput : .file(path: tracePath)
+            redaction = RedactionPolicy(
+                extraHeaderNames: parsed.values("--redact-header"), extraQueryParameters: parsed.values("--redact-query"))
+        } catch {
+            printError(error.description)
+            return 2
+        }
+
+        let trace: TraceRecorder
+        do {
+            trace = try TraceRecorder(output: output, redaction: redaction)
+        } catch {
+            printError("faultline run: cannot write the trace: \(error)")
+            return 1
+        }
+        let server = ProxyServer(configuration: configuration, trace: trace)
+        do {
+            try server.start()
+        } catch {
+            trace.close()
+            printError("faultline run: \(error)")
+            return 1
+        }
+        printError(banner(server: server, output: output))
+        let signal = TerminationSignals.wait()
+        server.stop()
+        trace.close()
+        printError("faultline: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(trace.eventCount) events traced")
+        return 0
+    }
+
+    /// Pairs each `--mode` with the `--listen` before it.
+    static func serverConfiguration(_ parsed: ParsedArguments) throws(UsageError) -> ServerConfiguration {
+        var listeners: [ListenerConfiguration] = []
+        var modeSeen = false
+        for option in parsed.options where option.name == "--listen" || option.name == "--mode" {
+            let value = option.value ?? ""
+            if option.name == "--listen" {
+                listeners.append(ListenerConfiguration(address: try address(value), mode: .forward))
+                modeSeen = false
+                continue
+            }
+            if modeSeen {
+                throw UsageError(description: "faultline run: two --mode options for one --listen")
+            }
+            modeSeen = true
+            let mode: ProxyMode
+            do { mode = try ProxyMode(parsing: value) } catch {
+                throw UsageError(description: "faultline run: --mode: \(error)")
+            }
+            if listeners.isEmpty {
+                listeners.append(ListenerConfiguration(address: try address("127.0.0.1:8080"), mode: mode))
+            } else {
+                listeners[listeners.count - 1].mode = mode
+            }
+        }
+        if listeners.isEmpty { listeners = [ListenerConfiguration(address: try address("127.0.0.1:8080"), mode: .forward)] }
+        var configuration = ServerConfiguration(listeners: listeners)
+        if let loops = parsed.value("--loops") {
+            guard let count = Int(loops), (1...256).contains(count) else {
+                throw UsageError(description: "faultline run: --loops takes a number from 1 to 256, not '\(loops)'")
+            }
+            configuration.loopCount = count
+        }
+        if let seconds = try duration(parsed, "--connect-timeout") { configuration.connectTimeout = seconds }
+        if let seconds = try duration(parsed, "--response-timeout") { configuration.proxy.responseTimeout = seconds }
+        if let seconds = try duration(parsed, "--idle-timeout") { configuration.proxy.clientIdleTimeout = seconds }
+        return configuration
+    }
+
+    /// `HOST:PORT`, `[V6]:PORT` or a bare port (on 127.0.0.1); `localhost` means 127.0.0.1.
+    static func address(_ text: String) throws(UsageError) -> SocketAddress {
+        var spelled = text
+        if Int(text) != nil { spelled = "127.0.0.1:\(text)" }
+        if spelled.hasPrefix("localhost:") { spelled = "127.0.0.1:" + spelled.dropFirst("localhost:".count) }
+        do {
+            return try SocketAddress(parsing: spelled)
+        } catch {
+            throw UsageError(
+                description: "faultline run: --listen '\(text)' is not an address: expected IP:PORT such as "
+                    + "127.0.0.1:8080 or [::1]:8080")
+        }
+    }
+
+    private static func duration(_ parsed: ParsedArguments, _ name: String) throws(UsageError) -> Duration? {
+        guard let text = parsed.value(name) else { return nil }
+        guard let seconds = Double(text), seconds > 0, seconds < 86_400 else {
+            throw UsageError(description: "faultline run: \(name) takes a number of seconds, not '\(text)'")
+        }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
+    static func banner(server: ProxyServer, output: TraceOutput) -> String {
+        let listeners = zip(server.configuration.listeners, server.boundAddresses).map { configuration, address in
+            switch configuration.mode {
+            case .forward: return "forward proxy on \(address)"
+            case .reverse(let upstream): return "reverse proxy on \(address) to \(upstream)"
+            }
+        }
+        let destination: String
+        switch output {
+        case .file(let path): destination = path
+        case .standardOutput: destination = "stdout"
+        case .memory: destination = "memory"
+        }
+        return "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", ")); trace to \(destination) (Ctrl-C stops)"
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
