@@ -7,8 +7,7 @@ public enum HTTP1Encoder {
 
     /// Appends `METHOD SP target SP HTTP/x.y CRLF`, the field lines and the empty line.
     public static func encode(_ head: HTTPRequestHead, into buffer: inout [UInt8]) {
-        buffer.reserveCapacity(buffer.count + estimatedSize(head.headers) + head.method.utf8.count
-            + head.target.utf8.count + 12)
+        reserve(estimatedSize(head.headers) + head.method.utf8.count + head.target.utf8.count + 12, in: &buffer)
         buffer.append(contentsOf: head.method.utf8)
         buffer.append(ASCII.space)
         buffer.append(contentsOf: head.target.utf8)
@@ -22,7 +21,7 @@ public enum HTTP1Encoder {
     /// Appends `HTTP/x.y SP status SP reason CRLF` (the SP stays when the reason is empty, as
     /// RFC 9112 §4 requires), the field lines and the empty line.
     public static func encode(_ head: HTTPResponseHead, into buffer: inout [UInt8]) {
-        buffer.reserveCapacity(buffer.count + estimatedSize(head.headers) + head.reason.utf8.count + 16)
+        reserve(estimatedSize(head.headers) + head.reason.utf8.count + 16, in: &buffer)
         appendVersion(head.version, to: &buffer)
         buffer.append(ASCII.space)
         appendDecimal(head.status, to: &buffer)
@@ -37,7 +36,7 @@ public enum HTTP1Encoder {
     /// input, since an empty chunk would end the body.
     public static func encodeChunk(_ bytes: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
         guard !bytes.isEmpty else { return }
-        buffer.reserveCapacity(buffer.count + bytes.count + 20)
+        reserve(bytes.count + 20, in: &buffer)
         appendHex(bytes.count, to: &buffer)
         buffer.append(contentsOf: crlf)
         buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
@@ -60,6 +59,13 @@ public enum HTTP1Encoder {
         buffer.append(contentsOf: crlf)
         if let trailers { appendFields(trailers, to: &buffer) }
         buffer.append(contentsOf: crlf)
+    }
+
+    /// Makes room for `additional` bytes, growing geometrically: `reserveCapacity` alone allocates
+    /// exactly what is asked, which turns many small appends into quadratic copying.
+    private static func reserve(_ additional: Int, in buffer: inout [UInt8]) {
+        let needed = buffer.count + additional
+        if needed > buffer.capacity { buffer.reserveCapacity(max(needed, 2 * buffer.capacity)) }
     }
 
     private static func estimatedSize(_ headers: HTTPHeaders) -> Int {
