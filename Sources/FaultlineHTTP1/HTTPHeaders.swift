@@ -1,7 +1,8 @@
 /// The field lines of a header or trailer section, in the order received (RFC 9110 §5).
 ///
 /// Names keep their case as written; look-ups ignore ASCII case (RFC 9110 §5.1). Repeated
-/// fields stay separate entries, so a proxy forwards exactly what it received.
+/// fields stay separate entries, so a proxy forwards exactly what it received. Equality compares
+/// the fields in order, names and values exactly.
 public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, ExpressibleByArrayLiteral {
     /// One field line: a name and its value with surrounding whitespace removed.
     public struct Field: Sendable, Equatable {
