@@ -35,14 +35,17 @@ final class ConditionLock<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Runs `body` with the value under the lock; wakes all waiters afterwards.
+    /// Runs `body` with the value under the lock. Call `broadcast()` after a change that waiters
+    /// care about.
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
-        defer {
-            pthread_cond_broadcast(condition)
-            pthread_mutex_unlock(mutex)
-        }
+        defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
+    }
+
+    /// Wakes every thread blocked in `wait`, so it re-checks its condition.
+    func broadcast() {
+        pthread_cond_broadcast(condition)
     }
 
     /// Blocks until `ready(value)` holds, then runs `body` under the same lock hold.

@@ -87,6 +87,7 @@ final class ListeningSocket: Sendable {
             count -= 1
             if count == 0 { Posix.closeDescriptor(fd) }
         }
+        users.broadcast()
     }
 
     func waitUntilClosed() {

@@ -68,14 +68,14 @@ extension SocketAddress {
         }
     }
 
-    private static func parseIPv4(_ text: String) -> UInt32? {
+    fileprivate static func parseIPv4(_ text: String) -> UInt32? {
         var raw = in_addr()
         // inet_pton accepts only the dotted-quad form, unlike inet_aton ("127.1").
         guard inet_pton(AF_INET, text, &raw) == 1 else { return nil }
         return UInt32(bigEndian: raw.s_addr)
     }
 
-    private static func parseIPv6(_ text: String) throws -> (high: UInt64, low: UInt64, scope: UInt32)? {
+    fileprivate static func parseIPv6(_ text: String) throws -> (high: UInt64, low: UInt64, scope: UInt32)? {
         var addressPart = Substring(text)
         var scope: UInt32 = 0
         if let percent = text.firstIndex(of: "%") {
@@ -95,5 +95,22 @@ extension SocketAddress {
         guard inet_pton(AF_INET6, String(addressPart), &raw) == 1 else { return nil }
         let (high, low) = load(raw)
         return (high, low, scope)
+    }
+}
+
+extension SocketAddress {
+    /// The address when `host` is an IP literal (brackets around IPv6 allowed, as in URLs), else
+    /// nil. Unlike the throwing initializers it builds no error, so it is cheap to try on names.
+    static func literal(_ host: String, port: Int) -> SocketAddress? {
+        guard (0...65535).contains(port) else { return nil }
+        if let v4 = parseIPv4(host) { return .v4(IPv4(address: v4, port: UInt16(port))) }
+        guard host.utf8.contains(UInt8(ascii: ":")) else { return nil }
+        var text = host
+        if host.hasPrefix("[") {
+            guard host.hasSuffix("]") else { return nil }
+            text = String(host.dropFirst().dropLast())
+        }
+        guard let v6 = try? parseIPv6(text) else { return nil }
+        return .v6(IPv6(high: v6.high, low: v6.low, scopeID: v6.scope, port: UInt16(port)))
     }
 }
