@@ -162,17 +162,24 @@ enum Posix {
         #endif
     }
 
+    /// Sends bytes on a socket. On Linux, MSG_NOSIGNAL makes a vanished peer an EPIPE error
+    /// rather than a SIGPIPE (Darwin sockets get SO_NOSIGPIPE instead), even where nobody set
+    /// SIGPIPE to ignored.
     static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> {
         #if canImport(Glibc)
-        try call("write") { Glibc.write(fd, buffer.baseAddress, buffer.count) }
+        try call("send") { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
         #else
         try call("write") { Darwin.write(fd, buffer.baseAddress, buffer.count) }
         #endif
     }
 
+    /// Gathers `vectors` into one send (`sendmsg` with MSG_NOSIGNAL on Linux, `writev` on Darwin).
     static func writev(_ fd: Int32, _ vectors: UnsafeBufferPointer<iovec>) throws(SystemError) -> IOResult<Int> {
         #if canImport(Glibc)
-        try call("writev") { Glibc.writev(fd, vectors.baseAddress, Int32(vectors.count)) }
+        var message = msghdr()
+        message.msg_iov = UnsafeMutablePointer(mutating: vectors.baseAddress)
+        message.msg_iovlen = vectors.count
+        return try call("sendmsg") { Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
         #else
         try call("writev") { Darwin.writev(fd, vectors.baseAddress, Int32(vectors.count)) }
         #endif

@@ -44,6 +44,7 @@ struct TimerQueue {
     /// Heap entries including cancelled ones (for tests of the compaction).
     var heapCount: Int { heap.count }
 
+    @discardableResult
     mutating func schedule(at deadline: MonotonicInstant, _ callback: @escaping () -> Void) -> TimerHandle {
         let id = nextID
         nextID += 1
