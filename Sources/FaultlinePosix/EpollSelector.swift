@@ -41,7 +41,9 @@ final class EpollSelector: IOSelector {
 
     private static func mask(_ interest: SelectorInterest) -> UInt32 {
         var mask: UInt32 = 0
-        if interest.contains(.read) { mask |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+        // No EPOLLRDHUP: a peer's FIN already makes the socket readable (read returns 0), and
+        // EPOLLEXCLUSIVE registrations reject it with EINVAL.
+        if interest.contains(.read) { mask |= EPOLLIN.rawValue }
         if interest.contains(.write) { mask |= EPOLLOUT.rawValue }
         return mask
     }

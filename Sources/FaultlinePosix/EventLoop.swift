@@ -61,7 +61,7 @@ public final class EventLoop: @unchecked Sendable {
     private let loopThreadID = Atomic<UInt>(0)
     private let stopRequested = Atomic<Bool>(false)
     /// Set by the loop thread as its last act (tests check that `shutdown` joined).
-    let hasExited = Atomic<Bool>(false)
+    private let hasExited = Atomic<Bool>(false)
 
     // Loop-thread state.
     let selector: PlatformSelector
@@ -117,6 +117,9 @@ public final class EventLoop: @unchecked Sendable {
             }
         }
     }
+
+    /// True once the loop's thread has finished (or the loop was shut down before it started).
+    var didExit: Bool { hasExited.load(ordering: .acquiring) }
 
     /// True when called from this loop's thread.
     public var inEventLoop: Bool {

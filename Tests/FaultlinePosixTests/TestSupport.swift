@@ -76,7 +76,14 @@ func withGroup<T>(loops: Int = 2, _ body: (EventLoopGroup) throws -> T) throws -
 
 /// Deterministic test bytes: position-dependent, so reordering or loss shows.
 func pattern(count: Int, seed: UInt8 = 0) -> [UInt8] {
-    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8 &+ Int(seed)) }
+    [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        var index = 0
+        while index < count {
+            buffer[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8 &+ Int(seed))
+            index += 1
+        }
+        initialized = count
+    }
 }
 
 /// Records what a connection tells its delegate; optional hooks react on the loop thread.
@@ -144,7 +151,7 @@ final class RecordingDelegate: StreamConnectionDelegate, @unchecked Sendable {
 /// A blocking client socket for the far side of a test, with 10 s send/receive timeouts so a
 /// stuck test fails instead of hanging.
 final class BlockingClient {
-    let fd: Int32
+    private(set) var fd: Int32
 
     init(connectingTo address: SocketAddress) throws {
         fd = socket(address.family, Posix.streamSocketType, 0)
@@ -160,7 +167,15 @@ final class BlockingClient {
         }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Closes with SO_LINGER {1, 0}: the server's socket gets RST.
+    func abort() {
+        var abort = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+        close(fd)
+        fd = -1
+    }
 
     func write(_ bytes: [UInt8]) throws {
         var offset = 0
@@ -212,5 +227,56 @@ func makeEchoListener(address: SocketAddress, group: EventLoopGroup, served: Sha
         connection.delegate = delegate
         served?.update { $0.append(connection.loop.name) }
         connection.start()
+    }
+}
+
+/// A connection and its delegate, parked for later use on the connection's loop.
+///
+/// `@unchecked Sendable`: the connection is only touched inside `onLoop(connection.loop)` tasks
+/// (tests go through `use`), the delegate's record is mutex-protected.
+final class ServerSide: @unchecked Sendable {
+    let connection: StreamConnection
+    let delegate: RecordingDelegate
+
+    init(connection: StreamConnection, delegate: RecordingDelegate) {
+        self.connection = connection
+        self.delegate = delegate
+    }
+
+    /// Runs `body` with the connection on its loop and waits for the result.
+    func use<T: Sendable>(_ body: @escaping @Sendable (StreamConnection) throws -> T) throws -> T {
+        try onLoop(connection.loop) { try body(self.connection) }
+    }
+}
+
+/// A listener whose accepted connections get a `RecordingDelegate` prepared by `configure`
+/// (on the loop thread, before `start()`), and are kept for the test to inspect.
+final class ServerHarness: Sendable {
+    let listener: Listener
+    let accepted = Shared<[ServerSide]>([])
+
+    init(
+        group: EventLoopGroup, address: String = "127.0.0.1:0",
+        configure: @escaping @Sendable (StreamConnection, RecordingDelegate) -> Void = { _, _ in }
+    ) throws {
+        let accepted = self.accepted
+        listener = try Listener(address: SocketAddress(parsing: address), group: group, ids: IDGenerator()) {
+            connection in
+            let delegate = RecordingDelegate()
+            connection.delegate = delegate
+            configure(connection, delegate)
+            accepted.update { $0.append(ServerSide(connection: connection, delegate: delegate)) }
+            connection.start()
+        }
+    }
+
+    /// The `index`-th accepted connection, waiting for it if needed.
+    func connection(_ index: Int = 0) throws -> ServerSide {
+        try accepted.wait("accepted connection #\(index)") { $0.count > index }
+        return accepted.value[index]
+    }
+
+    func client() throws -> BlockingClient {
+        try BlockingClient(connectingTo: listener.localAddress)
     }
 }
