@@ -10,10 +10,22 @@ import Darwin
 /// A listening TCP socket served by every loop of a group.
 ///
 /// The one socket is registered in each loop (with EPOLLEXCLUSIVE on Linux, so a new connection
-/// wakes one loop, not all). Whichever loop accepts a connection owns it: `accept` runs on that
-/// loop's thread with a `StreamConnection` that is not started yet (set its delegate, then
-/// `start()` it, right there).
+/// wakes one loop, not all). `accept` runs on the thread of the loop that owns the new
+/// connection (`connection.loop`), with a `StreamConnection` that is not started yet: set its
+/// delegate, then `start()` it, right there. Which loop owns it depends on `Balancing`.
 public final class Listener: Sendable {
+    /// Which loop gets an accepted connection.
+    public enum Balancing: Sendable {
+        /// Loops in turn (`group.next()`): the loop that accepted hands the socket over when it
+        /// is not its turn. EPOLLEXCLUSIVE wakes the first idle loop in the kernel's queue, so a
+        /// burst of connections arriving at an idle server would otherwise all land on one loop
+        /// (measured: 100 of 100 on loop 0), leaving the other cores without work.
+        case roundRobin
+        /// The loop that accepted keeps the connection: no cross-thread hand-off, but spreading
+        /// depends on which loops happen to be busy.
+        case acceptingLoop
+    }
+
     /// The bound address; the real port when bound to port 0.
     public let localAddress: SocketAddress
     private let socket: ListeningSocket
@@ -23,12 +35,13 @@ public final class Listener: Sendable {
     /// Binds `address` (SO_REUSEADDR, never SO_REUSEPORT: a port someone listens on fails with a
     /// `SystemError` whose `isAddressInUse` is true), listens, and starts accepting on every loop
     /// of `group`. Accepted sockets are non-blocking with TCP_NODELAY and get `ids.next()`.
+    /// `balancing` picks the loop that owns each connection (see `Balancing`).
     /// `onError` hears accept failures that are not the peer's doing (e.g. EMFILE, after which
     /// the loop pauses accepting for `retryDelay`); it runs on a loop thread.
     public init(
         address: SocketAddress, group: EventLoopGroup, backlog: Int32 = 1024, ids: IDGenerator,
-        retryDelay: Duration = .milliseconds(100), onError: (@Sendable (SystemError) -> Void)? = nil,
-        accept: @escaping @Sendable (StreamConnection) -> Void
+        balancing: Balancing = .roundRobin, retryDelay: Duration = .milliseconds(100),
+        onError: (@Sendable (SystemError) -> Void)? = nil, accept: @escaping @Sendable (StreamConnection) -> Void
     ) throws {
         let fd = try Posix.makeStreamSocket(family: address.family)
         do {
@@ -43,7 +56,8 @@ public final class Listener: Sendable {
         let socket = ListeningSocket(fd: fd, users: group.loops.count)
         self.socket = socket
         let settings = ListenerAcceptor.Settings(
-            ids: ids, retryDelay: retryDelay, onError: onError, accept: accept)
+            ids: ids, group: balancing == .roundRobin ? group : nil, retryDelay: retryDelay, onError: onError,
+            accept: accept)
         acceptors = group.loops.map { loop in
             LoopBound(handingOff: ListenerAcceptor(socket: socket, loop: loop, settings: settings), to: loop)
         }

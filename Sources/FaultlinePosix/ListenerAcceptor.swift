@@ -11,6 +11,8 @@ import Darwin
 final class ListenerAcceptor: SelectableHandler {
     struct Settings: Sendable {
         let ids: IDGenerator
+        /// The group to take turns in, or nil to keep connections on the accepting loop.
+        let group: EventLoopGroup?
         let retryDelay: Duration
         let onError: (@Sendable (SystemError) -> Void)?
         let accept: @Sendable (StreamConnection) -> Void
@@ -81,11 +83,26 @@ final class ListenerAcceptor: SelectableHandler {
                 Posix.closeDescriptor(newFD)
                 continue
             }
-            let connection = StreamConnection(
-                fd: newFD, id: ConnectionID(settings.ids.next()), loop: loop,
-                localAddress: Posix.localAddress(newFD), remoteAddress: Posix.peerAddress(newFD))
-            settings.accept(connection)
+            let owner = settings.group?.next() ?? loop
+            if owner === loop {
+                Self.adopt(newFD, on: loop, settings: settings)
+            } else {
+                // The task owns the descriptor until it runs; an accepted task always runs,
+                // even across the owner's shutdown, so only a refused one must close it here.
+                let settings = self.settings
+                if !owner.submit({ Self.adopt(newFD, on: owner, settings: settings) }) {
+                    Posix.closeDescriptor(newFD)
+                }
+            }
         }
+    }
+
+    /// Wraps an accepted socket in a connection owned by `loop` and hands it to the user.
+    private static func adopt(_ fd: Int32, on loop: EventLoop, settings: Settings) {
+        let connection = StreamConnection(
+            fd: fd, id: ConnectionID(settings.ids.next()), loop: loop,
+            localAddress: Posix.localAddress(fd), remoteAddress: Posix.peerAddress(fd))
+        settings.accept(connection)
     }
 
     /// Connection-specific failures (the client gave up before we accepted, or, on Linux, a

@@ -218,8 +218,12 @@ final class BlockingClient {
 }
 
 /// A listener whose accepted connections echo everything back and close on EOF.
-func makeEchoListener(address: SocketAddress, group: EventLoopGroup, served: Shared<[String]>? = nil) throws -> Listener {
-    try Listener(address: address, group: group, ids: IDGenerator()) { connection in
+func makeEchoListener(
+    address: SocketAddress, group: EventLoopGroup, balancing: Listener.Balancing = .roundRobin,
+    served: Shared<[String]>? = nil
+) throws -> Listener {
+    try Listener(address: address, group: group, ids: IDGenerator(), balancing: balancing) { connection in
+        #expect(connection.loop.inEventLoop)
         let delegate = RecordingDelegate(retainUntilClosed: true)
         delegate.keepsReceivedBytes = false
         delegate.onRead = { connection, bytes in connection.write(bytes) }
