@@ -127,15 +127,16 @@ public final class HostResolver: Sendable {
             return orphans
         }
         jobs.broadcast()
+        // Tell the orphans first: joining may wait for a slow lookup in progress.
+        for (host, waiters) in orphans {
+            let error = ResolveError(host: host, reason: .shutdown, code: 0, message: "HostResolver was shut down")
+            Self.deliver(.failure(error), to: waiters)
+        }
         let handles = workers.withLock { handles in
             defer { handles.removeAll() }
             return handles
         }
         for handle in handles { ThreadSpawner.join(handle) }
-        for (host, waiters) in orphans {
-            let error = ResolveError(host: host, reason: .shutdown, code: 0, message: "HostResolver was shut down")
-            Self.deliver(.failure(error), to: waiters)
-        }
     }
 
     // MARK: - Workers
