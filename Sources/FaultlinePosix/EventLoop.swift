@@ -28,7 +28,7 @@ private let loopSerials = Atomic<UInt32>(0)
 ///
 /// `@unchecked Sendable`, and why it is sound:
 /// - `remote` (cross-thread task queue), `lifecycle`, `loopThreadID`, `stopRequested` and
-///   `hasExited` are a `Mutex` or atomics: safe from any thread.
+///   `hasExited` are locks (`ConditionLock`) or atomics: safe from any thread.
 /// - `selector` is used from other threads only for `wakeup()`, which its contract allows, and
 ///   only while holding `remote`'s lock with `accepting` true; the loop closes the selector only
 ///   after setting `accepting` to false under that lock, so no wakeup can hit a closed descriptor.
@@ -56,8 +56,8 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     // Cross-thread state.
-    private let remote = Mutex(RemoteTasks())
-    private let lifecycle = Mutex(Lifecycle.created)
+    private let remote = ConditionLock(RemoteTasks())
+    private let lifecycle = ConditionLock(Lifecycle.created)
     private let loopThreadID = Atomic<UInt>(0)
     private let stopRequested = Atomic<Bool>(false)
     /// Set by the loop thread as its last act (tests check that `shutdown` joined).

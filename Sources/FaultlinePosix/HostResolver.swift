@@ -33,9 +33,9 @@ public final class HostResolver: Sendable {
     }
 
     private let cacheTTL: Duration
-    private let cache = Mutex<[String: CacheEntry]>([:])
+    private let cache = ConditionLock<[String: CacheEntry]>([:])
     private let jobs = ConditionLock(Jobs())
-    private let workers = Mutex<[ThreadSpawner.Handle]>([])
+    private let workers = ConditionLock<[ThreadSpawner.Handle]>([])
     /// `getaddrinfo` calls made so far (tests check coalescing and caching with it).
     let lookupCount = Atomic<Int>(0)
     /// Called on the worker thread before each `getaddrinfo` (tests use it to hold a lookup).
