@@ -17,6 +17,12 @@ struct ReadinessEvents: OptionSet {
     static let hangup = ReadinessEvents(rawValue: 4)
     /// The socket has a pending error (read it with SO_ERROR or by reading/writing).
     static let error = ReadinessEvents(rawValue: 8)
+
+    /// Events after which a write may make progress or report the failure (no array literal, so
+    /// no allocation on the hot path).
+    static var writeProgress: ReadinessEvents { ReadinessEvents(rawValue: 2 | 4 | 8) }
+    /// Events after which a read may make progress or report the failure.
+    static var readProgress: ReadinessEvents { ReadinessEvents(rawValue: 1 | 4 | 8) }
 }
 
 /// Names one registration: the descriptor plus a generation the event loop hands out.

@@ -42,13 +42,13 @@ extension StreamConnection: SelectableHandler {
             return
         }
         var touchedSocket = false
-        if !outbound.isEmpty && !events.isDisjoint(with: [.writable, .error, .hangup]) {
+        if !outbound.isEmpty && !events.isDisjoint(with: .writeProgress) {
             touchedSocket = true
             flush()
             guard lifecycle != .closed else { return }
         }
         // Checked after the flush: its didDrain callback may have paused reading.
-        if isReading && !events.isDisjoint(with: [.readable, .error, .hangup]) {
+        if isReading && !events.isDisjoint(with: .readProgress) {
             touchedSocket = true
             readAvailable()
             guard lifecycle != .closed else { return }
