@@ -84,6 +84,9 @@ import Darwin
             let side = try server.connection()
             try side.delegate.record.wait("the first read") { $0.readCalls == 1 }
             #expect(try side.use { $0.isReadingPaused })
+            // Not just ignoring readiness: a level-triggered read interest left in the kernel
+            // would spin the loop while the peer's data waits.
+            #expect(try side.use { !$0.registeredInterest.contains(.read) })
             // With reading paused, the kernel buffers fill and the peer's writes would block.
             #expect(fcntl(client.fd, F_SETFL, fcntl(client.fd, F_GETFL, 0) | O_NONBLOCK) == 0)
             let chunk = pattern(count: 65536)
