@@ -49,23 +49,36 @@ import Darwin
     @Test func aLargeWriteToASlowReaderIsBufferedAndFullyDelivered() throws {
         try withGroup { group in
             let data = pattern(count: 32 << 20, seed: 9)
-            let bufferedAfterWrite = Promise<Int>()
-            let server = try ServerHarness(group: group) { connection, _ in
-                connection.write(data)
-                bufferedAfterWrite.fulfill(connection.outboundBufferedBytes)
-            }
+            let server = try ServerHarness(group: group)
             defer { server.listener.stop() }
             let client = try server.client()
-            // The client has not read a byte yet, so nearly all of it must be queued.
-            let buffered = try bufferedAfterWrite.wait()
-            #expect(buffered > 16 << 20)
             let side = try server.connection()
+            // A started connection, so the write must arm write interest by itself.
+            let buffered = try side.use { connection in
+                connection.write(data)
+                return connection.outboundBufferedBytes
+            }
+            // The client has not read a byte yet, so nearly all of it must be queued.
+            #expect(buffered > 16 << 20)
             #expect(side.delegate.record.value.drains == 0)
             let received = try client.read(exactly: data.count)
             #expect(received == data)
             try side.delegate.record.wait("didDrainOutbound") { $0.drains == 1 }
             #expect(try side.use { $0.outboundBufferedBytes } == 0)
+            // Write interest is dropped once drained, or EPOLLOUT would spin the loop.
+            #expect(try side.use { $0.registeredInterest } == .read)
             try side.use { $0.close() }
+        }
+    }
+
+    @Test func writesBeforeStartAreFlushedToo() throws {
+        try withGroup { group in
+            let data = pattern(count: 8 << 20, seed: 4)
+            let server = try ServerHarness(group: group) { connection, _ in connection.write(data) }
+            defer { server.listener.stop() }
+            let client = try server.client()
+            #expect(try client.read(exactly: data.count) == data)
+            try server.connection().delegate.record.wait("didDrainOutbound") { $0.drains == 1 }
         }
     }
 
