@@ -7,6 +7,10 @@ import Darwin
 /// EV_DELETE changes per filter. The token travels in `udata`. There is no EPOLLEXCLUSIVE: every
 /// kqueue watching a listening socket wakes, and the losers see EAGAIN from accept.
 /// kqueue removes a descriptor's filters by itself when the descriptor is closed.
+///
+/// `kevent(...)` calls stay unqualified: `Darwin.kevent(` resolves to the struct's initializer,
+/// not the function. (Type-checked on Linux against a stand-in `Darwin` module map declaring
+/// the same C signatures; it has not been compiled on a Mac.)
 final class KqueueSelector: IOSelector {
     private let queueFD: Int32
     private let events: UnsafeMutablePointer<kevent>
@@ -22,7 +26,7 @@ final class KqueueSelector: IOSelector {
             ident: Self.wakeupIdent, filter: Int16(EVFILT_USER), flags: UInt16(EV_ADD | EV_CLEAR),
             fflags: 0, data: 0, udata: nil)
         do throws(SystemError) {
-            try Posix.blockingCall("kevent") { Darwin.kevent(queueFD, &change, 1, nil, 0, nil) }
+            try Posix.blockingCall("kevent") { kevent(queueFD, &change, 1, nil, 0, nil) }
         } catch {
             Posix.closeDescriptor(queueFD)
             events.deallocate()
@@ -60,7 +64,7 @@ final class KqueueSelector: IOSelector {
             }
             if count > 0 {
                 let changeCount = Int32(count)
-                try Posix.blockingCall("kevent") { Darwin.kevent(queueFD, buffer.baseAddress, changeCount, nil, 0, nil) }
+                try Posix.blockingCall("kevent") { kevent(queueFD, buffer.baseAddress, changeCount, nil, 0, nil) }
             }
         }
         if delete.contains(.read) { try deleteFilter(fd: fd, filter: EVFILT_READ) }
@@ -70,7 +74,7 @@ final class KqueueSelector: IOSelector {
     private func deleteFilter(fd: Int32, filter: Int32) throws(SystemError) {
         var change = Self.change(fd: fd, filter: filter, flags: EV_DELETE, token: RegistrationToken(fd: fd, generation: 0))
         do throws(SystemError) {
-            try Posix.blockingCall("kevent") { Darwin.kevent(queueFD, &change, 1, nil, 0, nil) }
+            try Posix.blockingCall("kevent") { kevent(queueFD, &change, 1, nil, 0, nil) }
         } catch {
             if error.errno != ENOENT { throw error }
         }
@@ -100,7 +104,7 @@ final class KqueueSelector: IOSelector {
         let count: Int32
         let result = try withUnsafePointer(to: &spec) { (specPointer) throws(SystemError) -> IOResult<Int32> in
             try Posix.call("kevent") {
-                Darwin.kevent(queueFD, nil, 0, events, capacity, timeout == nil ? nil : specPointer)
+                kevent(queueFD, nil, 0, events, capacity, timeout == nil ? nil : specPointer)
             }
         }
         switch result {
@@ -126,7 +130,7 @@ final class KqueueSelector: IOSelector {
         var change = kevent(
             ident: Self.wakeupIdent, filter: Int16(EVFILT_USER), flags: 0, fflags: UInt32(NOTE_TRIGGER), data: 0,
             udata: nil)
-        _ = try? Posix.call("kevent") { Darwin.kevent(queueFD, &change, 1, nil, 0, nil) }
+        _ = try? Posix.call("kevent") { kevent(queueFD, &change, 1, nil, 0, nil) }
     }
 
     func close() {
