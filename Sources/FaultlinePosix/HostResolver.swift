@@ -66,9 +66,11 @@ public final class HostResolver: Sendable {
     }
 
     /// Addresses for `host` with `port` applied, if known now: an IP literal (`"127.0.0.1"`,
-    /// `"::1"`, `"[::1]"`) always, a name when a fresh cached answer exists; nil otherwise.
+    /// `"::1"`, `"[::1]"`) always, a name when a fresh cached answer exists; nil otherwise (and
+    /// for a port outside 0–65535).
     /// Any thread; never blocks on DNS.
     public func cachedAddresses(host: String, port: Int) -> [SocketAddress]? {
+        guard (0...65535).contains(port) else { return nil }
         if let literal = SocketAddress.literal(host, port: port) { return [literal] }
         let key = Self.key(host)
         let now = MonotonicInstant.now()
@@ -87,11 +89,18 @@ public final class HostResolver: Sendable {
     /// `completion` with the addresses, `port` applied, or `failure`: once, on `loop`'s thread,
     /// never from inside this call. Call on `loop`'s thread. Cached answers and literals skip the
     /// workers; a lookup already running for the same name is joined rather than repeated.
+    /// A port outside 0–65535 fails with `.failed`.
     public func resolve(
         host: String, port: Int, on loop: EventLoop,
         completion: @escaping ([SocketAddress]) -> Void, failure: @escaping (ResolveError) -> Void
     ) {
         loop.preconditionInEventLoop()
+        guard (0...65535).contains(port) else {
+            // The port may come from a peer (a Host header): a bad one is an answer, not a crash.
+            let error = ResolveError(host: host, reason: .failed, code: 0, message: "port \(port) is out of range 0-65535")
+            loop.executeLocal { failure(error) }
+            return
+        }
         if let addresses = cachedAddresses(host: host, port: port) {
             loop.executeLocal { completion(addresses) }
             return

@@ -66,7 +66,7 @@ enum Posix {
         return try blockingCall("socket") { Glibc.socket(family, type, 0) }
         #else
         let fd = try blockingCall("socket") { Darwin.socket(family, streamSocketType, 0) }
-        do {
+        do throws(SystemError) {
             try setNonBlocking(fd)
             try blockingCall("fcntl") { Darwin.fcntl(fd, F_SETFD, FD_CLOEXEC) }
             try setOption(fd, level: SOL_SOCKET, name: SO_NOSIGPIPE, value: Int32(1))

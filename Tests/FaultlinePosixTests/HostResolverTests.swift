@@ -62,6 +62,21 @@ import Testing
         }
     }
 
+    @Test func aBadPortIsAnErrorNotACrash() throws {
+        try withGroup(loops: 1) { group in
+            let resolver = HostResolver()
+            defer { resolver.shutdown() }
+            #expect(resolver.cachedAddresses(host: "127.0.0.1", port: 65536) == nil)
+            let result = try Self.resolve(resolver, host: "localhost", port: 99999, on: group.loops[0])
+            guard case .failure(let error) = result else {
+                Issue.record("a port of 99999 resolved: \(result)")
+                return
+            }
+            #expect(error.reason == .failed)
+            #expect(resolver.lookupCount.load(ordering: .relaxed) == 0)
+        }
+    }
+
     @Test func aBogusNameFails() throws {
         try withGroup(loops: 1) { group in
             let resolver = HostResolver()

@@ -106,7 +106,7 @@ import Darwin
             var sent = 1
             var blocked = false
             while sent < 256 << 20 {
-                let written = chunk.withUnsafeBytes { send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let written = chunk.withUnsafeBytes { send(client.fd, $0.baseAddress, $0.count, noSignal) }
                 if written < 0 {
                     #expect(errno == EAGAIN || errno == EWOULDBLOCK)
                     blocked = true

@@ -9,6 +9,13 @@ import Glibc
 import Darwin
 #endif
 
+#if canImport(Glibc)
+/// `send` flags for test sockets: no SIGPIPE when the peer is gone.
+let noSignal = Int32(MSG_NOSIGNAL)
+#else
+let noSignal: Int32 = 0
+#endif
+
 /// A wait that missed its deadline: the test fails instead of hanging.
 struct DeadlineExceeded: Error, CustomStringConvertible {
     let what: String
@@ -180,7 +187,7 @@ final class BlockingClient {
     func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let written = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, noSignal) }
             guard written > 0 else { throw SystemError(errno: errno, call: "send") }
             offset += written
         }
