@@ -29,7 +29,7 @@ public final class Listener: Sendable {
     /// The bound address; the real port when bound to port 0.
     public let localAddress: SocketAddress
     private let socket: ListeningSocket
-    private let acceptors: [LoopBound<ListenerAcceptor>]
+    let acceptors: [LoopBound<ListenerAcceptor>]
     private let stopped = Atomic<Bool>(false)
 
     /// Binds `address` (SO_REUSEADDR, never SO_REUSEPORT: a port someone listens on fails with a

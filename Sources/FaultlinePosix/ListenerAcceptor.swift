@@ -22,7 +22,7 @@ final class ListenerAcceptor: SelectableHandler {
     private let loop: EventLoop
     private let settings: Settings
     private var token: RegistrationToken?
-    private var interest = SelectorInterest.none
+    private(set) var interest = SelectorInterest.none
     private var retryTimer: TimerHandle?
     private var stopped = false
 
@@ -110,7 +110,7 @@ final class ListenerAcceptor: SelectableHandler {
     /// EAGAIN) are skipped; running
     /// out of descriptors or memory pauses accepting for a while, because with a level-triggered
     /// registration the pending connection would otherwise wake the loop again at once.
-    private func handleAcceptError(_ error: SystemError) {
+    func handleAcceptError(_ error: SystemError) {
         switch error.errno {
         case ECONNABORTED, EPROTO, EPERM, ENETDOWN, ENOPROTOOPT, EHOSTDOWN, EHOSTUNREACH, EOPNOTSUPP, ENETUNREACH:
             return

@@ -117,3 +117,34 @@ import Darwin
         }
     }
 }
+
+@Suite struct ListenerBackoffTests {
+    /// Running out of descriptors must not spin the loop: accepting pauses (no read interest in
+    /// the kernel), the error is reported, and accepting resumes after `retryDelay`.
+    @Test func tooManyOpenFilesPausesAcceptingThenResumes() throws {
+        try withGroup(loops: 1) { group in
+            let errors = Shared<[SystemError]>([])
+            let accepted = Shared(0)
+            let listener = try Listener(
+                address: SocketAddress(parsing: "127.0.0.1:0"), group: group, ids: IDGenerator(),
+                retryDelay: .milliseconds(50), onError: { error in errors.update { $0.append(error) } }
+            ) { connection in
+                accepted.update { $0 += 1 }
+                connection.close()
+            }
+            defer { listener.stop() }
+            let acceptor = listener.acceptors[0]
+            let pausedInterest = try onLoop(acceptor.loop) { () -> SelectorInterest in
+                acceptor.value.handleAcceptError(SystemError(errno: EMFILE, call: "accept"))
+                return acceptor.value.interest
+            }
+            #expect(pausedInterest == .none)
+            #expect(errors.value.map(\.errno) == [EMFILE])
+            // A connection waiting in the backlog is picked up once the pause is over.
+            let client = try BlockingClient(connectingTo: listener.localAddress)
+            try accepted.wait("the accept after the pause") { $0 == 1 }
+            #expect(try onLoop(acceptor.loop) { acceptor.value.interest } == .read)
+            _ = client
+        }
+    }
+}
