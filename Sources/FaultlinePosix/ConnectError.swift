@@ -21,6 +21,7 @@ public struct ConnectError: Error, Sendable, CustomStringConvertible {
         /// The event loop shut down before the connect finished.
         public static let loopShutdown = Reason(base: .loopShutdown)
 
+        /// The reason in words, as used in `ConnectError.description`.
         public var description: String {
             switch base {
             case .refused: "refused"
@@ -57,6 +58,7 @@ public struct ConnectError: Error, Sendable, CustomStringConvertible {
     /// The last address could not be reached.
     public var isUnreachable: Bool { reason == .unreachable }
 
+    /// Builds an error; `StreamConnection.connect` does this, tests and fakes may too.
     public init(reason: Reason, lastError: SystemError?, lastAddress: SocketAddress?, attempts: Int) {
         self.reason = reason
         self.lastError = lastError

@@ -23,6 +23,7 @@ public struct ResolveError: Error, Sendable, CustomStringConvertible {
         /// The resolver was shut down before the lookup ran.
         public static let shutdown = Reason(base: .shutdown)
 
+        /// The reason in words, as used in `ResolveError.description`.
         public var description: String {
             switch base {
             case .notFound: "not found"
@@ -35,6 +36,7 @@ public struct ResolveError: Error, Sendable, CustomStringConvertible {
 
     /// The host name that failed.
     public let host: String
+    /// What kind of failure it was.
     public let reason: Reason
     /// The `getaddrinfo` error code (EAI_*), 0 when none applies.
     public let code: Int32
@@ -44,6 +46,7 @@ public struct ResolveError: Error, Sendable, CustomStringConvertible {
     /// The name does not resolve.
     public var isNotFound: Bool { reason == .notFound }
 
+    /// Builds an error; `HostResolver` does this, tests and fakes may too.
     public init(host: String, reason: Reason, code: Int32, message: String) {
         self.host = host
         self.reason = reason

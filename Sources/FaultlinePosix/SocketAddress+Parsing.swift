@@ -11,6 +11,7 @@ public struct SocketAddressError: Error, Equatable, Sendable, CustomStringConver
     /// What was wrong with it.
     public let reason: String
 
+    /// `invalid socket address "x": reason`.
     public var description: String { "invalid socket address \"\(input)\": \(reason)" }
 }
 

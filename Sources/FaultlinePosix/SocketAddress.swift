@@ -10,15 +10,19 @@ import Darwin
 /// listener or connection, or from `HostResolver`. The storage is our own, so the value is
 /// `Hashable` and `Sendable` and can key dictionaries.
 public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
+    /// An IPv4 endpoint.
     case v4(IPv4)
+    /// An IPv6 endpoint.
     case v6(IPv6)
 
     /// An IPv4 endpoint.
     public struct IPv4: Hashable, Sendable {
         /// The address as a number: `127.0.0.1` is `0x7F00_0001` (host byte order).
         public var address: UInt32
+        /// The TCP port.
         public var port: UInt16
 
+        /// An endpoint from a numeric address and a port.
         public init(address: UInt32, port: UInt16) {
             self.address = address
             self.port = port
@@ -33,8 +37,10 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
         public var low: UInt64
         /// The interface index for link-local addresses (`fe80::1%2`), 0 otherwise.
         public var scopeID: UInt32
+        /// The TCP port.
         public var port: UInt16
 
+        /// An endpoint from the address halves, an optional scope and a port.
         public init(high: UInt64, low: UInt64, scopeID: UInt32 = 0, port: UInt16) {
             self.high = high
             self.low = low
