@@ -42,7 +42,7 @@ final class ConditionLock<Value>: @unchecked Sendable {
 
     /// Runs `body` with the value under the lock. Call `broadcast()` after a change that waiters
     /// care about.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

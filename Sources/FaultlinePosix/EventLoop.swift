@@ -106,15 +106,21 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: - Threads
 
     /// Spawns the loop's thread. Call once; tasks executed before it wait until it runs.
+    /// Traps if the system cannot create a thread (`EventLoopGroup` throws instead).
     public func start() {
-        lifecycle.withLock { state in
+        do {
+            try startThread()
+        } catch {
+            preconditionFailure("cannot start event loop \(name): \(error)")
+        }
+    }
+
+    /// Spawns the loop's thread, or throws when `pthread_create` fails.
+    func startThread() throws(SystemError) {
+        try lifecycle.withLock { (state) throws(SystemError) -> Void in
             guard case .created = state else { preconditionFailure("EventLoop \(name) started twice or after shutdown") }
-            do {
-                let handle = try ThreadSpawner.spawn(name: name) { [self] in self.run() }
-                state = .running(handle)
-            } catch {
-                preconditionFailure("cannot start event loop \(name): \(error)")
-            }
+            let handle = try ThreadSpawner.spawn(name: name) { [self] in self.run() }
+            state = .running(handle)
         }
     }
 

@@ -16,8 +16,8 @@ public final class EventLoopGroup: Sendable {
     private let cursor = Atomic<UInt>(0)
 
     /// Creates and starts `loopCount` loops named `namePrefix-0`, `namePrefix-1`, ...
-    /// Throws `SystemError` when a loop's descriptors cannot be created (loops made so far are
-    /// shut down first).
+    /// Throws `SystemError` when a loop's descriptors or thread cannot be created (loops made so
+    /// far are shut down first).
     public init(loopCount: Int = EventLoopGroup.onlineProcessorCount, namePrefix: String = "faultline-loop") throws {
         precondition(loopCount > 0, "an EventLoopGroup needs at least one loop")
         var loops: [EventLoop] = []
@@ -25,11 +25,11 @@ public final class EventLoopGroup: Sendable {
             for index in 0..<loopCount {
                 loops.append(try EventLoop(name: "\(namePrefix)-\(index)"))
             }
+            for loop in loops { try loop.startThread() }
         } catch {
             for loop in loops { loop.shutdown() }
             throw error
         }
-        for loop in loops { loop.start() }
         self.loops = loops
     }
 
