@@ -34,7 +34,7 @@ public final class BodyDigest {
             computation.finish(into: code)
             output.appendFingerprint(code: UnsafeRawBufferPointer(code))
         }
-        let result = BodySummary(length: length, fingerprint: String(decoding: output.bytes, as: UTF8.self))
+        let result = BodySummary(length: length, fingerprint: output.text)
         summary = result
         return result
     }

@@ -29,6 +29,6 @@ struct Fingerprinter: Sendable {
     func fingerprint(_ secret: String) -> String {
         var output = JSONOutput(capacity: 19)
         append(secret, to: &output)
-        return String(decoding: output.bytes, as: UTF8.self)
+        return output.text
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Encodes trace fields as JSON, redacting the secret-bearing cases on the way.
 ///
 /// Stateless apart from the policy and the key, so every thread encodes its own event outside
@@ -6,15 +12,34 @@ struct TraceFieldEncoder: Sendable {
     let policy: RedactionPolicy
     let fingerprinter: Fingerprinter
 
-    /// Keys the line itself uses; a field with one of them would make a duplicate key.
-    static let reservedKeys: Set<String> = ["seq", "wall", "mono_ns", "event", "conn", "flow"]
-
-    /// Appends `,"key":value` for each field.
-    func appendFields(_ fields: [TraceField], to output: inout JSONOutput) {
+    /// Appends `,"key":value` for each field. At the top level of a line, a key the line itself
+    /// uses (`seq`, `wall`, `mono_ns`, `event`, `conn`, `flow`) is the caller's bug: it would make
+    /// a duplicate key that no reader accepts.
+    func appendFields(_ fields: [TraceField], to output: inout JSONOutput, topLevel: Bool) {
         for field in fields {
             output.appendByte(UInt8(ascii: ","))
-            output.appendKey(field.key)
+            withUTF8(of: field.key) { key in
+                precondition(!topLevel || !Self.isReservedKey(key), "trace field key \"\(field.key)\" is reserved")
+                output.appendByte(UInt8(ascii: "\""))
+                output.appendEscaped(key)
+                output.appendRaw("\":")
+            }
             appendValue(field.value, to: &output)
+        }
+    }
+
+    /// Whether `key` is one of the line's own keys; compares lengths first, as this runs per field.
+    @inline(__always)
+    static func isReservedKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        func equals(_ reserved: StaticString) -> Bool {
+            memcmp(key.baseAddress!, reserved.utf8Start, key.count) == 0
+        }
+        switch key.count {
+        case 3: return equals("seq")
+        case 4: return equals("wall") || equals("conn") || equals("flow")
+        case 5: return equals("event")
+        case 7: return equals("mono_ns")
+        default: return false
         }
     }
 

@@ -26,14 +26,21 @@ public final class TraceRecorder: Sendable {
     private let start: MonotonicInstant
     private let isMemory: Bool
     private let state: Mutex<WriterState>
-    private let sink: Mutex<TraceSink?>
+    private let writer: Mutex<OutputSlot>
     private let flusher: Mutex<(any DispatchSourceTimer)?>
 
-    private struct WriterState {
+    /// What `record` touches, under the first lock.
+    private struct WriterState: ~Copyable {
         var seq: UInt64 = 0
         var buffer: JSONOutput
         var closed = false
         var clock: WallClock
+    }
+
+    /// What writing touches, under the second lock: the file and an empty buffer to swap in.
+    private struct OutputSlot: ~Copyable {
+        var sink: TraceSink?
+        var spare: JSONOutput
     }
 
     /// Starts a trace: draws a fresh fingerprint key, opens the output and writes the header line.
@@ -75,15 +82,15 @@ public final class TraceRecorder: Sendable {
 
         // The header goes out now, so even a trace with no events is a valid, readable file.
         if var fileSink = openedSink {
-            if let failure = fileSink.writeAll(header.bytes) {
+            if let failure = header.withBytes({ fileSink.writeAll($0) }) {
                 fileSink.closeDescriptor()
                 throw TraceRecorderError(failure)
             }
-            header.bytes.removeAll(keepingCapacity: true)
+            header.removeAll()
             openedSink = fileSink
         }
         state = Mutex(WriterState(buffer: header, clock: clock))
-        sink = Mutex(openedSink)
+        writer = Mutex(OutputSlot(sink: openedSink, spare: JSONOutput(capacity: isMemory ? 16 : Self.flushThreshold + 4096)))
 
         if isMemory || flushInterval <= .zero {
             flusher = Mutex(nil)
@@ -123,10 +130,7 @@ public final class TraceRecorder: Sendable {
             line.appendRaw(",\"flow\":")
             line.appendInteger(flow.rawValue)
         }
-        for field in fields {
-            precondition(!Self.isReservedKey(field.key), "trace field key \"\(field.key)\" is reserved")
-        }
-        encoder.appendFields(fields, to: &line)
+        encoder.appendFields(fields, to: &line, topLevel: true)
         line.appendRaw("}\n")
 
         let start = self.start
@@ -142,8 +146,8 @@ public final class TraceRecorder: Sendable {
             let (seconds, attoseconds) = monotonic.components
             state.buffer.appendInteger(UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
             state.buffer.appendByte(UInt8(ascii: ","))
-            state.buffer.bytes.append(contentsOf: line.bytes)
-            return state.buffer.bytes.count
+            state.buffer.append(line)
+            return state.buffer.count
         }
         if !isMemory && buffered >= Self.flushThreshold {
             drain(waiting: buffered >= Self.backpressureThreshold)
@@ -167,10 +171,10 @@ public final class TraceRecorder: Sendable {
             state.withLock { $0.closed = true }
             return
         }
-        sink.withLock { sink in
+        writer.withLock { slot in
             state.withLock { $0.closed = true }
-            writeBuffered(to: &sink)
-            sink?.closeDescriptor()
+            writeBuffered(to: &slot)
+            slot.sink?.closeDescriptor()
         }
     }
 
@@ -188,7 +192,7 @@ public final class TraceRecorder: Sendable {
     /// For `.memory` output: the whole trace so far, header line included. Empty for other outputs.
     public func memoryContents() -> String {
         guard isMemory else { return "" }
-        return state.withLock { String(decoding: $0.buffer.bytes, as: UTF8.self) }
+        return state.withLock { $0.buffer.text }
     }
 
     /// How many events have been recorded (the last `seq` assigned).
@@ -201,28 +205,26 @@ public final class TraceRecorder: Sendable {
     private func drain(waiting: Bool) {
         guard !isMemory else { return }
         if waiting {
-            sink.withLock { writeBuffered(to: &$0) }
+            writer.withLock { writeBuffered(to: &$0) }
         } else {
-            _ = sink.withLockIfAvailable { writeBuffered(to: &$0) }
+            _ = writer.withLockIfAvailable { writeBuffered(to: &$0) }
         }
     }
 
-    /// Swaps the buffer out under the state lock and writes it. Call with the sink lock held.
-    private func writeBuffered(to sink: inout TraceSink?) {
-        guard sink != nil else { return }
-        var chunk = sink!.spare
-        state.withLock { swap(&chunk, &$0.buffer.bytes) }
-        guard !chunk.isEmpty else { return }
-        if let failure = sink!.writeAll(chunk) {
+    /// Swaps the buffer out under the state lock and writes it. Call with the output lock held.
+    private func writeBuffered(to slot: inout OutputSlot) {
+        guard slot.sink != nil else { return }
+        state.withLock { swap(&slot.spare, &$0.buffer) }
+        guard slot.spare.count > 0 else { return }
+        if let failure = slot.spare.withBytes({ slot.sink!.writeAll($0) }) {
             // Reported once: the sink refuses every later write.
             TraceSink.reportOnStandardError(failure)
         }
-        chunk.removeAll(keepingCapacity: chunk.capacity <= 4 * Self.flushThreshold)
-        sink!.spare = chunk
-    }
-
-    @inline(__always)
-    private static func isReservedKey(_ key: String) -> Bool {
-        key == "seq" || key == "wall" || key == "mono_ns" || key == "event" || key == "conn" || key == "flow"
+        if slot.spare.capacity > 4 * Self.flushThreshold {
+            // A burst grew this buffer; do not keep megabytes around for good.
+            slot.spare = JSONOutput(capacity: Self.flushThreshold + 4096)
+        } else {
+            slot.spare.removeAll()
+        }
     }
 }

@@ -18,8 +18,6 @@ struct TraceSink {
     let label: String
     /// True once a write failed; the sink then drops everything.
     private(set) var failed = false
-    /// An emptied buffer kept for the recorder to swap in, so buffers are not reallocated.
-    var spare: [UInt8] = []
 
     /// Creates (or truncates) the file at `path` for writing.
     static func openFile(path: String) throws(TraceRecorderError) -> TraceSink {
@@ -47,41 +45,53 @@ struct TraceSink {
     ///
     /// Returns nil on success (or when the sink is closed or failed), else a message for the user;
     /// after a failure the sink writes nothing more.
-    mutating func writeAll(_ bytes: [UInt8]) -> String? {
+    mutating func writeAll(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         guard !failed, descriptor >= 0, !bytes.isEmpty else { return nil }
         var written = 0
-        let failure: String? = bytes.withUnsafeBytes { buffer in
-            var waits = 0
-            while written < buffer.count {
-                let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if result > 0 {
-                    written += result
-                    continue
-                }
-                let code = result < 0 ? errno : EIO
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK, waits < 10 {
-                    // A non-blocking descriptor (stdout shared with a parent): wait for room.
-                    waits += 1
-                    var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&request, 1, 1000)
-                    continue
-                }
-                return Self.errorText(code)
-            }
-            return nil
-        }
-        guard let failure else {
+        guard let code = writeFully(bytes, written: &written) else {
             if let known = offset { offset = known + Int64(written) }
             return nil
         }
         failed = true
         if let known = offset, written > 0 {
-            // Keep the complete lines that made it; drop the torn one.
-            let kept = bytes[..<written].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+            // Keep the complete lines that made it; cut the torn one.
+            let kept = bytes.slice(0, written).lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
             _ = ftruncate(descriptor, off_t(known + Int64(kept)))
         }
-        return "faultline: writing the trace to \(label) failed: \(failure); later events are not written"
+        return "faultline: writing the trace to \(label) failed: \(Self.errorText(code)); later events are not written"
+    }
+
+    /// Loops on write(2) until every byte is written or an error other than EINTR occurs;
+    /// returns that error's errno, or nil.
+    private func writeFully(_ bytes: UnsafeBufferPointer<UInt8>, written: inout Int) -> Int32? {
+        let base = UnsafeRawPointer(bytes.baseAddress!)
+        var waits = 0
+        while written < bytes.count {
+            let result = Self.systemWrite(descriptor, base + written, bytes.count - written)
+            if result > 0 {
+                written += result
+                continue
+            }
+            let code = result < 0 ? errno : EIO
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK, waits < 10 {
+                // A non-blocking descriptor (a stdout shared with a parent): wait for room.
+                waits += 1
+                var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&request, 1, 1000)
+                continue
+            }
+            return code
+        }
+        return nil
+    }
+
+    private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(descriptor, bytes, count)
+        #else
+        Darwin.write(descriptor, bytes, count)
+        #endif
     }
 
     /// Closes the file (not standard output); later writes do nothing.
@@ -101,7 +111,7 @@ struct TraceSink {
         line.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
-                let result = write(2, buffer.baseAddress! + done, buffer.count - done)
+                let result = systemWrite(2, buffer.baseAddress! + done, buffer.count - done)
                 if result > 0 {
                     done += result
                 } else if result < 0 && errno == EINTR {

@@ -23,7 +23,7 @@ struct WallClock {
     mutating func now() -> String {
         var output = JSONOutput(capacity: 27)
         appendNow(to: &output)
-        return String(decoding: output.bytes, as: UTF8.self)
+        return output.text
     }
 
     /// Appends the time `seconds` + `nanoseconds` after the Unix epoch (27 bytes, no quotes).
@@ -32,17 +32,16 @@ struct WallClock {
             cachedPrefix = Self.formatPrefix(seconds: seconds)
             cachedSecond = seconds
         }
-        output.bytes.append(contentsOf: cachedPrefix)
+        cachedPrefix.withUnsafeBufferPointer { output.append($0) }
         var micros = nanoseconds / 1000
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, UInt8(ascii: "Z"))
         withUnsafeMutableBytes(of: &digits) { buffer in
             for index in stride(from: 5, through: 0, by: -1) {
                 buffer[index] = UInt8(ascii: "0") + UInt8(micros % 10)
                 micros /= 10
             }
-            output.bytes.append(contentsOf: buffer)
+            output.append(UnsafeBufferPointer(buffer.bindMemory(to: UInt8.self)))
         }
-        output.appendByte(UInt8(ascii: "Z"))
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.` for a second after the epoch, in UTC.

@@ -90,9 +90,10 @@ private func fileText(_ path: String) throws -> String {
     try #require(FileManager.default.fileExists(atPath: "/dev/full"))
     var sink = try TraceSink.openFile(path: "/dev/full")
     defer { sink.closeDescriptor() }
-    #expect(sink.writeAll(Array("{\"a\":1}\n".utf8)) != nil)
+    let line = Array("{\"a\":1}\n".utf8)
+    #expect(line.withUnsafeBufferPointer { sink.writeAll($0) } != nil)
     #expect(sink.failed)
-    #expect(sink.writeAll(Array("{\"a\":2}\n".utf8)) == nil)
+    #expect(line.withUnsafeBufferPointer { sink.writeAll($0) } == nil)
 }
 
 @Test func memoryContentsIsEmptyForOtherOutputs() throws {

@@ -5,7 +5,7 @@ import Testing
 private func encoded(_ string: String) -> String {
     var output = JSONOutput()
     output.appendString(string)
-    return String(decoding: output.bytes, as: UTF8.self)
+    return output.text
 }
 
 private func parsed(_ json: String) throws -> JSONValue {
@@ -22,6 +22,20 @@ private func parsed(_ json: String) throws -> JSONValue {
     // Other non-ASCII passes through as UTF-8, including characters sharing those lead bytes.
     #expect(encoded("é€🦊\u{A0}\u{2030}") == "\"é€🦊\u{A0}\u{2030}\"")
     #expect(encoded("") == "\"\"")
+}
+
+@Test func specialCharactersAreEscapedAtEveryPositionOfLongASCIIRuns() throws {
+    // The escaper skips eight plain bytes at a time; a special byte must be caught in every lane.
+    for special in ["\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{7F}", "é", "\u{85}", "\u{2028}"] {
+        for length in 0..<24 {
+            for position in 0...length {
+                let string = String(repeating: "a", count: position) + special + String(repeating: "b", count: length - position)
+                let json = encoded(string)
+                #expect(try parsed(json) == .string(string), "\(json)")
+                #expect(!json.contains("\n") && !json.contains("\u{2028}") && !json.contains("\u{85}"))
+            }
+        }
+    }
 }
 
 @Test func everyStringRoundTripsThroughTheParser() throws {
@@ -50,16 +64,16 @@ private func parsed(_ json: String) throws -> JSONValue {
     output.appendInteger(UInt64.max)
     output.appendByte(UInt8(ascii: " "))
     output.appendInteger(Int64(0))
-    #expect(String(decoding: output.bytes, as: UTF8.self) == "-9223372036854775808 18446744073709551615 0")
+    #expect(output.text == "-9223372036854775808 18446744073709551615 0")
     for value in [0.5, 3.0, -2.25, 1e-5, 1e300, 123456.789] {
         var number = JSONOutput()
         number.appendDouble(value)
-        #expect(try parsed(String(decoding: number.bytes, as: UTF8.self)) == .number(value))
+        #expect(try parsed(number.text) == .number(value))
     }
     for value in [Double.nan, .infinity, -.infinity] {
         var number = JSONOutput()
         number.appendDouble(value)
-        #expect(String(decoding: number.bytes, as: UTF8.self) == "null")
+        #expect(number.text == "null")
     }
     #expect(try parsed("9223372036854775807") == .int(.max))
     #expect(try parsed("9223372036854775808") == .number(9223372036854775808))
@@ -81,6 +95,6 @@ private func parsed(_ json: String) throws -> JSONValue {
     // Same second again: the cached prefix must still be right.
     clock.append(seconds: 1_795_957_492, nanoseconds: 999_999_999, to: &output)
     #expect(
-        String(decoding: output.bytes, as: UTF8.self)
+        output.text
             == "1970-01-01T00:00:00.123456Z 2026-11-29T13:04:52.000001Z 2026-11-29T13:04:52.999999Z")
 }
