@@ -134,14 +134,23 @@ struct JSONParser {
         }
         let text: String?
         if decoded.isEmpty {
-            text = String(validating: bytes.slice(runStart, position), as: UTF8.self)
+            text = Self.validatedString(bytes.slice(runStart, position))
         } else {
             decoded.append(contentsOf: bytes.slice(runStart, position))
-            text = String(validating: decoded, as: UTF8.self)
+            text = decoded.withUnsafeBufferPointer { Self.validatedString($0) }
         }
         position += 1  // closing quote
         guard let text else { throw Failure(column: startColumn, message: "string is not valid UTF-8") }
         return text
+    }
+
+    /// The string for `utf8`, or nil when it is not valid UTF-8. `String(decoding:)` repairs
+    /// invalid input with U+FFFD, so the input was valid exactly when nothing changed; ASCII,
+    /// the common case, needs no second look. (Cheaper here than the generic `String(validating:)`.)
+    private static func validatedString(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        let string = String(decoding: utf8, as: UTF8.self)
+        if utf8.allSatisfy({ $0 < 0x80 }) { return string }
+        return string.utf8.elementsEqual(utf8) ? string : nil
     }
 
     /// Parses one escape sequence (the position is at its backslash) into UTF-8 bytes.

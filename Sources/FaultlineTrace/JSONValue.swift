@@ -2,7 +2,9 @@
 ///
 /// Integers that fit in Int64 read as `.int`, every other number as `.number`, so counts and
 /// IDs compare exactly. Objects are dictionaries; trace keys are unique within an object.
-public indirect enum JSONValue: Sendable, Hashable {
+/// (Not `indirect`: arrays and dictionaries already hold their elements out of line, and boxing
+/// every scalar would cost the reader an allocation per value.)
+public enum JSONValue: Sendable, Hashable {
     case string(String)
     case number(Double)
     case int(Int64)
