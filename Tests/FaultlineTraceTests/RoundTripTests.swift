@@ -103,3 +103,14 @@ import Testing
     #expect(trace.events[0].kind.description == "rule.fired")
     #expect(trace.events(TraceEventKind("rule.fired")).count == 1)
 }
+
+@Test func aFieldNamedLikeALineKeyIsAProgrammingError() async {
+    await #expect(processExitsWith: .failure) {
+        let recorder = try TraceRecorder(output: .memory, flushInterval: .zero)
+        recorder.record(.mark, [.int("seq", 1)])
+    }
+    // Nested objects may use any key.
+    let recorder = try? memoryRecorder()
+    recorder?.record(.mark, [.object("inner", [.int("seq", 1), .string("event", "x")])])
+    #expect(recorder?.eventCount == 1)
+}
