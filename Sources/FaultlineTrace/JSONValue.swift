@@ -5,12 +5,19 @@
 /// (Not `indirect`: arrays and dictionaries already hold their elements out of line, and boxing
 /// every scalar would cost the reader an allocation per value.)
 public enum JSONValue: Sendable, Hashable {
+    /// A string.
     case string(String)
+    /// A number with a fraction or an exponent, or an integer too large for Int64.
     case number(Double)
+    /// An integer that fits in Int64.
     case int(Int64)
+    /// `true` or `false`.
     case bool(Bool)
+    /// `null`.
     case null
+    /// An array.
     case array([JSONValue])
+    /// An object; keys are unique.
     case object([String: JSONValue])
 
     /// The string, if this is one.

@@ -40,9 +40,11 @@ extension RedactionPolicy {
         }
     }
 
-    /// Where the authority starts: after `scheme://` (RFC 3986 §3), or at 0 for an authority-form
-    /// target (RFC 9112 §3.2.3, where userinfo is not allowed but a client may still send it).
+    /// Where the authority starts: after `scheme://` (RFC 3986 §3) or the `//` of a network-path
+    /// reference (§4.2, seen in Location headers), or at 0 for an authority-form target
+    /// (RFC 9112 §3.2.3, where userinfo is not allowed but a client may still send it).
     private static func authorityStart(of target: UnsafeBufferPointer<UInt8>) -> Int? {
+        if target.count >= 2 && target[0] == UInt8(ascii: "/") && target[1] == UInt8(ascii: "/") { return 2 }
         guard let first = target.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*") else { return nil }
         // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
         var index = 0

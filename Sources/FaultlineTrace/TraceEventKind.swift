@@ -14,6 +14,7 @@ public struct TraceEventKind: RawRepresentable, Hashable, Sendable, ExpressibleB
     /// Wraps a dotted event name written as a literal.
     public init(stringLiteral value: String) { self.rawValue = value }
 
+    /// The dotted name, as written in the trace.
     public var description: String { rawValue }
 
     /// A client or upstream connection was opened (accepted or connected).

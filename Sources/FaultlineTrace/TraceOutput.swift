@@ -15,5 +15,6 @@ public struct TraceRecorderError: Error, CustomStringConvertible, Equatable {
 
     init(_ message: String) { self.message = message }
 
+    /// The message.
     public var description: String { message }
 }

@@ -63,9 +63,11 @@ import Testing
         #expect(
             try redacted("http://u:p@ss@host/a@b") == "http://u:\(fp("p@ss"))@host/a@b")
         #expect(try redacted("http://host/a@b?token=T0K") == "http://host/a@b?token=\(fp("T0K"))")
+        // A network-path reference, as a Location header may hold.
+        #expect(try redacted("//dave:NETPASS@example.com/x") == "//dave:\(fp("NETPASS"))@example.com/x")
         // Authority-form (CONNECT) must not carry userinfo, but a client may send it anyway.
         #expect(try redacted("carol:CONNPASS@example.com:443") == "carol:\(fp("CONNPASS"))@example.com:443")
-        for secret in ["hunter2", "BARETOKEN", "p@ss", "T0K", "CONNPASS"] {
+        for secret in ["hunter2", "BARETOKEN", "p@ss", "T0K", "NETPASS", "CONNPASS"] {
             #expect(!recorder.memoryContents().contains(secret))
         }
     }
