@@ -60,7 +60,8 @@ let package = Package(
             name: "FaultlineProxyTests", dependencies: ["FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "FaultlineServerTests", dependencies: ["FaultlineServer", "FaultlinePosix", "FaultlineTrace"],
+            name: "FaultlineServerTests",
+            dependencies: ["FaultlineCore", "FaultlineServer", "FaultlinePosix", "FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

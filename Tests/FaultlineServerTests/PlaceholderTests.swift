@@ -1,3 +1,0 @@
-import Testing
-@testable import FaultlineServer
-@Test func moduleBuilds() {}
