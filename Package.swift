@@ -43,11 +43,11 @@ let package = Package(
         .target(name: "FaultlineTrace", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
         .target(
             name: "FaultlineProxy",
-            dependencies: ["FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],
+            dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineServer",
-            dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineTrace"],
+            dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "faultline",
@@ -62,7 +62,8 @@ let package = Package(
             name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
-            name: "FaultlineProxyTests", dependencies: ["FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace"],
+            name: "FaultlineProxyTests",
+            dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineServerTests",

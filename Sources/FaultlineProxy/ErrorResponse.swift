@@ -1,4 +1,4 @@
-import FaultlineHTTP1
+import FaultlineRules
 
 /// Responses the proxy makes up itself when it cannot forward (bad request, unreachable upstream).
 ///
@@ -7,19 +7,11 @@ import FaultlineHTTP1
 public enum ErrorResponse {
     /// Serializes a complete response with `Connection: close` when `closing`.
     public static func encode(status: Int, code: String, message: String, closing: Bool) -> [UInt8] {
-        let body = Array("faultline: \(message)\n".utf8)
-        var headers: HTTPHeaders = [
-            ("Content-Type", "text/plain; charset=utf-8"),
-            ("Content-Length", String(body.count)),
-            ("X-Faultline-Error", code),
-        ]
-        if closing { headers.add(name: "Connection", value: "close") }
-        let head = HTTPResponseHead(version: .http1_1, status: status, reason: reasonPhrase(status), headers: headers)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256 + body.count)
-        HTTP1Encoder.encode(head, into: &bytes)
-        bytes.append(contentsOf: body)
-        return bytes
+        let response = SyntheticResponse(
+            status: status,
+            headers: [(name: "Content-Type", value: "text/plain; charset=utf-8"), (name: "X-Faultline-Error", value: code)],
+            body: Array("faultline: \(message)\n".utf8))
+        return response.encode(closing: closing)
     }
 
     /// The reason phrase for the statuses the proxy makes up (RFC 9110 §15).

@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlineHTTP1
+import FaultlineRules
 import FaultlineTrace
 
 /// The state of the flow a session is working on: one request on its way up and its response on
@@ -40,9 +41,60 @@ struct Exchange {
 
     var responseDecoder: HTTP1ResponseDecoder
     var response: Response = .awaitingHead
+    /// The head the upstream sent.
     var responseHead: HTTPResponseHead?
+    /// The head the client got (after rewrites and re-framing).
+    var sentResponseHead: HTTPResponseHead?
     var responseBody: BodyDigest
     var receivedResponseBytes = false
+
+    // MARK: Rules (only used when the proxy has a FlowPolicy)
+
+    /// What stands between the request and its upstream connection.
+    enum RequestGate: Equatable {
+        /// Forwarding as soon as connected.
+        case open
+        /// Reading the body the decision needs.
+        case awaitingDecision
+        /// Stopped by a `hold` action until released.
+        case held
+        /// Waiting out a `delay` action.
+        case delayed
+        /// Answered without upstream (a synthetic response or a fault).
+        case answered
+    }
+
+    /// What stands between the upstream response and the client.
+    enum ResponseGate: Equatable {
+        case open
+        case held
+        case delayed
+        /// Reading the whole upstream body for a JSON edit.
+        case collecting
+        /// A synthetic response replaced the upstream one; its bytes are read and dropped.
+        case replaced
+        /// A `stall` fault: nothing is sent until its deadline.
+        case stalled
+    }
+
+    var requestGate: RequestGate = .open
+    var decision: FlowPolicy.RequestDecision?
+    var requestPlan = RequestPlan()
+    /// The decoded request body, kept while a rule, the profile or a duplicate needs it.
+    var collectedBody: [UInt8]?
+    var responseGate: ResponseGate = .open
+    var responsePlan = ResponsePlan()
+    /// The upstream head waiting behind a closed response gate.
+    var pendingResponseHead: HTTPResponseHead?
+    /// Decoded upstream body bytes waiting behind a closed response gate.
+    var heldResponseBody: [UInt8] = []
+    var upstreamEnded = false
+    var upstreamTrailers: HTTPHeaders?
+    /// A copy of the response body for the lineage tracker (login and refresh responses).
+    var responseTee: [UInt8]?
+    /// A `close-mid-body` or `truncate` fault: body bytes still allowed before the cut.
+    var cutAfter: Int?
+    var cutWithReset = false
 
     var isUpstreamConnected: Bool {
         if case .connected = upstream { return true }

@@ -38,7 +38,7 @@ extension HTTP1ProxySession {
         }
     }
 
-    /// A request head arrived: trace it, route it, and ask for an upstream connection.
+    /// A request head arrived: route it, then decide (rules) or ask for an upstream connection.
     private mutating func startExchange(_ head: HTTPRequestHead, _ output: inout SessionOutput) {
         output.append(.cancelTimer(.clientIdle))
         let flowID = FlowID(flowIDs.next())
@@ -46,15 +46,14 @@ extension HTTP1ProxySession {
         do {
             route = try RequestRoute.decide(head, mode: configuration.mode)
         } catch {
-            traceRequestReceived(head, flow: flowID, url: head.target, host: nil, path: nil)
+            traceRequestReceived(head, flow: flowID, url: head.target)
             refuse(status: error.status, code: error.code, message: error.message, flow: flowID, &output)
             return
         }
-        traceRequestReceived(
-            head, flow: flowID, url: route.url, host: route.endpoint, path: route.kind == .connect ? nil : route.path)
         if let pseudonym = configuration.viaPseudonym,
             head.headers.values(name: "via").contains(where: { $0.contains(pseudonym) })
         {
+            traceRequestReceived(head, flow: flowID, url: route.url, route: route)
             refuse(
                 status: 508, code: "proxy-loop",
                 message: "the request already passed through this proxy (Via: \(pseudonym)); it would loop",
@@ -68,9 +67,8 @@ extension HTTP1ProxySession {
             head.version == .http1_0
             ? head.headers.containsToken("keep-alive", inField: "connection")
             : !head.headers.containsToken("close", inField: "connection")
-        var flow = Flow(
+        let flow = Flow(
             id: flowID, clientConnection: connectionID, kind: route.kind, endpoint: route.endpoint, method: head.method)
-        flow.phase = .connectingUpstream
         var exchange = Exchange(
             flow: flow, route: route, requestHead: head, outboundHead: outboundHead, requestFraming: framing,
             closeClientAfter: !keepAlive, requestBody: trace.makeBodyDigest(),
@@ -80,6 +78,11 @@ extension HTTP1ProxySession {
         }
         self.exchange = exchange
         state = .exchanging
+        if configuration.policy != nil, route.kind != .connect {
+            beginRequestDecision(&output)
+            return
+        }
+        traceRequestReceived(head, flow: flowID, url: route.url, route: route)
         output.append(.connectUpstream(route.endpoint, fresh: false))
     }
 
@@ -108,6 +111,7 @@ extension HTTP1ProxySession {
     }
 
     private mutating func forwardRequestBody(_ bytes: ArraySlice<UInt8>, _ output: inout SessionOutput) {
+        collectRequestBody(bytes, &output)
         guard var exchange = self.exchange else { return }
         bytes.withUnsafeBytes { exchange.requestBody.update($0) }
         switch exchange.requestFraming {
@@ -132,6 +136,10 @@ extension HTTP1ProxySession {
         exchange.requestComplete = true
         exchange.requestBodySummary = exchange.requestBody.finish()
         self.exchange = exchange
+        if exchange.requestGate == .awaitingDecision {
+            decideRequest(&output)
+            return
+        }
         if exchange.isUpstreamConnected { markRequestForwarded(&output) }
     }
 
@@ -180,22 +188,38 @@ extension HTTP1ProxySession {
         if let summary = exchange.requestBodySummary { fields.append(.body("body", summary)) }
         trace.record(.requestForwarded, connection: connectionID, flow: exchange.flow.id, fields)
         if !exchange.responseStarted { output.append(.setTimer(.responseHead, configuration.responseTimeout)) }
+        if let decision = exchange.decision {
+            requestForwardedUnderRules(exchange, decision: decision, &output)
+        }
     }
 
-    private func traceRequestReceived(
-        _ head: HTTPRequestHead, flow: FlowID, url: String, host: UpstreamEndpoint?, path: String?
+    /// Traces `request.received`; with a decision, also the role, lineage and presented credentials.
+    func traceRequestReceived(
+        _ head: HTTPRequestHead, flow: FlowID, url: String, route: RequestRoute? = nil,
+        decision: FlowPolicy.RequestDecision? = nil
     ) {
-        var fields: [TraceField] = [
-            .string("method", head.method),
-            .target("url", url),
-        ]
-        if let host {
-            fields.append(.string("host", host.host))
-            fields.append(.int("port", Int64(host.port)))
+        var fields: [TraceField] = [.string("method", head.method), .target("url", url)]
+        if let route {
+            fields.append(.string("host", route.endpoint.host))
+            fields.append(.int("port", route.endpoint.port))
+            if route.kind != .connect { fields.append(.target("path", route.path)) }
         }
-        if let path { fields.append(.target("path", path)) }
         fields.append(.string("version", head.version.description))
         fields.append(.headers("headers", head.headers.map { (name: $0.name, value: $0.value) }))
+        if let decision {
+            fields.append(.string("role", decision.role))
+            if let lineage = decision.lineage { fields.append(.string("lineage", lineage.description)) }
+            if !decision.credentials.isEmpty {
+                // "access=fp:…": the same fingerprints the redacted headers carry.
+                fields.append(.strings("credentials", decision.credentials.map { "\($0.kind.rawValue)=\($0.fingerprint)" }))
+            }
+        }
         trace.record(.requestReceived, connection: connectionID, flow: flow, fields)
+    }
+
+    func traceRequestReceived(_ exchange: Exchange, decision: FlowPolicy.RequestDecision) {
+        traceRequestReceived(
+            exchange.requestHead, flow: exchange.flow.id, url: exchange.route.url, route: exchange.route,
+            decision: decision)
     }
 }

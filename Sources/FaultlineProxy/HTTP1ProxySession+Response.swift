@@ -3,7 +3,8 @@ import FaultlineHTTP1
 import FaultlineTrace
 
 extension HTTP1ProxySession {
-    /// Decodes buffered upstream bytes and relays the response to the client.
+    /// Decodes buffered upstream bytes and relays the response to the client (through the
+    /// response rules when the proxy has a policy).
     mutating func processUpstreamInput(_ output: inout SessionOutput) {
         while case .exchanging = state, var exchange = self.exchange {
             let event: HTTP1ResponseEvent?
@@ -14,35 +15,38 @@ extension HTTP1ProxySession {
                 upstreamProtocolError(error, &output)
                 return
             }
-            guard let event else {
-                self.exchange = exchange
-                return
-            }
+            self.exchange = exchange
+            guard let event else { return }
+            let underRules = exchange.decision != nil
             switch event {
             case .interim(let head):
-                self.exchange = exchange
                 relayInterim(head, &output)
             case .head(let head):
-                self.exchange = exchange
-                relayResponseHead(head, &output)
-            case .body(let bytes):
-                bytes.withUnsafeBytes { exchange.responseBody.update($0) }
-                if case .streaming(let framing) = exchange.response {
-                    if case .chunked = framing {
-                        var encoded: [UInt8] = []
-                        encoded.reserveCapacity(bytes.count + 16)
-                        HTTP1Encoder.encodeChunk(bytes, into: &encoded)
-                        output.writeToClient(encoded)
-                    } else {
-                        output.writeToClient(bytes)
-                    }
+                if underRules {
+                    decideResponse(head, &output)
+                } else {
+                    output.append(.cancelTimer(.responseHead))
+                    self.exchange?.responseHead = head
+                    traceResponseReceived(head, flow: exchange.flow.id)
+                    relayResponseHead(head, &output)
                 }
-                self.exchange = exchange
+            case .body(let bytes):
+                if underRules { receiveResponseBodyUnderRules(bytes, &output) } else { relayResponseBody(bytes, &output) }
             case .end(let trailers):
-                self.exchange = exchange
-                finishResponse(trailers: trailers, &output)
+                if underRules { endResponseUnderRules(trailers: trailers, &output) } else { finishResponse(trailers: trailers, &output) }
             }
         }
+    }
+
+    func traceResponseReceived(_ head: HTTPResponseHead, flow: FlowID) {
+        trace.record(
+            .responseReceived, connection: connectionID, flow: flow,
+            [
+                .int("status", head.status),
+                .string("reason", head.reason),
+                .string("version", head.version.description),
+                .headers("headers", head.headers.map { (name: $0.name, value: $0.value) }),
+            ])
     }
 
     /// 1xx responses other than 101 go to HTTP/1.1 clients only (RFC 9110 §15.2: never to HTTP/1.0).
@@ -56,26 +60,21 @@ extension HTTP1ProxySession {
         output.writeToClient(bytes)
     }
 
-    private mutating func relayResponseHead(_ head: HTTPResponseHead, _ output: inout SessionOutput) {
+    /// Sends a response head to the client, re-framed for it: the upstream framing unless the head
+    /// announces its own Content-Length for a replaced body.
+    mutating func relayResponseHead(_ head: HTTPResponseHead, _ output: inout SessionOutput) {
         guard var exchange = self.exchange else { return }
-        output.append(.cancelTimer(.responseHead))
-        exchange.responseHead = head
         exchange.flow.phase = .streamingResponse
         exchange.flow.responseStatus = head.status
-        trace.record(
-            .responseReceived, connection: connectionID, flow: exchange.flow.id,
-            [
-                .int("status", Int64(head.status)),
-                .string("reason", head.reason),
-                .string("version", head.version.description),
-                .headers("headers", head.headers.map { (name: $0.name, value: $0.value) }),
-            ])
-
         let clientIsHTTP11 = exchange.requestHead.version == .http1_1
         let upgrading = exchange.flow.kind == .upgrade && head.status == 101
         let clientFraming: BodyFraming
         var headers = HopByHopHeaders.removing(from: head.headers)
-        switch exchange.responseDecoder.framing {
+        let framing =
+            exchange.responseGate == .replaced
+            ? BodyFraming.contentLength(Int64(head.headers.first(name: "content-length").flatMap { Int64($0) } ?? 0))
+            : exchange.responseDecoder.framing
+        switch framing {
         case .none, .tunnel:
             clientFraming = .none
             // A response without a body still states the representation's length (HEAD, 304):
@@ -110,11 +109,47 @@ extension HTTP1ProxySession {
         HTTP1Encoder.encode(clientHead, into: &bytes)
         output.writeToClient(bytes)
         exchange.response = .streaming(clientFraming: clientFraming)
+        exchange.sentResponseHead = clientHead
         self.exchange = exchange
+        if exchange.cutAfter == 0 { cutResponse(&output) }
+    }
+
+    /// Sends response body bytes framed for the client, honouring an armed cut fault.
+    mutating func relayResponseBody(_ bytes: ArraySlice<UInt8>, _ output: inout SessionOutput) {
+        guard var exchange, case .streaming(let framing) = exchange.response else { return }
+        var bytes = bytes
+        var cutNow = false
+        if let remaining = exchange.cutAfter {
+            if bytes.count >= remaining {
+                bytes = bytes.prefix(remaining)
+                cutNow = true
+            }
+            exchange.cutAfter = remaining - bytes.count
+        }
+        bytes.withUnsafeBytes { exchange.responseBody.update($0) }
+        if exchange.responseTee != nil, let limit = configuration.policy?.bodyLimit {
+            if exchange.responseTee!.count + bytes.count <= limit {
+                exchange.responseTee!.append(contentsOf: bytes)
+            } else {
+                exchange.responseTee = nil
+            }
+        }
+        self.exchange = exchange
+        if !bytes.isEmpty {
+            if case .chunked = framing {
+                var encoded: [UInt8] = []
+                encoded.reserveCapacity(bytes.count + 16)
+                HTTP1Encoder.encodeChunk(bytes, into: &encoded)
+                output.writeToClient(encoded)
+            } else {
+                output.writeToClient(bytes)
+            }
+        }
+        if cutNow { cutResponse(&output) }
     }
 
     /// The response is complete on the client side: trace it, then recycle or close the connections.
-    private mutating func finishResponse(trailers: HTTPHeaders?, _ output: inout SessionOutput) {
+    mutating func finishResponse(trailers: HTTPHeaders?, _ output: inout SessionOutput) {
         guard var exchange = self.exchange, case .streaming(let framing) = exchange.response else { return }
         if case .chunked = framing {
             var bytes: [UInt8] = []
@@ -122,11 +157,12 @@ extension HTTP1ProxySession {
             output.writeToClient(bytes)
         }
         exchange.response = .complete
-        let status = exchange.responseHead?.status ?? 0
+        let status = exchange.sentResponseHead?.status ?? 0
         trace.record(
             .responseDelivered, connection: connectionID, flow: exchange.flow.id,
-            [.int("status", Int64(status)), .body("body", exchange.responseBody.finish())])
+            [.int("status", status), .body("body", exchange.responseBody.finish())])
         self.exchange = exchange
+        responseDeliveredUnderRules(exchange, sentHead: exchange.sentResponseHead, &output)
         if exchange.flow.kind == .upgrade, status == 101 {
             openUpgradeTunnel(&output)
             return
@@ -166,7 +202,8 @@ extension HTTP1ProxySession {
     /// The upstream stopped (EOF or closed) while the exchange still needed it.
     mutating func upstreamEndedEarly(_ output: inout SessionOutput) {
         guard case .exchanging = state, let exchange else { return }
-        if exchange.responseStarted {
+        if exchange.upstreamEnded { return }  // a complete response waits behind a rule's gate
+        if exchange.responseStarted || exchange.responseHead != nil {
             if case .complete = exchange.response { return }
             // Part of the response is already with the client: the only honest signal left is to
             // cut the client connection so it sees a truncated message.

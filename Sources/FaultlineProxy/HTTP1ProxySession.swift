@@ -220,6 +220,8 @@ public struct HTTP1ProxySession {
             if let exchange, !exchange.responseStarted {
                 failExchange(.responseTimeout(exchange.route.endpoint.description), &output)
             }
+        case (.flowDelay, _), (.holdDeadline, _), (.stall, _):
+            flowTimerFired(timer, &output)
         default:
             break
         }

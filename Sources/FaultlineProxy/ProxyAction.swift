@@ -1,3 +1,6 @@
+public import FaultlineCore
+public import FaultlineRules
+
 /// What a proxy session asks its driver to do. The session never touches a socket; the server
 /// carries these out in order and reports back through the session's input methods.
 public enum ProxyAction: Sendable, Equatable {
@@ -22,6 +25,48 @@ public enum ProxyAction: Sendable, Equatable {
     case setTimer(ProxyTimer, Duration)
     /// Disarm a timer; a disarmed timer never fires.
     case cancelTimer(ProxyTimer)
+    /// Reset the client connection (RST), a transport fault.
+    case resetClient
+    /// Register a held flow; answered with `holdEnded`.
+    case hold(HoldRequest)
+    /// Forget the hold of this flow (it ended by deadline or the flow went away).
+    case unregisterHold(FlowID)
+    /// Something rules and holds can wait for happened.
+    case observed(ObservedEvent)
+    /// A rule fired (holds can be released by `rule:<name>`).
+    case ruleFired(RuleID)
+    /// Deliver copies of a request to its destination (a `duplicate` action).
+    case duplicate(DuplicateRequest)
+    /// Pace writes to one side, or stop pacing with nil.
+    case throttle(ThrottleSide, bytesPerSecond: Int?)
+}
+
+/// The side of a session a throttle paces.
+public enum ThrottleSide: Sendable, Hashable {
+    case client
+    case upstream
+}
+
+/// A flow the session asks the driver to hold until released.
+public struct HoldRequest: Sendable, Equatable {
+    public let flow: FlowID
+    public let name: String
+    public let phase: RulePhase
+    /// `GET http://host/path`, for people listing holds.
+    public let summary: String
+    public let releaseOn: EventReference?
+}
+
+/// Copies of a request for the driver to send, each as its own flow.
+public struct DuplicateRequest: Sendable, Equatable {
+    public let original: FlowID
+    public let endpoint: UpstreamEndpoint
+    /// The complete request as sent upstream (head and body, Content-Length framed).
+    public let bytes: [UInt8]
+    public let method: String
+    public let url: String
+    public let count: Int
+    public let spacing: Duration
 }
 
 /// The timers a session uses. Each is armed at most once at a time.
@@ -30,4 +75,10 @@ public enum ProxyTimer: Sendable, Hashable {
     case responseHead
     /// A kept-alive client connection has been idle too long.
     case clientIdle
+    /// A rule's `delay` (request or response) has passed.
+    case flowDelay
+    /// A held flow's deadline has passed.
+    case holdDeadline
+    /// A `stall` fault's deadline has passed.
+    case stall
 }

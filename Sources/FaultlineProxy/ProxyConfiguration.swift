@@ -14,6 +14,8 @@ public struct ProxyConfiguration: Sendable {
     public var viaPseudonym: String?
     /// Request bytes buffered while the upstream connection is being set up before client reads pause.
     public var maximumPendingUpstreamBytes: Int
+    /// Rules and auth profile; nil forwards every flow unchanged (and costs nothing).
+    public var policy: FlowPolicy?
 
     public init(
         mode: ProxyMode,
@@ -21,7 +23,8 @@ public struct ProxyConfiguration: Sendable {
         responseTimeout: Duration = .seconds(60),
         clientIdleTimeout: Duration = .seconds(120),
         viaPseudonym: String? = "faultline",
-        maximumPendingUpstreamBytes: Int = 256 * 1024
+        maximumPendingUpstreamBytes: Int = 256 * 1024,
+        policy: FlowPolicy? = nil
     ) {
         self.mode = mode
         self.limits = limits
@@ -29,5 +32,6 @@ public struct ProxyConfiguration: Sendable {
         self.clientIdleTimeout = clientIdleTimeout
         self.viaPseudonym = viaPseudonym
         self.maximumPendingUpstreamBytes = maximumPendingUpstreamBytes
+        self.policy = policy
     }
 }

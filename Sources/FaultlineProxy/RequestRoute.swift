@@ -9,8 +9,10 @@ public struct RequestRoute: Sendable, Equatable {
     public let outboundTarget: String
     /// The request's URL as an absolute URL, for the trace.
     public let url: String
-    /// The path without the query, for the trace.
+    /// The path without the query, for the trace and rules.
     public let path: String
+    /// The raw query without `?`, for rules.
+    public var query: String? = nil
 
     /// A request the proxy refuses before contacting anyone.
     public struct Refusal: Error, Sendable, Equatable {
@@ -67,6 +69,6 @@ public struct RequestRoute: Sendable, Equatable {
         let authority = endpoint.hostHeaderValue
         return RequestRoute(
             kind: kind, endpoint: endpoint, outboundTarget: target,
-            url: "\(endpoint.scheme)://\(authority)\(target)", path: path)
+            url: "\(endpoint.scheme)://\(authority)\(target)", path: path, query: query)
     }
 }

@@ -19,6 +19,12 @@ struct SessionOutput {
         actions.append(action)
     }
 
+    /// Appends actions produced by a nested input (already finished, writes included).
+    mutating func append(contentsOf nested: [ProxyAction]) {
+        flushWrites()
+        actions.append(contentsOf: nested)
+    }
+
     /// The actions of this input, writes included.
     mutating func finish() -> [ProxyAction] {
         flushWrites()

@@ -15,6 +15,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         case upstreamConnected(UpstreamConnectionInfo)
         case upstreamFailed(UpstreamFailure)
         case timer(ProxyTimer)
+        case holdEnded(FlowID, HoldOutcome)
     }
 
     private let client: StreamConnection
@@ -29,6 +30,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
     private var draining = false
     private var upstreamReadsPausedForBackpressure = false
     private var clientReadsPausedForBackpressure = false
+    /// The registry entry of the flow this connection holds, if any.
+    private var heldID: UInt64?
+    private var clientPacer: Pacer?
+    private var upstreamPacer: Pacer?
 
     init(client: StreamConnection, session: HTTP1ProxySession, context: LoopContext) {
         self.client = client
@@ -61,6 +66,9 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
             case .upstreamConnected(let info): actions = session.upstreamDidConnect(info)
             case .upstreamFailed(let failure): actions = session.upstreamDidFailToConnect(failure)
             case .timer(let timer): actions = session.timerFired(timer)
+            case .holdEnded(let flow, let outcome):
+                heldID = nil
+                actions = session.holdEnded(flow: flow, outcome: outcome)
             }
             for action in actions { perform(action) }
             updateClientReading()
@@ -70,15 +78,17 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
     private func perform(_ action: ProxyAction) {
         switch action {
         case .writeToClient(let bytes):
-            client.write(bytes)
-            if let upstream, client.outboundBufferedBytes > context.configuration.backpressureHighWatermark {
+            if let clientPacer { clientPacer.enqueue(bytes) } else { client.write(bytes) }
+            let queued = client.outboundBufferedBytes + (clientPacer?.queuedBytes ?? 0)
+            if let upstream, queued > context.configuration.backpressureHighWatermark {
                 upstreamReadsPausedForBackpressure = true
                 upstream.setReadingPaused(true)
             }
         case .writeToUpstream(let bytes):
             guard let upstream else { preconditionFailure("session wrote upstream without a connection") }
-            upstream.write(bytes)
-            if upstream.outboundBufferedBytes > context.configuration.backpressureHighWatermark {
+            if let upstreamPacer { upstreamPacer.enqueue(bytes) } else { upstream.write(bytes) }
+            let queued = upstream.outboundBufferedBytes + (upstreamPacer?.queuedBytes ?? 0)
+            if queued > context.configuration.backpressureHighWatermark {
                 clientReadsPausedForBackpressure = true
             }
         case .connectUpstream(let endpoint, let fresh):
@@ -110,10 +120,57 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
             }
         case .cancelTimer(let timer):
             if let handle = timers.removeValue(forKey: timer) { context.loop.cancelTimer(handle) }
+        case .resetClient:
+            client.resetAndClose()
+        case .hold(let request):
+            hold(request)
+        case .unregisterHold:
+            if let heldID { context.rules.holds.remove(id: heldID) }
+            heldID = nil
+        case .observed(let event):
+            context.rules.publish(event)
+        case .ruleFired(let id):
+            context.rules.ruleFired(id)
+        case .duplicate(let request):
+            context.sendDuplicates(request)
+        case .throttle(let side, let rate):
+            throttle(side, rate)
+        }
+    }
+
+    private func hold(_ request: HoldRequest) {
+        let loop = context.loop
+        let info = context.rules.holds.add(
+            name: request.name, flow: request.flow, connection: client.id, phase: request.phase,
+            summary: request.summary, releaseOn: request.releaseOn
+        ) { [weak self] outcome in
+            loop.execute { [weak self] in
+                guard let self else { return }
+                self.queue.append(.holdEnded(request.flow, outcome))
+                self.drainQueue()
+            }
+        }
+        heldID = info.id
+    }
+
+    private func throttle(_ side: ThrottleSide, _ rate: Int?) {
+        switch side {
+        case .client:
+            clientPacer?.flush()
+            clientPacer = rate.map { rate in
+                Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in self?.client.write(bytes) }
+            }
+        case .upstream:
+            upstreamPacer?.flush()
+            upstreamPacer = rate.map { rate in
+                Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in self?.upstream?.write(bytes) }
+            }
         }
     }
 
     private func detachUpstream() {
+        upstreamPacer?.flush()
+        upstreamPacer = nil
         upstream?.delegate = nil
         if upstreamReadsPausedForBackpressure { upstream?.setReadingPaused(false) }
         upstreamReadsPausedForBackpressure = false
@@ -126,6 +183,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         guard client.isOpen else { return }
         let paused = session.wantsClientReadsPaused || clientReadsPausedForBackpressure
         if paused != client.isReadingPaused { client.setReadingPaused(paused) }
+        if let upstream, upstream.isOpen {
+            let upstreamPaused = session.wantsUpstreamReadsPaused || upstreamReadsPausedForBackpressure
+            if upstreamPaused != upstream.isReadingPaused { upstream.setReadingPaused(upstreamPaused) }
+        }
     }
 
     // MARK: Upstream connections
@@ -137,40 +198,14 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
             attach(pooled, endpoint: endpoint, reused: true)
             return
         }
-        if let addresses = context.resolver.cachedAddresses(host: endpoint.host, port: endpoint.port) {
-            open(endpoint, addresses: addresses, generation: generation)
-            return
-        }
-        context.resolver.resolve(
-            host: endpoint.host, port: endpoint.port, on: context.loop,
-            completion: { [weak self] addresses in
-                guard let self, generation == self.connectGeneration else { return }
-                self.open(endpoint, addresses: addresses, generation: generation)
-            },
-            failure: { [weak self] error in
-                guard let self, generation == self.connectGeneration else { return }
-                self.queue.append(.upstreamFailed(.dnsFailure(endpoint.host, error.description)))
-                self.drainQueue()
-            })
-    }
-
-    private func open(_ endpoint: UpstreamEndpoint, addresses: [SocketAddress], generation: Int) {
-        let id = ConnectionID(context.ids.next())
-        StreamConnection.connect(
-            to: addresses, id: id, on: context.loop, timeout: context.configuration.connectTimeout
-        ) { [weak self] result in
+        context.openConnection(to: endpoint) { [weak self] result in
             guard let self, generation == self.connectGeneration, self.client.isOpen else {
                 if case .success(let connection) = result { connection.close() }
                 return
             }
             switch result {
-            case .success(let connection):
-                self.attach(connection, endpoint: endpoint, reused: false)
-            case .failure(let error):
-                let target = endpoint.hostHeaderValue
-                self.queue.append(
-                    .upstreamFailed(
-                        error.isTimeout ? .connectTimeout(target) : .connectRefused(target, error.description)))
+            case .success(let connection): self.attach(connection, endpoint: endpoint, reused: false)
+            case .failure(let failure): self.queue.append(.upstreamFailed(failure))
             }
             self.drainQueue()
         }
@@ -228,6 +263,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         for handle in timers.values { context.loop.cancelTimer(handle) }
         timers = [:]
         queue = []
+        if let heldID { context.rules.holds.remove(id: heldID) }
+        heldID = nil
+        clientPacer?.cancel()
+        clientPacer = nil
         if let upstream {
             detachUpstream()
             upstream.close()

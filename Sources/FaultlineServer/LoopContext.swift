@@ -18,11 +18,13 @@ final class LoopContext: @unchecked Sendable {
     let ids: IDGenerator
     let flowIDs: IDGenerator
     let pool: UpstreamPool
+    let rules: RuleRuntime
     private var handlers: [ConnectionID: ClientConnectionHandler] = [:]
+    private var duplicates: [ObjectIdentifier: DuplicateSender] = [:]
 
     init(
         loop: EventLoop, configuration: ServerConfiguration, trace: TraceRecorder, resolver: HostResolver, ids: IDGenerator,
-        flowIDs: IDGenerator
+        flowIDs: IDGenerator, rules: RuleRuntime
     ) {
         self.loop = loop
         self.configuration = configuration
@@ -30,6 +32,7 @@ final class LoopContext: @unchecked Sendable {
         self.resolver = resolver
         self.ids = ids
         self.flowIDs = flowIDs
+        self.rules = rules
         self.pool = UpstreamPool(
             loop: loop, idleTimeout: configuration.upstreamIdleTimeout,
             maximumPerEndpoint: configuration.maximumIdlePerEndpoint)
@@ -47,6 +50,7 @@ final class LoopContext: @unchecked Sendable {
             ])
         var proxy = configuration.proxy
         proxy.mode = mode
+        proxy.policy = rules.policy
         let session = HTTP1ProxySession(connectionID: connection.id, configuration: proxy, trace: trace, flowIDs: flowIDs)
         let handler = ClientConnectionHandler(client: connection, session: session, context: self)
         handlers[connection.id] = handler
@@ -56,6 +60,49 @@ final class LoopContext: @unchecked Sendable {
     func remove(_ handler: ClientConnectionHandler, id: ConnectionID) {
         loop.assertInEventLoop()
         handlers[id] = nil
+    }
+
+    /// Opens a new upstream connection: resolves the host (cache first, else on a resolver
+    /// worker), connects with the configured timeout, and reports on this loop.
+    func openConnection(
+        to endpoint: UpstreamEndpoint, completion: @escaping (Result<StreamConnection, UpstreamFailure>) -> Void
+    ) {
+        loop.assertInEventLoop()
+        let connect: ([SocketAddress]) -> Void = { [self] addresses in
+            StreamConnection.connect(
+                to: addresses, id: ConnectionID(ids.next()), on: loop, timeout: configuration.connectTimeout
+            ) { result in
+                let target = endpoint.hostHeaderValue
+                completion(
+                    result.mapError { error in
+                        error.isTimeout ? .connectTimeout(target) : .connectRefused(target, error.description)
+                    })
+            }
+        }
+        if let addresses = resolver.cachedAddresses(host: endpoint.host, port: endpoint.port) {
+            connect(addresses)
+            return
+        }
+        resolver.resolve(
+            host: endpoint.host, port: endpoint.port, on: loop, completion: connect,
+            failure: { error in completion(.failure(.dnsFailure(endpoint.host, error.description))) })
+    }
+
+    /// Sends the copies of a `duplicate` action, `spacing` apart.
+    func sendDuplicates(_ request: DuplicateRequest) {
+        for index in 0..<request.count {
+            let delay = request.spacing * index
+            let send = { [self] in
+                let sender = DuplicateSender(request, context: self)
+                duplicates[ObjectIdentifier(sender)] = sender
+                sender.start()
+            }
+            if delay == .zero { send() } else { loop.scheduleTimer(after: delay, send) }
+        }
+    }
+
+    func duplicateFinished(_ sender: DuplicateSender) {
+        duplicates[ObjectIdentifier(sender)] = nil
     }
 
     /// Number of client connections being served on this loop.

@@ -2,6 +2,7 @@ public import FaultlinePosix
 public import FaultlineTrace
 import FaultlineCore
 import FaultlineProxy
+public import FaultlineRules
 import Synchronization
 
 /// Faultline's proxy, running: listeners, event loops, the upstream pools and the trace.
@@ -18,11 +19,15 @@ public final class ProxyServer: Sendable {
 
     public let configuration: ServerConfiguration
     public let trace: TraceRecorder
+    /// Rules, auth profile and holds (empty when started without rules).
+    public let rules: RuleRuntime
     private let running = Mutex<Running?>(nil)
 
-    public init(configuration: ServerConfiguration, trace: TraceRecorder) {
+    /// A server without rules when `ruleSet` is nil.
+    public init(configuration: ServerConfiguration, trace: TraceRecorder, ruleSet: RuleSet? = nil) {
         self.configuration = configuration
         self.trace = trace
+        self.rules = RuleRuntime(policy: ruleSet.map { FlowPolicy(ruleSet: $0, fingerprint: trace.fingerprint) })
     }
 
     /// Starts the loops and binds every listener. Throws `ServerError` naming the address that could
@@ -39,7 +44,8 @@ public final class ProxyServer: Sendable {
         let flowIDs = IDGenerator()
         let contexts = group.loops.map {
             LoopContext(
-                loop: $0, configuration: configuration, trace: trace, resolver: resolver, ids: ids, flowIDs: flowIDs)
+                loop: $0, configuration: configuration, trace: trace, resolver: resolver, ids: ids, flowIDs: flowIDs,
+                rules: rules)
         }
         var listeners: [Listener] = []
         for listenerConfiguration in configuration.listeners {

@@ -1,0 +1,40 @@
+import Synchronization
+
+/// The last Set-Cookie field value seen from any upstream, per cookie name, so a rule can replay
+/// an old session's cookie after logout. Values live only in memory; the trace never sees them.
+final class CookieMemory: Sendable {
+    private let values = Mutex<[String: String]>([:])
+
+    /// Remembers every Set-Cookie of a response.
+    func remember(setCookieValues: [String]) {
+        guard !setCookieValues.isEmpty else { return }
+        values.withLock { values in
+            for value in setCookieValues {
+                guard let name = Self.cookieName(value) else { continue }
+                values[name] = value
+            }
+        }
+    }
+
+    /// The last Set-Cookie value for `name`.
+    func lastSetCookie(named name: String) -> String? {
+        values.withLock { $0[name] }
+    }
+
+    /// The cookie name of a Set-Cookie value: the text before the first `=` (RFC 6265 §5.2).
+    static func cookieName(_ setCookie: String) -> String? {
+        guard let equals = setCookie.firstIndex(of: "=") else { return nil }
+        let name = setCookie[..<equals].trimmed(of: " \t")
+        return name.isEmpty ? nil : name
+    }
+}
+
+extension StringProtocol {
+    /// Drops leading and trailing characters of `set` (a small stand-in for Foundation's trimming).
+    func trimmed(of set: String) -> String {
+        var slice = Substring(self)
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

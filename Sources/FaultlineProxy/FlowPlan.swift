@@ -1,0 +1,76 @@
+public import FaultlineRules
+
+/// What the rules that fired on a flow's request ask for, folded into one plan the session follows
+/// in a fixed order: fault, respond, hold, delay, then forward (with duplicates and throttling).
+///
+/// The loader already refuses contradictory rules within one file; across files the first rule
+/// (file order) wins for single-valued parts (respond, hold, fault), delays add up, and the
+/// slowest throttle applies.
+public struct RequestPlan: Sendable, Equatable {
+    public var fault: TransportFault?
+    public var respond: SyntheticResponse?
+    public var hold: HoldSpec?
+    public var delay: Duration = .zero
+    public var duplicate: DuplicateSpec?
+    public var throttle: Int?
+
+    public init() {}
+
+    /// Folds the actions of request-phase rules, in firing order.
+    public init(_ fired: [FiredRule]) {
+        for action in fired.flatMap(\.actions) {
+            switch action {
+            case .fault(let fault): if self.fault == nil { self.fault = fault }
+            case .respond(let response): if respond == nil { respond = response }
+            case .hold(let spec): if hold == nil { hold = spec }
+            case .delay(let duration): delay += duration
+            case .duplicate(let spec): if duplicate == nil { duplicate = spec }
+            case .throttle(let rate): throttle = min(throttle ?? rate, rate)
+            case .rewrite, .setCookie, .stripCookie: break  // response-phase actions; the loader keeps them out
+            }
+        }
+    }
+
+    /// True when nothing changes the flow.
+    public var isEmpty: Bool { self == RequestPlan() }
+}
+
+/// What the rules that fired on a flow's response ask for, applied in a fixed order: fault,
+/// hold, delay, then respond (replacing the response) or rewrite + cookies, with throttling.
+public struct ResponsePlan: Sendable, Equatable {
+    public var fault: TransportFault?
+    public var respond: SyntheticResponse?
+    public var hold: HoldSpec?
+    public var delay: Duration = .zero
+    public var rewrites: [ResponseRewrite] = []
+    public var setCookies: [SetCookieSpec] = []
+    public var stripCookies: [String] = []
+    public var throttle: Int?
+
+    public init() {}
+
+    /// Folds the actions of response-phase rules, in firing order.
+    public init(_ fired: [FiredRule]) {
+        for action in fired.flatMap(\.actions) {
+            switch action {
+            case .fault(let fault): if self.fault == nil { self.fault = fault }
+            case .respond(let response): if respond == nil { respond = response }
+            case .hold(let spec): if hold == nil { hold = spec }
+            case .delay(let duration): delay += duration
+            case .rewrite(let rewrite): rewrites.append(rewrite)
+            case .setCookie(let spec): setCookies.append(spec)
+            case .stripCookie(let name): stripCookies.append(name)
+            case .throttle(let rate): throttle = min(throttle ?? rate, rate)
+            case .duplicate: break  // request-phase action; the loader keeps it out
+            }
+        }
+    }
+
+    /// True when the whole upstream body must be read before anything is sent (a JSON edit).
+    public var needsWholeBody: Bool { respond == nil && rewrites.contains(where: \.needsBody) }
+
+    /// True when the upstream body is replaced, so its bytes are read and dropped.
+    public var replacesBody: Bool { respond != nil || rewrites.contains { $0.body != nil } }
+
+    public var isEmpty: Bool { self == ResponsePlan() }
+}

@@ -1,0 +1,69 @@
+public import FaultlineRules
+import Synchronization
+
+/// The rules and the auth profile a proxy consults for every flow, shared by all sessions.
+///
+/// It wraps the pure `RuleEngine` and the `LineageTracker` (both thread-safe) and remembers the
+/// last raw Set-Cookie per cookie name so `setCookie: { replay }` can re-send an old session's
+/// cookie. Reloading swaps the rule set in place, so sessions already running see new rules on
+/// their next flow.
+public final class FlowPolicy: Sendable {
+    /// What the request-phase decision found out about a flow.
+    public struct RequestDecision: Sendable {
+        public var role: String
+        public var credentials: [Credential]
+        public var lineage: LineageID?
+        public var fired: [FiredRule]
+    }
+
+    public let engine: RuleEngine
+    /// Bodies larger than this are not read for rules or the profile (they stream unread).
+    public let bodyLimit: Int
+    private let profileState: Mutex<(profile: AuthProfile?, tracker: LineageTracker?)>
+    private let fingerprint: @Sendable (String) -> String
+    let cookies = CookieMemory()
+
+    public init(ruleSet: RuleSet, bodyLimit: Int = 256 * 1024, fingerprint: @escaping @Sendable (String) -> String) {
+        self.engine = RuleEngine(ruleSet: ruleSet)
+        self.bodyLimit = bodyLimit
+        self.fingerprint = fingerprint
+        self.profileState = Mutex((ruleSet.profile, ruleSet.profile.map { LineageTracker(profile: $0, fingerprint: fingerprint) }))
+    }
+
+    /// Swaps in a reloaded rule set. Lineages are kept unless the profile changed.
+    public func replace(_ ruleSet: RuleSet) {
+        engine.replaceRuleSet(ruleSet)
+        profileState.withLock { state in
+            guard state.profile != ruleSet.profile else { return }
+            state = (ruleSet.profile, ruleSet.profile.map { LineageTracker(profile: $0, fingerprint: fingerprint) })
+        }
+    }
+
+    /// The lineage tracker of the current profile, if one is loaded.
+    public var tracker: LineageTracker? { profileState.withLock { $0.tracker } }
+
+    /// True when the request body must be read before the request-phase decision: a rule looks at
+    /// it, a rule duplicates requests (copies need the whole body), or the profile reads it.
+    public var needsRequestBody: Bool {
+        if engine.needsRequestBody { return true }
+        if profileState.withLock({ $0.profile?.readsRequestBodies ?? false }) { return true }
+        return engine.ruleSet.scenarios.contains { scenario in
+            scenario.enabled && scenario.rules.contains { rule in
+                rule.enabled && rule.actions.contains { if case .duplicate = $0 { return true } else { return false } }
+            }
+        }
+    }
+
+    /// Classifies the request, finds its lineage and evaluates request-phase rules (atomically).
+    public func decideRequest(_ view: FlowView) -> RequestDecision {
+        var view = view
+        let tracker = self.tracker
+        let role = tracker?.role(of: view) ?? "business"
+        let credentials = tracker?.presentedCredentials(in: view) ?? []
+        let lineage = tracker?.lineage(of: credentials)
+        view.role = role
+        view.lineage = lineage
+        return RequestDecision(
+            role: role, credentials: credentials, lineage: lineage, fired: engine.evaluate(view, phase: .request))
+    }
+}

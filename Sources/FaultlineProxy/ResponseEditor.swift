@@ -1,0 +1,57 @@
+import FaultlineConfig
+public import FaultlineHTTP1
+import FaultlineRules
+
+/// Applies a response plan's rewrites and cookie changes to an upstream head (and, for JSON
+/// edits, to its body). Pure functions, tested without sockets.
+public enum ResponseEditor {
+    /// The edited head, and the replacement body when a rewrite sets one.
+    public struct Edited: Sendable, Equatable {
+        public var head: HTTPResponseHead
+        public var body: [UInt8]?
+    }
+
+    /// Applies rewrites in order (status, headers set/add/remove, body), then strips and adds
+    /// Set-Cookie fields. `replay` cookies come from `cookies`; when none was seen the action adds
+    /// nothing.
+    static func apply(_ plan: ResponsePlan, to head: HTTPResponseHead, cookies: CookieMemory?) -> Edited {
+        var edited = Edited(head: head, body: nil)
+        for rewrite in plan.rewrites {
+            if let status = rewrite.status {
+                edited.head.status = status
+                edited.head.reason = ErrorResponse.reasonPhrase(status)
+            }
+            for name in rewrite.removeHeaders { edited.head.headers.remove(name: name) }
+            for field in rewrite.setHeaders { edited.head.headers.replaceOrAdd(name: field.name, value: field.value) }
+            for field in rewrite.addHeaders { edited.head.headers.add(name: field.name, value: field.value) }
+            if let body = rewrite.body { edited.body = body }
+        }
+        for name in plan.stripCookies {
+            let kept = edited.head.headers.filter { field in
+                guard field.name.lowercased() == "set-cookie" else { return true }
+                return name != "*" && CookieMemory.cookieName(field.value) != name
+            }
+            edited.head.headers = HTTPHeaders(kept.map { ($0.name, $0.value) })
+        }
+        for spec in plan.setCookies {
+            switch spec {
+            case .literal(let value):
+                edited.head.headers.add(name: "Set-Cookie", value: value)
+            case .replay(let name):
+                if let value = cookies?.lastSetCookie(named: name) { edited.head.headers.add(name: "Set-Cookie", value: value) }
+            }
+        }
+        return edited
+    }
+
+    /// The body with every `jsonSet` applied, or nil when it is not JSON (it then passes unchanged).
+    static func applyJSONEdits(_ plan: ResponsePlan, to body: [UInt8]) -> [UInt8]? {
+        guard var document = ConfigValue.parseJSON(body) else { return nil }
+        for rewrite in plan.rewrites {
+            for edit in rewrite.jsonSet {
+                guard (try? document.set(edit.value, at: edit.pointer)) != nil else { return nil }
+            }
+        }
+        return Array(document.jsonText().utf8)
+    }
+}

@@ -1,0 +1,183 @@
+public import FaultlineCore
+public import FaultlineRules
+import FaultlinePosix
+public import FaultlineProxy
+import Synchronization
+
+/// A flow stopped by a `hold` action, as the control API and the testing library see it.
+public struct HoldInfo: Sendable, Equatable {
+    /// Unique for the run; lets a test release several held flows in a chosen order.
+    public let id: UInt64
+    public let name: String
+    public let flow: FlowID
+    public let connection: ConnectionID
+    public let phase: RulePhase
+    /// `GET http://api.example.test/oauth/token`, for people reading `faultline holds`.
+    public let summary: String
+    public let heldAt: MonotonicInstant
+    /// The event that releases it by itself, if any.
+    public let releaseOn: String?
+}
+
+/// Every flow currently held, across all event loops, and the people waiting for one.
+///
+/// Holds are added on the loop that owns the flow and ended from anywhere (the control API's
+/// loop, a test's thread, another flow's event); the outcome hops back to the owning loop through
+/// the `deliver` closure each hold registers, which calls `EventLoop.execute`.
+public final class HoldRegistry: Sendable {
+    private struct Entry {
+        let info: HoldInfo
+        let releaseOn: EventReference?
+        let deliver: @Sendable (HoldOutcome) -> Void
+    }
+
+    private struct Waiter {
+        let token: UInt64
+        let name: String
+        let callback: @Sendable (HoldInfo) -> Void
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Registers a held flow. `deliver` is called exactly once, from any thread, when it ends.
+    func add(
+        name: String, flow: FlowID, connection: ConnectionID, phase: RulePhase, summary: String,
+        releaseOn: EventReference?, deliver: @escaping @Sendable (HoldOutcome) -> Void
+    ) -> HoldInfo {
+        let (info, woken) = state.withLock { state -> (HoldInfo, [Waiter]) in
+            state.nextID += 1
+            let info = HoldInfo(
+                id: state.nextID, name: name, flow: flow, connection: connection, phase: phase, summary: summary,
+                heldAt: .now(), releaseOn: releaseOn?.description)
+            state.entries.append(Entry(info: info, releaseOn: releaseOn, deliver: deliver))
+            let woken = state.waiters.filter { $0.name == name }
+            state.waiters.removeAll { $0.name == name }
+            return (info, woken)
+        }
+        for waiter in woken { waiter.callback(info) }
+        return info
+    }
+
+    /// Forgets a hold whose flow ended another way (the client went away); no outcome is delivered.
+    func remove(id: UInt64) {
+        state.withLock { $0.entries.removeAll { $0.info.id == id } }
+    }
+
+    /// The flows held now, oldest first.
+    public func list() -> [HoldInfo] {
+        state.withLock { $0.entries.map(\.info) }
+    }
+
+    /// Ends holds: the one with `id`, or the oldest named `name` (all of them with `all`).
+    /// Returns the holds ended; empty when none matched.
+    @discardableResult
+    public func end(name: String? = nil, id: UInt64? = nil, all: Bool = false, with outcome: HoldOutcome) -> [HoldInfo] {
+        let ended = state.withLock { state -> [Entry] in
+            let matching = state.entries.filter { entry in
+                (id == nil || entry.info.id == id) && (name == nil || entry.info.name == name)
+            }
+            let chosen = all ? matching : Array(matching.prefix(1))
+            let ids = Set(chosen.map(\.info.id))
+            state.entries.removeAll { ids.contains($0.info.id) }
+            return chosen
+        }
+        for entry in ended { entry.deliver(outcome) }
+        return ended.map(\.info)
+    }
+
+    /// Releases every hold waiting for `event` (`release: { on: ... }`), oldest first.
+    func observe(_ event: ObservedEvent) {
+        observeReference { Self.matches($0, event) }
+    }
+
+    /// Releases every hold waiting for a rule of `scenario` named `rule` to fire.
+    func ruleFired(_ id: RuleID) {
+        observeReference { reference in
+            if case .rule(let name) = reference { return name == id.rule }
+            return false
+        }
+    }
+
+    private func observeReference(_ matches: (EventReference) -> Bool) {
+        let ended = state.withLock { state -> [Entry] in
+            let matching = state.entries.filter { $0.releaseOn.map(matches) ?? false }
+            let ids = Set(matching.map(\.info.id))
+            state.entries.removeAll { ids.contains($0.info.id) }
+            return matching
+        }
+        for entry in ended { entry.deliver(.release(nil)) }
+    }
+
+    static func matches(_ reference: EventReference, _ event: ObservedEvent) -> Bool {
+        switch (reference, event) {
+        case (.role(let role, let stage), .flow(let seenRole, let seenStage, _)):
+            return role == seenRole && stage == seenStage
+        case (.mark(let label), .mark(let seen)):
+            return label == seen
+        default:
+            return false
+        }
+    }
+
+    /// Calls `callback` (from any thread) once a hold named `name` exists: at once if one does now.
+    /// Returns a token for `cancelWait`, or nil when the callback already ran.
+    public func whenHeld(_ name: String, _ callback: @escaping @Sendable (HoldInfo) -> Void) -> UInt64? {
+        let (existing, token) = state.withLock { state -> (HoldInfo?, UInt64?) in
+            if let entry = state.entries.first(where: { $0.info.name == name }) { return (entry.info, nil) }
+            state.nextID += 1
+            state.waiters.append(Waiter(token: state.nextID, name: name, callback: callback))
+            return (nil, state.nextID)
+        }
+        if let existing { callback(existing) }
+        return token
+    }
+
+    /// Stops waiting; true if the wait was still pending.
+    @discardableResult
+    public func cancelWait(_ token: UInt64) -> Bool {
+        state.withLock { state in
+            let before = state.waiters.count
+            state.waiters.removeAll { $0.token == token }
+            return state.waiters.count != before
+        }
+    }
+
+    /// Waits up to `timeout` for a hold named `name`; nil when none appeared in time.
+    public func waitForHold(named name: String, timeout: Duration) async -> HoldInfo? {
+        let box = WaitBox()
+        return await withCheckedContinuation { continuation in
+            box.set(continuation)
+            let token = whenHeld(name) { info in box.resume(info) }
+            if let token {
+                Task {
+                    try? await Task.sleep(for: timeout)
+                    if self.cancelWait(token) { box.resume(nil) }
+                }
+            }
+        }
+    }
+}
+
+/// Resumes a continuation once, whichever of the hold and the deadline comes first.
+private final class WaitBox: Sendable {
+    private let continuation = Mutex<CheckedContinuation<HoldInfo?, Never>?>(nil)
+
+    func set(_ continuation: CheckedContinuation<HoldInfo?, Never>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    func resume(_ info: HoldInfo?) {
+        continuation.withLock { current in
+            current?.resume(returning: info)
+            current = nil
+        }
+    }
+}

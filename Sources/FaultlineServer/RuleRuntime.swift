@@ -1,0 +1,25 @@
+public import FaultlineProxy
+public import FaultlineRules
+
+/// The rules side of a running server, shared by every loop: the flow policy (rules engine and
+/// lineage tracker) and the held flows. Everything here is thread-safe.
+public final class RuleRuntime: Sendable {
+    /// Nil when the proxy runs without rules.
+    public let policy: FlowPolicy?
+    public let holds = HoldRegistry()
+
+    public init(policy: FlowPolicy?) {
+        self.policy = policy
+    }
+
+    /// Something happened that conditions (`after`/`before`) and hold releases may wait for.
+    public func publish(_ event: ObservedEvent) {
+        policy?.engine.observe(event)
+        holds.observe(event)
+    }
+
+    /// A rule fired; holds waiting for `rule:<name>` are released.
+    func ruleFired(_ id: RuleID) {
+        holds.ruleFired(id)
+    }
+}
