@@ -123,7 +123,7 @@ extension HTTP1ProxySession {
         if let timeout = spec.timeout { output.append(.setTimer(.holdDeadline, timeout)) }
         var fields: [TraceField] = [.string("name", spec.name), .string("phase", phase.rawValue)]
         if let releaseOn = spec.releaseOn { fields.append(.string("release_on", releaseOn.description)) }
-        if let timeout = spec.timeout { fields.append(.double("timeout_s", timeout.seconds)) }
+        if let timeout = spec.timeout { fields.append(.double("timeout_s", timeout.inSeconds)) }
         trace.record(.holdStarted, connection: connectionID, flow: exchange.flow.id, fields)
     }
 
@@ -164,14 +164,6 @@ extension BodyFraming {
         case .chunked, .closeDelimited, .tunnel: return true
         case .none: return false
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, for the trace.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
 

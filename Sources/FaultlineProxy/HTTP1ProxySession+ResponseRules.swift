@@ -224,7 +224,7 @@ extension HTTP1ProxySession {
         bytes += body
         trace.record(
             .duplicateSent, connection: connectionID, flow: exchange.flow.id,
-            [.int("count", spec.count), .double("spacing_s", spec.spacing.seconds), .string("timing", spec.timing.rawValue)])
+            [.int("count", spec.count), .double("spacing_s", spec.spacing.inSeconds), .string("timing", spec.timing.rawValue)])
         output.append(
             .duplicate(
                 DuplicateRequest(
