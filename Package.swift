@@ -51,7 +51,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "faultline",
-            dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineServer", "FaultlineTrace"],
+            dependencies: [
+                "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineServer", "FaultlineTrace",
+            ],
             swiftSettings: strictSettings),
 
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),

@@ -1,6 +1,7 @@
 import FaultlineCore
 import FaultlinePosix
 import FaultlineProxy
+import FaultlineRules
 import FaultlineServer
 import FaultlineTrace
 import Foundation
@@ -10,6 +11,7 @@ enum RunCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(name: "--listen", value: "ADDR", help: "address to listen on (default 127.0.0.1:8080); repeat for several listeners"),
         OptionSpec(name: "--mode", value: "MODE", help: "forward (default) or reverse:http://HOST:PORT, for the --listen before it"),
+        OptionSpec(name: "--rules", value: "DIR", help: "load rule files (*.json5) from DIR and reload them when they change"),
         OptionSpec(name: "--trace", value: "FILE", help: "where the event trace goes: a file, or - for stdout (default -)"),
         OptionSpec(name: "--redact-header", value: "NAME", help: "also fingerprint this header's values (repeatable)"),
         OptionSpec(name: "--redact-query", value: "NAME", help: "also fingerprint this query parameter (repeatable)"),
@@ -63,7 +65,18 @@ enum RunCommand {
             printError("faultline run: cannot write the trace: \(error)")
             return 1
         }
-        let server = ProxyServer(configuration: configuration, trace: trace)
+        var ruleSet: RuleSet? = nil
+        if let directory = parsed.value("--rules") {
+            let report = RuleSetLoader.load(directory: directory)
+            if !report.errors.isEmpty {
+                for error in report.errors { printError(error.description) }
+                printError("faultline run: the rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'")
+                trace.close()
+                return 2
+            }
+            ruleSet = report.ruleSet
+        }
+        let server = ProxyServer(configuration: configuration, trace: trace, ruleSet: ruleSet)
         do {
             try server.start()
         } catch {
@@ -71,8 +84,12 @@ enum RunCommand {
             printError("faultline run: \(error)")
             return 1
         }
+        let watcher = parsed.value("--rules").map { directory in
+            RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
+        }
         printError(banner(server: server, output: output))
         let signal = TerminationSignals.wait()
+        watcher?.stop()
         server.stop()
         trace.close()
         printError("faultline: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(trace.eventCount) events traced")

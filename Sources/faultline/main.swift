@@ -13,6 +13,7 @@ let usage = """
 
     commands:
       run        run the proxy (faultline run --help)
+      rules      check a rules folder: faultline rules check DIR
       help       show this help, or a command's: faultline help run
 
     options:
@@ -21,7 +22,7 @@ let usage = """
     """
 
 func main(_ arguments: [String]) -> Int32 {
-    let commands: [String: ([String]) -> Int32] = ["run": RunCommand.run]
+    let commands: [String: ([String]) -> Int32] = ["run": RunCommand.run, "rules": RulesCommand.run]
     guard let first = arguments.first else {
         print(usage)
         return 0
