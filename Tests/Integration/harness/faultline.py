@@ -1,5 +1,6 @@
 """The `faultline` process under test: started with `run`, its banner parsed for the real ports,
 stopped with a signal, its exit status and trace checked."""
+import json
 import os
 import re
 import signal
@@ -8,6 +9,7 @@ import threading
 from dataclasses import dataclass
 
 from .trace import Trace
+from .waiting import wait_until
 
 BANNER = re.compile(r"^faultline (?P<version>\S+): (?P<listeners>.+); trace to (?P<trace>.+) \(Ctrl-C stops\)$")
 LISTENER = re.compile(r"^(?P<mode>forward|reverse) proxy on (?P<host>\S+):(?P<port>\d+)(?: to (?P<upstream>\S+))?$")
@@ -141,6 +143,27 @@ class Faultline:
             code = self.stop()
             assert code == 0, f"faultline exited {code} on SIGTERM; stderr: {self.stderr}"
         return Trace.load(self.trace_path)
+
+    def events_so_far(self):
+        """The events written so far (complete lines only), while the process runs."""
+        try:
+            with open(self.trace_path, "rb") as handle:
+                text = handle.read().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return []
+        lines = text.split("\n")[1:-1]  # skip the header; the last piece may be a partial line
+        return [json.loads(line) for line in lines if line]
+
+    def wait_for_event(self, kind, timeout=10, **match):
+        """Polls the live trace until an event of `kind` with the `match` fields appears; returns it.
+        For events that follow something the test cannot observe otherwise (a peer closing)."""
+        def found():
+            for event in self.events_so_far():
+                if event.get("event") == kind and all(event.get(k) == v for k, v in match.items()):
+                    return event
+            return None
+
+        return wait_until(found, timeout, f"{kind} {match} in the live trace")
 
     def listener(self, mode="forward"):
         """The first listener of `mode`."""

@@ -86,8 +86,8 @@ class Trace:
         return found[0]["flow"]
 
     def assert_complete_flow(self, flow_id, status=None):
-        """The flow has the four exchange events, in order, and nothing else before the delivery."""
-        kinds = [k for k in self.flow_kinds(flow_id) if k in FLOW_EVENTS]
+        """The flow has the four exchange events once each, in order (interim 1xx responses aside)."""
+        kinds = [e["event"] for e in self.flow(flow_id) if e["event"] in FLOW_EVENTS and not _interim(e)]
         assert kinds == FLOW_EVENTS, f"flow {flow_id} events {self.flow_kinds(flow_id)}, expected {FLOW_EVENTS}"
         if status is not None:
             delivered = [e for e in self.flow(flow_id) if e["event"] == "response.delivered"][0]
@@ -97,6 +97,12 @@ class Trace:
 def header_values(headers, name):
     """Values of `name` in a trace header list [[name, value], ...], case-insensitively."""
     return [value for key, value in headers if key.lower() == name.lower()]
+
+
+def _interim(event):
+    """A traced 1xx other than 101, which precedes the final response (RFC 9110 §15.2)."""
+    status = event.get("status")
+    return event["event"] == "response.received" and isinstance(status, int) and 100 <= status < 200 and status != 101
 
 
 def _runs(seqs):
