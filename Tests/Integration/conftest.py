@@ -64,9 +64,9 @@ def start_faultline(faultline_binary, tmp_path):
             code = process.stop()
             if code != 0:
                 problems.append(f"faultline exited {code} on SIGTERM; stderr:\n{process.stderr}")
-        if os.path.exists(process.trace_path):
+        if process.listeners:  # it started, so it owes us a trace whatever the test did
             try:
-                Trace.load(process.trace_path).assert_well_formed()
+                Trace.load(process.trace_file).assert_well_formed()
             except AssertionError as error:
                 problems.append(str(error))
     assert not problems, "\n".join(problems)

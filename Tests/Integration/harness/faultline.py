@@ -45,14 +45,16 @@ class Faultline:
         self._stderr_lines = []
         self._stderr_changed = threading.Condition()
         self._stderr_done = False
-        self._stdout_path = os.path.join(workdir, "faultline.stdout")
+        self.stdout_path = os.path.join(workdir, f"{os.path.basename(trace_path)}.stdout")
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self, timeout=15):
         """Starts the process and waits (with a deadline) for its banner; returns self."""
-        command = [self.binary, "run", *self.args, "--trace", self.trace_path]
-        self._stdout = open(self._stdout_path, "wb")
+        command = [self.binary, "run", *self.args]
+        if "--trace" not in self.args:
+            command += ["--trace", self.trace_path]
+        self._stdout = open(self.stdout_path, "wb")
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=self._stdout, stderr=subprocess.PIPE, cwd=self.workdir
         )
@@ -134,7 +136,7 @@ class Faultline:
 
     @property
     def stdout(self):
-        with open(self._stdout_path, "rb") as handle:
+        with open(self.stdout_path, "rb") as handle:
             return handle.read().decode("utf-8", "replace")
 
     def trace(self):
@@ -142,12 +144,22 @@ class Faultline:
         if self.returncode is None:
             code = self.stop()
             assert code == 0, f"faultline exited {code} on SIGTERM; stderr: {self.stderr}"
-        return Trace.load(self.trace_path)
+        return Trace.load(self.trace_file)
+
+    @property
+    def trace_file(self):
+        """Where the trace is: the --trace file, or the captured stdout for `--trace -`."""
+        return self.stdout_path if self._trace_argument() == "-" else self.trace_path
+
+    def _trace_argument(self):
+        if "--trace" in self.args:
+            return self.args[self.args.index("--trace") + 1]
+        return self.trace_path
 
     def events_so_far(self):
         """The events written so far (complete lines only), while the process runs."""
         try:
-            with open(self.trace_path, "rb") as handle:
+            with open(self.trace_file, "rb") as handle:
                 text = handle.read().decode("utf-8", "replace")
         except FileNotFoundError:
             return []

@@ -3,17 +3,19 @@
 Endpoints (every request is logged in `Origin.requests` as it arrives, before its body is read):
   /echo, /sink       JSON: method, target, headers, body length and sha256, chunked?, chunk count,
                      trailers, and whether a 100 Continue was sent
-  /chunked?pieces=N&size=S
-                     chunked response of deterministic bytes with trailer X-Body-SHA256
+  /chunked?pieces=N&size=S[&trailers=0]
+                     chunked response of deterministic bytes with trailer X-Body-SHA256 (unless
+                     trailers=0: URLSession on Linux crashes on response trailers)
   /close-delimited?size=N
                      HTTP/1.0 response without Content-Length, ended by closing the connection
-  /set-cookie?name=N&value=V
-                     200 with Set-Cookie: N=V; Path=/; HttpOnly
+  /set-cookie?name=N[&value=V]
+                     200 with Set-Cookie: N=V; Path=/; HttpOnly (V random when not given)
   /slow?key=K        waits until the test releases gate K (see `Origin.gate`), then 200 "released K"
   /status?code=N     an empty response with that status
 """
 import hashlib
 import json
+import secrets
 import socket
 import ssl
 import threading
@@ -245,12 +247,15 @@ class OriginHandler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Trailer", "X-Body-SHA256")
+        trailers = query.get("trailers", "1") != "0"
+        if trailers:
+            self.send_header("Trailer", "X-Body-SHA256")
         self.end_headers()
         for i in range(pieces):
             piece = body[i * size : (i + 1) * size]
             self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
-        self.wfile.write(b"0\r\nX-Body-SHA256: " + hashlib.sha256(body).hexdigest().encode() + b"\r\n\r\n")
+        trailer = b"X-Body-SHA256: " + hashlib.sha256(body).hexdigest().encode() + b"\r\n" if trailers else b""
+        self.wfile.write(b"0\r\n" + trailer + b"\r\n")
 
     def close_delimited(self, query):
         self.read_body()
@@ -261,7 +266,9 @@ class OriginHandler(BaseHTTPRequestHandler):
 
     def set_cookie(self, query):
         self.read_body()
-        cookie = f"{query.get('name', 'session')}={query.get('value', 'x')}; Path=/; HttpOnly"
+        # Without ?value= the origin makes the secret up, so it never appears in a request URL.
+        value = query.get("value") or secrets.token_urlsafe(18)
+        cookie = f"{query.get('name', 'session')}={value}; Path=/; HttpOnly"
         self.send_bytes(200, b"cookie set\n", extra=[("Set-Cookie", cookie)])
 
     def slow(self, query):
