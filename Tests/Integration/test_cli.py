@@ -18,7 +18,7 @@ def test_version(faultline_binary):
     assert re.fullmatch(r"faultline \d+\.\d+\.\d+\S*\n", out), out
 
 
-@pytest.mark.parametrize("args", [["--help"], ["help"], ["run", "--help"], ["help", "run"]])
+@pytest.mark.parametrize("args", [["--help"], ["help"], ["run", "--help"], ["help", "run"]], ids=" ".join)
 def test_help_exits_0(faultline_binary, args):
     code, out, _ = faultline(faultline_binary, *args)
     assert code == 0
@@ -36,7 +36,8 @@ def test_help_exits_0(faultline_binary, args):
     (["run", "--listen", "127.0.0.1:0", "--mode", "sideways"], ["sideways"]),
     (["run", "--listen", "127.0.0.1:0", "--response-timeout", "soon"], ["--response-timeout"]),
     (["run", "--listen"], ["--listen"]),
-])
+], ids=["misspelt-option", "misspelt-trace", "misspelt-command", "bad-address", "bad-mode", "bad-timeout",
+        "missing-value"])
 def test_usage_errors_exit_2_with_a_clear_message(faultline_binary, args, mentions):
     code, out, err = faultline(faultline_binary, *args)
     assert code == 2, f"{args}: exit {code}, stderr {err!r}"

@@ -141,7 +141,7 @@ def test_100_continue_is_relayed_before_the_body_is_sent(faultline, origin):
             ("Expect", "100-continue"),
         ]))
         # RFC 9110 §10.1.1: the client waits for 100 before sending the body; here it waits for good.
-        interim = connection.read_response()
+        interim = connection.read_response(timeout=5)
         assert interim.status == 100, f"expected 100 Continue first, got {interim.status}"
         connection.send(body)
         final = connection.read_response()

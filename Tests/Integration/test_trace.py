@@ -27,11 +27,22 @@ def test_trace_starts_with_a_versioned_header_and_announces_listeners(faultline,
         assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", event["wall"]), event
 
 
+def test_configured_names_are_redacted_only_when_configured(start_faultline, origin):
+    """Control for the test below: X-Api-Key and ?signature= are not secret by default, so it is
+    the --redact-header / --redact-query options that hide them there."""
+    proxy = start_faultline("--listen", "127.0.0.1:0")
+    api_key, signature = secrets.token_urlsafe(20), secrets.token_urlsafe(20)
+    requests_session(proxy.forward.url).get(
+        f"{origin.url}/echo?signature={signature}", headers={"X-Api-Key": api_key}, timeout=15)
+    text = proxy.trace().text
+    assert api_key in text and signature in text
+
+
 def test_secrets_appear_only_as_fingerprints(start_faultline, origin):
     proxy = start_faultline(
-        "--listen", "127.0.0.1:0", "--redact-header", "X-Api-Key", "--redact-query", "api_key")
+        "--listen", "127.0.0.1:0", "--redact-header", "X-Api-Key", "--redact-query", "signature")
     token, other_token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-    session_id, api_key, query_key = (secrets.token_urlsafe(20) for _ in range(3))
+    session_id, api_key, query_key, signature = (secrets.token_urlsafe(20) for _ in range(4))
     proxy_password = secrets.token_urlsafe(16)
     proxy_credentials = base64.b64encode(f"tester:{proxy_password}".encode()).decode()
 
@@ -39,7 +50,7 @@ def test_secrets_appear_only_as_fingerprints(start_faultline, origin):
     seen_by_origin = []
     for bearer in (token, token, other_token):
         response = session.get(
-            f"{origin.url}/echo?api_key={query_key}&page=2",
+            f"{origin.url}/echo?api_key={query_key}&page=2&signature={signature}",
             headers={
                 "Authorization": f"Bearer {bearer}",
                 "Cookie": f"sid={session_id}; theme=dark",
@@ -61,7 +72,8 @@ def test_secrets_appear_only_as_fingerprints(start_faultline, origin):
     trace = proxy.trace()
     everything = trace.text + proxy.stderr + proxy.stdout
     for name, secret in [("bearer token", token), ("second bearer token", other_token), ("cookie", session_id),
-                         ("X-Api-Key", api_key), ("api_key query", query_key), ("Set-Cookie", cookie_secret),
+                         ("X-Api-Key", api_key), ("api_key query", query_key), ("signature query", signature),
+                         ("Set-Cookie", cookie_secret),
                          ("proxy credentials", proxy_credentials), ("proxy password", proxy_password)]:
         assert secret not in everything, f"the {name} appears in the trace or output"
 
@@ -78,6 +90,7 @@ def test_secrets_appear_only_as_fingerprints(start_faultline, origin):
     assert FINGERPRINT.match(api_keys[0]) and len(set(api_keys)) == 1, api_keys
     for event in received:
         assert re.search(f"api_key={FP}", event["url"]) and "page=2" in event["url"], event["url"]
+        assert re.search(f"signature={FP}", event["url"]), event["url"]
     set_cookies = [v for e in trace.of("response.received") for v in header_values(e["headers"], "set-cookie")]
     assert len(set_cookies) == 1 and re.match(f"session={FP}", set_cookies[0]), set_cookies
 

@@ -36,11 +36,11 @@ def test_urlsession_against_a_reverse_listener(start_faultline, origin, urlsessi
     proxy = start_faultline("--listen", "127.0.0.1:0", "--mode", f"reverse:{origin.url}")
     # trailers=0: FoundationNetworking on Linux traps ("Transfer completed, but there's no
     # response") when a chunked response carries trailers, with or without a proxy.
-    urls = [f"{proxy.reverse.url}/chunked?pieces=9&size=5000&trailers=0", f"{proxy.reverse.url}/status?code=204"]
+    urls = [f"{proxy.reverse.url}/chunked?pieces=9&size=5000&trailers=0", f"{proxy.reverse.url}/status/204"]
     results = fetch(urlsession_client, urls)
     assert results[urls[0]] == (200, hashlib.sha256(chunked_body(9, 5000)).hexdigest())
     assert results[urls[1]] == (204, hashlib.sha256(b"").hexdigest())
 
     trace = proxy.trace()
     trace.assert_complete_flow(trace.flow_for("/chunked?pieces=9"), status=200)
-    trace.assert_complete_flow(trace.flow_for("/status?code=204"), status=204)
+    trace.assert_complete_flow(trace.flow_for("/status/204"), status=204)

@@ -11,7 +11,7 @@ Endpoints (every request is logged in `Origin.requests` as it arrives, before it
   /set-cookie?name=N[&value=V]
                      200 with Set-Cookie: N=V; Path=/; HttpOnly (V random when not given)
   /slow?key=K        waits until the test releases gate K (see `Origin.gate`), then 200 "released K"
-  /status?code=N     an empty response with that status
+  /status/N          an empty response with status N
 """
 import hashlib
 import json
@@ -156,8 +156,9 @@ class OriginHandler(BaseHTTPRequestHandler):
             "/close-delimited": self.close_delimited,
             "/set-cookie": self.set_cookie,
             "/slow": self.slow,
-            "/status": self.status,
         }.get(url.path)
+        if url.path.startswith("/status/"):
+            route = self.status
         if route is None:
             self.send_bytes(404, b"no such endpoint\n")
         else:
@@ -284,4 +285,4 @@ class OriginHandler(BaseHTTPRequestHandler):
 
     def status(self, query):
         self.read_body()
-        self.send_bytes(int(query.get("code", 200)), b"")
+        self.send_bytes(int(urlsplit(self.path).path.rsplit("/", 1)[1]), b"")
