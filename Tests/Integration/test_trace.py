@@ -140,6 +140,10 @@ def test_stopping_during_traffic_leaves_a_complete_trace(start_faultline, nginx,
     trace = Trace.load(proxy.trace_path)
     trace.assert_well_formed()
     assert trace.events[-1]["seq"] == len(trace.events)
+    # Stopping closes every client connection, and those last events reach the file too.
+    opened = {event["conn"] for event in trace.of("connection.opened")}
+    closed = {event["conn"] for event in trace.of("connection.closed")}
+    assert opened and opened <= closed, f"connections opened but never closed in the trace: {opened - closed}"
     # Every response a client received was traced before it was sent.
     delivered = len(trace.of("response.delivered", status=200))
     assert delivered >= successes[0], f"{successes[0]} responses received, {delivered} traced"
