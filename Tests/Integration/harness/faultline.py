@@ -166,13 +166,15 @@ class Faultline:
         lines = text.split("\n")[1:-1]  # skip the header; the last piece may be a partial line
         return [json.loads(line) for line in lines if line]
 
-    def wait_for_event(self, kind, timeout=10, **match):
-        """Polls the live trace until an event of `kind` with the `match` fields appears; returns it.
-        For events that follow something the test cannot observe otherwise (a peer closing)."""
+    def wait_for_event(self, kind, timeout=10, where=None, **match):
+        """Polls the live trace until an event of `kind` with the `match` fields (and for which
+        `where(event)` holds, if given) appears; returns it. For events that follow something the
+        test cannot observe otherwise (a peer closing); the trace reaches the file every 100 ms."""
         def found():
             for event in self.events_so_far():
                 if event.get("event") == kind and all(event.get(k) == v for k, v in match.items()):
-                    return event
+                    if where is None or where(event):
+                        return event
             return None
 
         return wait_until(found, timeout, f"{kind} {match} in the live trace")

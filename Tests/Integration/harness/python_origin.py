@@ -12,6 +12,10 @@ Endpoints (every request is logged in `Origin.requests` as it arrives, before it
                      200 with Set-Cookie: N=V; Path=/; HttpOnly (V random when not given)
   /slow?key=K        waits until the test releases gate K (see `Origin.gate`), then 200 "released K"
   /status/N          an empty response with status N
+  /then-close?size=N a Content-Length response that does not announce Connection: close, after
+                     which the origin closes the connection anyway (a stale keep-alive connection)
+  /broken?kind=K     a broken response: bad-length (Content-Length: abc), truncated (Content-Length
+                     1000, 500 bytes, close), garbage (not HTTP at all)
 """
 import hashlib
 import json
@@ -156,6 +160,8 @@ class OriginHandler(BaseHTTPRequestHandler):
             "/close-delimited": self.close_delimited,
             "/set-cookie": self.set_cookie,
             "/slow": self.slow,
+            "/then-close": self.then_close,
+            "/broken": self.broken,
         }.get(url.path)
         if url.path.startswith("/status/"):
             route = self.status
@@ -282,6 +288,25 @@ class OriginHandler(BaseHTTPRequestHandler):
             self.send_bytes(200 if released else 500, body.encode())
         except OSError:
             self.close_connection = True  # the proxy gave up on us (504) and closed the connection
+
+    def then_close(self, query):
+        self.read_body()
+        body = pattern_bytes(int(query.get("size", 100)), seed=11)
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        self.wfile.flush()
+        self.close_connection = True
+
+    def broken(self, query):
+        self.read_body()
+        kind = query.get("kind")
+        if kind == "bad-length":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhello")
+        elif kind == "truncated":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"t" * 500)
+        else:
+            self.wfile.write(b"NOT HTTP AT ALL\r\n\r\n")
+        self.wfile.flush()
+        self.close_connection = True
 
     def status(self, query):
         self.read_body()
