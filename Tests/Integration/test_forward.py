@@ -1,5 +1,7 @@
 """Forward mode with real clients against real origins: plain GETs, keep-alive, header handling,
 interim and close-delimited responses, and concurrency."""
+import hashlib
+import json
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -78,7 +80,7 @@ def test_forwarded_request_has_via_rewritten_host_and_no_hop_by_hop_fields(fault
         response = connection.read_response()
     assert response.status == 200
     assert response.header("via") == "1.1 faultline"
-    seen = {name.lower(): value for name, value in __import__("json").loads(response.body)["headers"]}
+    seen = {name.lower(): value for name, value in json.loads(response.body)["headers"]}
     assert seen["host"] == origin.authority
     assert seen["via"] == "1.1 faultline"
     assert seen["x-end-to-end"] == "kept"
@@ -101,10 +103,10 @@ def test_100_continue_is_relayed_before_the_body_is_sent(faultline, origin):
         connection.send(body)
         final = connection.read_response()
     assert final.status == 200
-    report = __import__("json").loads(final.body)
+    report = json.loads(final.body)
     assert report["sent_continue"] is True
     assert report["body_length"] == len(body)
-    assert report["body_sha256"] == __import__("hashlib").sha256(body).hexdigest()
+    assert report["body_sha256"] == hashlib.sha256(body).hexdigest()
     trace = faultline.trace()
     trace.assert_complete_flow(trace.flow_for("/echo?continue"), status=200)
 
