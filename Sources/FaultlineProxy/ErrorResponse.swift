@@ -1,4 +1,4 @@
-public import FaultlineHTTP1
+import FaultlineHTTP1
 
 /// Responses the proxy makes up itself when it cannot forward (bad request, unreachable upstream).
 ///

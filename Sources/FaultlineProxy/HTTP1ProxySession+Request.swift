@@ -177,7 +177,7 @@ extension HTTP1ProxySession {
             .string("upstream", info.remoteAddress),
             .bool("reused", info.reused),
         ]
-        if let summary = exchange.requestBodySummary { fields.append(TraceField(key: "body", value: .body(summary))) }
+        if let summary = exchange.requestBodySummary { fields.append(.body("body", summary)) }
         trace.record(.requestForwarded, connection: connectionID, flow: exchange.flow.id, fields)
         if !exchange.responseStarted { output.append(.setTimer(.responseHead, configuration.responseTimeout)) }
     }
@@ -187,15 +187,15 @@ extension HTTP1ProxySession {
     ) {
         var fields: [TraceField] = [
             .string("method", head.method),
-            TraceField(key: "url", value: .target(url)),
+            .target("url", url),
         ]
         if let host {
             fields.append(.string("host", host.host))
             fields.append(.int("port", Int64(host.port)))
         }
-        if let path { fields.append(TraceField(key: "path", value: .target(path))) }
+        if let path { fields.append(.target("path", path)) }
         fields.append(.string("version", head.version.description))
-        fields.append(TraceField(key: "headers", value: .headers(head.headers.map { ($0.name, $0.value) })))
+        fields.append(.headers("headers", head.headers.map { (name: $0.name, value: $0.value) }))
         trace.record(.requestReceived, connection: connectionID, flow: flow, fields)
     }
 }

@@ -68,7 +68,7 @@ extension HTTP1ProxySession {
                 .int("status", Int64(head.status)),
                 .string("reason", head.reason),
                 .string("version", head.version.description),
-                TraceField(key: "headers", value: .headers(head.headers.map { (name: $0.name, value: $0.value) })),
+                .headers("headers", head.headers.map { (name: $0.name, value: $0.value) }),
             ])
 
         let clientIsHTTP11 = exchange.requestHead.version == .http1_1
@@ -125,7 +125,7 @@ extension HTTP1ProxySession {
         let status = exchange.responseHead?.status ?? 0
         trace.record(
             .responseDelivered, connection: connectionID, flow: exchange.flow.id,
-            [.int("status", Int64(status)), TraceField(key: "body", value: .body(exchange.responseBody.finish()))])
+            [.int("status", Int64(status)), .body("body", exchange.responseBody.finish())])
         self.exchange = exchange
         if exchange.flow.kind == .upgrade, status == 101 {
             openUpgradeTunnel(&output)

@@ -17,14 +17,15 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// Parses `http://host[:port]` (a trailing `/` is allowed, a path is not).
     public init(url: String) throws(ProxyConfigurationError) {
         let expected = "expected an upstream URL such as http://127.0.0.1:9000"
-        guard let schemeEnd = url.range(of: "://") else {
+        let parts = url.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else {
             throw ProxyConfigurationError("'\(url)' is not a URL: \(expected)")
         }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        let scheme = parts[0].lowercased()
         guard scheme == "http" else {
             throw ProxyConfigurationError("unsupported upstream scheme '\(scheme)' in '\(url)': \(expected)")
         }
-        var rest = url[schemeEnd.upperBound...]
+        var rest = parts[1]
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         guard !rest.isEmpty, !rest.contains("/"), !rest.contains("@") else {
             throw ProxyConfigurationError("'\(url)' must name only a host and port: \(expected)")

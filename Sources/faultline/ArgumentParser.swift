@@ -76,7 +76,7 @@ func helpText(command: String, synopsis: String, summary: String, specs: [Option
     let labels = specs.map { spec in spec.value.map { "\(spec.name) \($0)" } ?? spec.name }
     let width = (labels.map(\.count).max() ?? 0) + 2
     for (label, spec) in zip(labels, specs) {
-        lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + spec.help)
+        lines.append("  " + label + String(repeating: " ", count: width - label.count) + spec.help)
     }
     return lines.joined(separator: "\n")
 }

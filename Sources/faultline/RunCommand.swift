@@ -52,7 +52,7 @@ enum RunCommand {
             redaction = RedactionPolicy(
                 extraHeaderNames: parsed.values("--redact-header"), extraQueryParameters: parsed.values("--redact-query"))
         } catch {
-            printError(error.description)
+            printError("\(error)")
             return 2
         }
 

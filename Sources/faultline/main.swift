@@ -20,9 +20,8 @@ let usage = """
       --help     show this help
     """
 
-let commands: [String: ([String]) -> Int32] = ["run": RunCommand.run]
-
 func main(_ arguments: [String]) -> Int32 {
+    let commands: [String: ([String]) -> Int32] = ["run": RunCommand.run]
     guard let first = arguments.first else {
         print(usage)
         return 0

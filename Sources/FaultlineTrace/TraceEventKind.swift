@@ -1,0 +1,44 @@
+/// The kind of a trace event: the `"event"` string of a trace line, such as `"request.received"`.
+///
+/// An open set: later modules add kinds (`rule.fired`, `hold.*`, `lineage.*`, `tls.*`) with
+/// `static let` extensions or string literals, and a reader keeps kinds it does not know.
+public struct TraceEventKind: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The dotted name written in the trace.
+    public let rawValue: String
+
+    /// Wraps a dotted event name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Wraps a dotted event name written as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// The dotted name, as written in the trace.
+    public var description: String { rawValue }
+
+    /// A client or upstream connection was opened (accepted or connected).
+    public static let connectionOpened: Self = "connection.opened"
+    /// A connection was closed, by either side or by a fault.
+    public static let connectionClosed: Self = "connection.closed"
+    /// A request head (and body summary) was received from the client.
+    public static let requestReceived: Self = "request.received"
+    /// A request was sent on towards the upstream.
+    public static let requestForwarded: Self = "request.forwarded"
+    /// A response was received from the upstream.
+    public static let responseReceived: Self = "response.received"
+    /// A response (real or synthetic) was delivered to the client.
+    public static let responseDelivered: Self = "response.delivered"
+    /// A CONNECT tunnel was established.
+    public static let tunnelOpened: Self = "tunnel.opened"
+    /// A CONNECT tunnel ended.
+    public static let tunnelClosed: Self = "tunnel.closed"
+    /// A peer sent something the protocol does not allow.
+    public static let protocolError: Self = "protocol.error"
+    /// The upstream could not be reached or failed mid-exchange.
+    public static let upstreamError: Self = "upstream.error"
+    /// A listener started accepting connections.
+    public static let listenerStarted: Self = "listener.started"
+    /// A mark sent by a test (through the control API) to label a moment in the trace.
+    public static let mark: Self = "mark"
+}

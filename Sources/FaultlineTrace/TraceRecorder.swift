@@ -1,0 +1,230 @@
+import COpenSSL
+import Dispatch
+public import FaultlineCore
+import Synchronization
+
+/// Records trace events as JSON Lines, from any number of threads, redacting secrets as it writes.
+///
+/// Make one per proxy run; call `record` from any event-loop thread, and `close()` when the run
+/// ends (the command line also calls it on SIGINT/SIGTERM, from a normal thread, not inside a
+/// signal handler). Everything recorded before `close()` returns is in the output, as whole lines.
+///
+/// Theory of operation: `record` encodes and redacts the event on the caller's thread, then under
+/// one lock assigns the next `seq`, reads both clocks and appends the line to a memory buffer, so
+/// file order is seq order and `mono_ns` never decreases along it. The buffer goes to the file
+/// descriptor (write(2), whole lines only) when it passes 64 KiB, on `flush()`, on `close()`, and
+/// every `flushInterval` from a background timer, so `tail -f` sees events promptly. A second lock
+/// serializes writers; buffers are swapped under the first lock, so appending never waits for a
+/// write. A write error is reported once on standard error; the trace then stops growing.
+public final class TraceRecorder: Sendable {
+    /// Buffered bytes that make `record` hand the buffer to the file.
+    static let flushThreshold = 64 * 1024
+    /// Buffered bytes past which `record` waits for a slow writer instead of growing the buffer.
+    static let backpressureThreshold = 8 * 1024 * 1024
+
+    private let encoder: TraceFieldEncoder
+    private let start: MonotonicInstant
+    private let isMemory: Bool
+    private let state: Mutex<WriterState>
+    private let writer: Mutex<OutputSlot>
+    private let flusher: Mutex<(any DispatchSourceTimer)?>
+
+    /// What `record` touches, under the first lock.
+    private struct WriterState: ~Copyable {
+        var seq: UInt64 = 0
+        var buffer: JSONOutput
+        var closed = false
+        var clock: WallClock
+    }
+
+    /// What writing touches, under the second lock: the file and an empty buffer to swap in.
+    private struct OutputSlot: ~Copyable {
+        var sink: TraceSink?
+        var spare: JSONOutput
+    }
+
+    /// Starts a trace: draws a fresh fingerprint key, opens the output and writes the header line.
+    ///
+    /// `flushInterval` is how often buffered events reach the output on their own; `.zero` turns
+    /// the background flusher off. Throws `TraceRecorderError` when the file cannot be created or
+    /// no random key can be drawn.
+    public init(
+        output: TraceOutput, redaction: RedactionPolicy = .default, flushInterval: Duration = .milliseconds(100)
+    ) throws {
+        var key = [UInt8](repeating: 0, count: 32)
+        guard RAND_bytes(&key, Int32(key.count)) == 1 else {
+            throw TraceRecorderError("cannot draw a random fingerprint key (RAND_bytes failed)")
+        }
+        let hmac = HMACSHA256(key: key)
+        for index in key.indices { key[index] = 0 }
+        encoder = TraceFieldEncoder(policy: redaction, fingerprinter: Fingerprinter(hmac: hmac))
+
+        var openedSink: TraceSink?
+        switch output {
+        case .file(let path): openedSink = try TraceSink.openFile(path: path)
+        case .standardOutput: openedSink = TraceSink.standardOutput()
+        case .memory: openedSink = nil
+        }
+        isMemory = openedSink == nil
+
+        var clock = WallClock()
+        var header = JSONOutput(capacity: Self.flushThreshold + 4096)
+        header.appendRaw("{\"faultline_trace\":")
+        header.appendInteger(Int64(TraceHeader.currentFormatVersion))
+        header.appendRaw(",\"faultline\":")
+        header.appendString(FaultlineVersion.string)
+        header.appendRaw(",\"created\":\"")
+        clock.appendNow(to: &header)
+        header.appendRaw("\",\"fingerprint\":")
+        header.appendString(Fingerprinter.schemeName)
+        header.appendRaw("}\n")
+        start = MonotonicInstant.now()
+
+        // The header goes out now, so even a trace with no events is a valid, readable file.
+        if var fileSink = openedSink {
+            if let failure = header.withBytes({ fileSink.writeAll($0) }) {
+                fileSink.closeDescriptor()
+                throw TraceRecorderError(failure)
+            }
+            header.removeAll()
+            openedSink = fileSink
+        }
+        state = Mutex(WriterState(buffer: header, clock: clock))
+        writer = Mutex(OutputSlot(sink: openedSink, spare: JSONOutput(capacity: isMemory ? 16 : Self.flushThreshold + 4096)))
+
+        if isMemory || flushInterval <= .zero {
+            flusher = Mutex(nil)
+        } else {
+            let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+            let (seconds, attoseconds) = flushInterval.components
+            let interval = DispatchTimeInterval.nanoseconds(
+                Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+            timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(5))
+            flusher = Mutex(timer)
+        }
+        flusher.withLock { timer in
+            timer?.setEventHandler { [weak self] in self?.drain(waiting: false) }
+            timer?.resume()
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Records one event: assigns it the next `seq` and the current wall and monotonic times, and
+    /// encodes `fields` in order after `event`, `conn` and `flow` (omitted when nil), redacting
+    /// secrets as the policy says. Cheap enough for the hot path; does nothing after `close()`.
+    /// Field keys must not be `seq`, `wall`, `mono_ns`, `event`, `conn` or `flow`.
+    public func record(
+        _ kind: TraceEventKind, connection: ConnectionID? = nil, flow: FlowID? = nil, _ fields: [TraceField] = []
+    ) {
+        var line = JSONOutput(capacity: 256 + fields.count * 64)
+        line.appendRaw("\"event\":")
+        line.appendString(kind.rawValue)
+        if let connection {
+            line.appendRaw(",\"conn\":")
+            line.appendInteger(connection.rawValue)
+        }
+        if let flow {
+            line.appendRaw(",\"flow\":")
+            line.appendInteger(flow.rawValue)
+        }
+        encoder.appendFields(fields, to: &line, topLevel: true)
+        line.appendRaw("}\n")
+
+        let start = self.start
+        let buffered = state.withLock { state -> Int in
+            guard !state.closed else { return 0 }
+            state.seq += 1
+            let monotonic = start.duration(to: MonotonicInstant.now())
+            state.buffer.appendRaw("{\"seq\":")
+            state.buffer.appendInteger(state.seq)
+            state.buffer.appendRaw(",\"wall\":\"")
+            state.clock.appendNow(to: &state.buffer)
+            state.buffer.appendRaw("\",\"mono_ns\":")
+            let (seconds, attoseconds) = monotonic.components
+            state.buffer.appendInteger(UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
+            state.buffer.appendByte(UInt8(ascii: ","))
+            state.buffer.append(line)
+            return state.buffer.count
+        }
+        if !isMemory && buffered >= Self.flushThreshold {
+            drain(waiting: buffered >= Self.backpressureThreshold)
+        }
+    }
+
+    /// Writes everything recorded so far to the output now (a no-op for `.memory`). When it
+    /// returns, a reader of the file sees every event recorded before the call, as whole lines.
+    public func flush() {
+        drain(waiting: true)
+    }
+
+    /// Flushes, stops the background flusher and closes the file. Every event recorded before
+    /// `close()` is then in the output; later `record` calls are ignored. Safe to call twice.
+    public func close() {
+        flusher.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
+        if isMemory {
+            state.withLock { $0.closed = true }
+            return
+        }
+        writer.withLock { slot in
+            state.withLock { $0.closed = true }
+            writeBuffered(to: &slot)
+            slot.sink?.closeDescriptor()
+        }
+    }
+
+    /// The fingerprint the writer puts in place of `secret` (`"fp:"` and 16 hex digits), for
+    /// callers that record a secret's identity in another way (a lineage table, a test).
+    public func fingerprint(_ secret: String) -> String {
+        encoder.fingerprinter.fingerprint(secret)
+    }
+
+    /// A digest for one body, keyed like this recorder's fingerprints; see `BodyDigest`.
+    public func makeBodyDigest() -> BodyDigest {
+        BodyDigest(hmac: encoder.fingerprinter.hmac)
+    }
+
+    /// For `.memory` output: the whole trace so far, header line included. Empty for other outputs.
+    public func memoryContents() -> String {
+        guard isMemory else { return "" }
+        return state.withLock { $0.buffer.text }
+    }
+
+    /// How many events have been recorded (the last `seq` assigned).
+    public var eventCount: UInt64 {
+        state.withLock { $0.seq }
+    }
+
+    /// Hands the buffer to the output. `waiting: false` skips the write when another thread is
+    /// writing already (it will take this buffer next time), so `record` never queues behind it.
+    private func drain(waiting: Bool) {
+        guard !isMemory else { return }
+        if waiting {
+            writer.withLock { writeBuffered(to: &$0) }
+        } else {
+            _ = writer.withLockIfAvailable { writeBuffered(to: &$0) }
+        }
+    }
+
+    /// Swaps the buffer out under the state lock and writes it. Call with the output lock held.
+    private func writeBuffered(to slot: inout OutputSlot) {
+        guard slot.sink != nil else { return }
+        state.withLock { swap(&slot.spare, &$0.buffer) }
+        guard slot.spare.count > 0 else { return }
+        if let failure = slot.spare.withBytes({ slot.sink!.writeAll($0) }) {
+            // Reported once: the sink refuses every later write.
+            TraceSink.reportOnStandardError(failure)
+        }
+        if slot.spare.capacity > 4 * Self.flushThreshold {
+            // A burst grew this buffer; do not keep megabytes around for good.
+            slot.spare = JSONOutput(capacity: Self.flushThreshold + 4096)
+        } else {
+            slot.spare.removeAll()
+        }
+    }
+}

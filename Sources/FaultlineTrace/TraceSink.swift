@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file descriptor a recorder writes to, and what it knows about it.
+///
+/// Only whole buffers of whole lines are handed to `writeAll`. If a write fails part-way, the sink
+/// cuts a regular file back to its last complete line and stops writing, so a trace on disk is
+/// always a prefix of the events, every line of which parses.
+struct TraceSink {
+    private var descriptor: Int32
+    private let ownsDescriptor: Bool
+    /// Bytes of the file known to hold whole lines, or nil when the position is unknown (a pipe).
+    private var offset: Int64?
+    /// The name used in error messages.
+    let label: String
+    /// True once a write failed; the sink then drops everything.
+    private(set) var failed = false
+
+    /// Creates (or truncates) the file at `path` for writing.
+    static func openFile(path: String) throws(TraceRecorderError) -> TraceSink {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw TraceRecorderError("cannot open trace file \(path): \(Self.errorText(errno))")
+        }
+        return TraceSink(descriptor: descriptor, ownsDescriptor: true, label: path)
+    }
+
+    /// Standard output, which the sink writes to but never closes.
+    static func standardOutput() -> TraceSink {
+        TraceSink(descriptor: 1, ownsDescriptor: false, label: "standard output")
+    }
+
+    private init(descriptor: Int32, ownsDescriptor: Bool, label: String) {
+        self.descriptor = descriptor
+        self.ownsDescriptor = ownsDescriptor
+        self.label = label
+        let position = lseek(descriptor, 0, SEEK_CUR)
+        offset = position >= 0 ? Int64(position) : nil
+    }
+
+    /// Writes all of `bytes` (whole lines), retrying interrupted and partial writes.
+    ///
+    /// Returns nil on success (or when the sink is closed or failed), else a message for the user;
+    /// after a failure the sink writes nothing more.
+    mutating func writeAll(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard !failed, descriptor >= 0, !bytes.isEmpty else { return nil }
+        var written = 0
+        guard let code = writeFully(bytes, written: &written) else {
+            if let known = offset { offset = known + Int64(written) }
+            return nil
+        }
+        failed = true
+        if let known = offset, written > 0 {
+            // Keep the complete lines that made it; cut the torn one.
+            let kept = bytes.slice(0, written).lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+            _ = ftruncate(descriptor, off_t(known + Int64(kept)))
+        }
+        return "faultline: writing the trace to \(label) failed: \(Self.errorText(code)); later events are not written"
+    }
+
+    /// Loops on write(2) until every byte is written or an error other than EINTR occurs;
+    /// returns that error's errno, or nil.
+    private func writeFully(_ bytes: UnsafeBufferPointer<UInt8>, written: inout Int) -> Int32? {
+        let base = UnsafeRawPointer(bytes.baseAddress!)
+        var waits = 0
+        while written < bytes.count {
+            let result = Self.systemWrite(descriptor, base + written, bytes.count - written)
+            if result > 0 {
+                written += result
+                continue
+            }
+            let code = result < 0 ? errno : EIO
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK, waits < 10 {
+                // A non-blocking descriptor (a stdout shared with a parent): wait for room.
+                waits += 1
+                var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&request, 1, 1000)
+                continue
+            }
+            return code
+        }
+        return nil
+    }
+
+    private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(descriptor, bytes, count)
+        #else
+        Darwin.write(descriptor, bytes, count)
+        #endif
+    }
+
+    /// Closes the file (not standard output); later writes do nothing.
+    mutating func closeDescriptor() {
+        if ownsDescriptor && descriptor >= 0 { _ = close(descriptor) }
+        descriptor = -1
+    }
+
+    static func errorText(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Writes `message` and a newline to standard error, ignoring failures (there is nowhere left to report them).
+    static func reportOnStandardError(_ message: String) {
+        var line = Array(message.utf8)
+        line.append(UInt8(ascii: "\n"))
+        line.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let result = systemWrite(2, buffer.baseAddress! + done, buffer.count - done)
+                if result > 0 {
+                    done += result
+                } else if result < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}

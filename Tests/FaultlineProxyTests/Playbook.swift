@@ -1,0 +1,163 @@
+import FaultlineCore
+import FaultlineHTTP1
+import FaultlineProxy
+import FaultlineTrace
+import Foundation
+import Testing
+
+/// Drives one `HTTP1ProxySession` with no sockets: feed it client and upstream bytes, answer its
+/// requests for connections, and read back what it sent each way, the other actions it took and
+/// the trace it wrote (in the manner of mitmproxy's Playbook).
+struct Playbook {
+    private(set) var session: HTTP1ProxySession
+    let trace: TraceRecorder
+    /// Everything the session wrote to the client / upstream so far.
+    private(set) var toClient: [UInt8] = []
+    private(set) var toUpstream: [UInt8] = []
+    /// Every action other than writes, in order.
+    private(set) var log: [ProxyAction] = []
+    private var nextUpstreamID: UInt64 = 100
+    /// A `connectUpstream` has not been answered yet.
+    private(set) var connectPending = false
+
+    init(mode: ProxyMode = .forward, configure: (inout ProxyConfiguration) -> Void = { _ in }) {
+        var configuration = ProxyConfiguration(mode: mode)
+        configure(&configuration)
+        trace = try! TraceRecorder(output: .memory, flushInterval: .zero)
+        session = HTTP1ProxySession(
+            connectionID: ConnectionID(1), configuration: configuration, trace: trace, flowIDs: IDGenerator())
+        record(session.start())
+    }
+
+    var clientText: String { String(decoding: toClient, as: UTF8.self) }
+    var upstreamText: String { String(decoding: toUpstream, as: UTF8.self) }
+
+    /// Takes what was written to the client so far and clears it.
+    mutating func takeClientText() -> String {
+        defer { toClient = [] }
+        return clientText
+    }
+
+    /// Takes what was written upstream so far and clears it.
+    mutating func takeUpstreamText() -> String {
+        defer { toUpstream = [] }
+        return upstreamText
+    }
+
+    mutating func takeLog() -> [ProxyAction] {
+        defer { log = [] }
+        return log
+    }
+
+    mutating func client(_ text: String) { client(Array(text.utf8)) }
+    mutating func client(_ bytes: [UInt8]) {
+        let actions = bytes.withUnsafeBytes { session.clientDidRead($0) }
+        record(actions)
+    }
+    mutating func clientEOF() { record(session.clientDidReadEOF()) }
+    mutating func clientClosed() { record(session.clientDidClose()) }
+
+    mutating func upstream(_ text: String) { upstream(Array(text.utf8)) }
+    mutating func upstream(_ bytes: [UInt8]) {
+        let actions = bytes.withUnsafeBytes { session.upstreamDidRead($0) }
+        record(actions)
+    }
+    mutating func upstreamEOF() { record(session.upstreamDidReadEOF()) }
+    mutating func upstreamClosed() { record(session.upstreamDidClose()) }
+
+    /// Answers the pending `connectUpstream` with a connection.
+    mutating func connected(reused: Bool = false) {
+        connectPending = false
+        nextUpstreamID += 1
+        let info = UpstreamConnectionInfo(
+            id: ConnectionID(nextUpstreamID), remoteAddress: "127.0.0.1:9000", reused: reused)
+        record(session.upstreamDidConnect(info))
+    }
+
+    /// Answers a pending `connectUpstream`, if there is one.
+    mutating func connectIfRequested() {
+        if connectPending { connected() }
+    }
+
+    mutating func connectFailed(_ failure: UpstreamFailure) {
+        connectPending = false
+        record(session.upstreamDidFailToConnect(failure)) }
+    mutating func fire(_ timer: ProxyTimer) { record(session.timerFired(timer)) }
+
+    private mutating func record(_ actions: [ProxyAction]) {
+        for action in actions {
+            switch action {
+            case .writeToClient(let bytes): toClient += bytes
+            case .writeToUpstream(let bytes): toUpstream += bytes
+            case .connectUpstream:
+                connectPending = true
+                log.append(action)
+            default: log.append(action)
+            }
+        }
+    }
+
+    /// The trace so far, parsed back with the trace reader.
+    func events() throws -> [TraceEvent] {
+        try TraceReader.read(trace.memoryContents()).events
+    }
+
+    /// The kinds of the events written so far, in order.
+    func eventKinds() throws -> [String] { try events().map(\.kind.rawValue) }
+
+    func didConnect(to host: String, port: Int) -> Bool {
+        log.contains { action in
+            if case .connectUpstream(let endpoint, _) = action { return endpoint.host == host && endpoint.port == port }
+            return false
+        }
+    }
+
+    func didCloseClient() -> Bool {
+        log.contains { if case .closeClient = $0 { return true } else { return false } }
+    }
+}
+
+/// Splits a raw HTTP message into its head lines and body for readable assertions.
+struct ParsedMessage {
+    let startLine: String
+    let headers: [(String, String)]
+    let body: String
+
+    init(_ text: String) {
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let headLines = parts[0].components(separatedBy: "\r\n")
+        startLine = headLines[0]
+        headers = headLines.dropFirst().map { line in
+            let colon = line.firstIndex(of: ":")!
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        body = parts.dropFirst().joined(separator: "\r\n\r\n")
+    }
+
+    func values(_ name: String) -> [String] {
+        headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1)
+    }
+}
+
+/// A request decoded back from the bytes the session sent upstream.
+struct DecodedRequest: Equatable {
+    var head: HTTPRequestHead?
+    var body = ""
+    var trailers: HTTPHeaders?
+
+    init(_ bytes: [UInt8]) throws {
+        var decoder = HTTP1RequestDecoder()
+        decoder.receive(bytes)
+        var bodyBytes: [UInt8] = []
+        decoding: while let event = try decoder.nextEvent() {
+            switch event {
+            case .head(let head): self.head = head
+            case .body(let slice): bodyBytes += slice
+            case .end(let trailers):
+                self.trailers = trailers
+                break decoding
+            }
+        }
+        body = String(decoding: bodyBytes, as: UTF8.self)
+    }
+}

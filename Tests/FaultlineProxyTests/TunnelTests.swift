@@ -1,0 +1,69 @@
+import FaultlineHTTP1
+import FaultlineProxy
+import FaultlineTrace
+import Testing
+
+@Suite struct TunnelTests {
+    @Test func connectOpensAByteForByteTunnel() throws {
+        var play = Playbook()
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}\u{01}hello")
+        #expect(play.didConnect(to: "api.example.test", port: 443))
+        play.connected()
+        #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\n")
+        #expect(play.takeUpstreamText() == "\u{16}\u{03}\u{01}hello", "early bytes go up first")
+        play.upstream("server-bytes")
+        play.client("GET / HTTP/1.1\r\n\r\n")  // not parsed: it is tunnel payload
+        #expect(play.takeClientText() == "server-bytes")
+        #expect(play.takeUpstreamText() == "GET / HTTP/1.1\r\n\r\n")
+        play.clientEOF()
+        #expect(play.takeLog().contains(.shutdownUpstreamWrite))
+        play.upstreamEOF()
+        #expect(play.takeLog().contains(.closeClient(afterFlush: true)))
+        let closed = try #require(try play.events().last)
+        #expect(closed.kind == .tunnelClosed)
+        #expect(closed.int("bytes_from_client") == 26, "8 early bytes and an 18-byte request line")
+        #expect(closed.int("bytes_from_upstream") == 12)
+        #expect(try play.eventKinds().filter { $0 == "request.received" }.count == 1)
+    }
+
+    @Test func webSocketUpgradeBecomesATunnelAfter101() throws {
+        var play = Playbook()
+        play.client(
+            "GET http://ws.test/chat HTTP/1.1\r\nHost: ws.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        play.connected()
+        let sent = ParsedMessage(play.takeUpstreamText())
+        #expect(sent.values("Connection") == ["Upgrade"])
+        #expect(sent.values("Upgrade") == ["websocket"])
+        play.upstream(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n\u{81}\u{02}hi")
+        let delivered = play.takeClientText()
+        #expect(delivered.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
+        #expect(delivered.contains("Upgrade: websocket"))
+        #expect(delivered.hasSuffix("\r\n\r\n\u{81}\u{02}hi"), "frames after the 101 are relayed")
+        play.client("\u{81}\u{82}maskhi")
+        #expect(play.takeUpstreamText() == "\u{81}\u{82}maskhi")
+        #expect(try play.eventKinds().contains("tunnel.opened"))
+    }
+
+    @Test func refusedUpgradeStaysHTTP() {
+        var play = Playbook()
+        play.client(
+            "GET http://ws.test/chat HTTP/1.1\r\nHost: ws.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n")
+        play.connected()
+        play.upstream("HTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\n\r\nno")
+        #expect(play.takeClientText().hasSuffix("no"))
+        #expect(!play.didCloseClient())
+    }
+
+    @Test func failedConnectAnswers502() throws {
+        var play = Playbook()
+        play.client("CONNECT down.test:443 HTTP/1.1\r\nHost: down.test:443\r\n\r\n")
+        play.connectFailed(.connectRefused("down.test:443", "Connection refused"))
+        let answer = ParsedMessage(play.takeClientText())
+        #expect(answer.startLine == "HTTP/1.1 502 Bad Gateway")
+        #expect(answer.values("X-Faultline-Error") == ["connect-failed"])
+        #expect(try play.eventKinds().contains("upstream.error"))
+    }
+}

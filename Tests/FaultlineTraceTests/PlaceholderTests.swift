@@ -1,3 +1,0 @@
-import Testing
-@testable import FaultlineTrace
-@Test func moduleBuilds() {}
