@@ -2,6 +2,7 @@
 interim and close-delimited responses, and concurrency."""
 import hashlib
 import json
+import socket
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -87,6 +88,39 @@ def test_forwarded_request_has_via_rewritten_host_and_no_hop_by_hop_fields(fault
     for removed in ("x-hop", "proxy-connection", "keep-alive"):
         assert removed not in seen, f"hop-by-hop field {removed} reached the origin: {seen}"
     faultline.trace()
+
+
+def test_several_set_cookie_fields_stay_separate_and_in_order(faultline, origin):
+    # RFC 9110 §5.3: Set-Cookie cannot be combined into one field line; order matters too.
+    with RawConnection("127.0.0.1", faultline.forward.port) as connection:
+        connection.send(request_bytes(
+            "GET", f"{origin.url}/set-cookie?name=first&value=1&extra=3", [("Host", origin.authority)]))
+        response = connection.read_response()
+    assert response.headers_named("set-cookie") == [
+        "first=1; Path=/; HttpOnly", "extra0=v0; Path=/", "extra1=v1; Path=/", "extra2=v2; Path=/"]
+    faultline.trace()
+
+
+def _ipv6_loopback():
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_ipv6_listener_and_an_upstream_named_localhost(start_faultline, nginx):
+    proxy = start_faultline("--listen", "[::1]:0")
+    assert proxy.forward.host == "[::1]"
+    # nginx listens on 127.0.0.1 only: if localhost resolves to ::1 first, the proxy must fall back.
+    body = curl_ok("-x", proxy.forward.url, f"http://localhost:{nginx.port}/index.html")
+    assert body == nginx.read("index.html")
+    trace = proxy.trace()
+    received = trace.one("request.received")
+    assert (received["host"], received["port"]) == ("localhost", nginx.port)
+    assert trace.one("request.forwarded")["upstream"] == f"127.0.0.1:{nginx.port}"
 
 
 def test_100_continue_is_relayed_before_the_body_is_sent(faultline, origin):

@@ -82,6 +82,15 @@ def test_origin_form_to_a_forward_listener_is_refused(faultline):
     assert faultline.trace().one("protocol.error")["status"] == 400
 
 
+def test_https_in_absolute_form_is_not_implemented(faultline):
+    # Clients reach https origins through CONNECT; an https:// request line is refused, not forwarded.
+    with RawConnection("127.0.0.1", faultline.forward.port) as connection:
+        connection.send(request_bytes("GET", "https://example.invalid/", [("Host", "example.invalid")]))
+        response = connection.read_response()
+    assert response.status == 501 and response.header("x-faultline-error")
+    faultline.trace()
+
+
 def test_request_that_already_passed_through_faultline_is_a_loop(faultline, origin):
     with RawConnection("127.0.0.1", faultline.forward.port) as connection:
         connection.send(request_bytes(

@@ -3,10 +3,14 @@ buffer Faultline should hold, with its peak memory checked from /proc."""
 import hashlib
 import json
 import os
+import socket
+import subprocess
+import time
+import uuid
 
 import pytest
 
-from harness.clients import curl, curl_ok
+from harness.clients import clean_env, curl, curl_ok
 from harness.http_clients import httpx_client
 from harness.python_origin import chunked_body, pattern_bytes
 from harness.rawhttp import RawConnection, request_bytes
@@ -117,3 +121,54 @@ def test_256_mib_upload_streams_with_bounded_memory(faultline, origin, tmp_path)
 
     trace = faultline.trace()
     assert trace.one("request.forwarded", flow=trace.flow_for("big-upload"))["body"]["length"] == size
+
+
+def _watch_peak_rss(faultline, seconds):
+    """Samples faultline's resident set for `seconds` (an observation window, not a wait for an
+    event: a proxy without backpressure fills memory at gigabytes per second, well inside it) and
+    returns the largest value, stopping early once the limit is crossed."""
+    end = time.monotonic() + seconds
+    peak = 0
+    while time.monotonic() < end and peak < PEAK_RSS_LIMIT:
+        peak = max(peak, faultline.rss_bytes())
+        time.sleep(0.02)
+    return peak
+
+
+def test_client_that_stops_reading_does_not_make_the_proxy_buffer(faultline, nginx):
+    with RawConnection("127.0.0.1", faultline.forward.port) as connection:
+        connection.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+        connection.send(request_bytes("GET", f"{nginx.url}/big-1g.bin", [("Host", f"127.0.0.1:{nginx.port}")]))
+        assert connection.read_head()[1] == 200
+        connection.read_exact(1 << 20, time.monotonic() + 10)
+        peak = _watch_peak_rss(faultline, 1.0)
+    assert peak < PEAK_RSS_LIMIT, f"RSS reached {peak / 2**20:.1f} MiB while the client did not read"
+    faultline.trace()
+
+
+@pytest.mark.timeout(120)
+def test_origin_that_stops_reading_does_not_make_the_proxy_buffer(faultline, origin, tmp_path):
+    size = 256 << 20
+    upload = tmp_path / "upload.bin"
+    with open(upload, "wb") as handle:
+        handle.truncate(size)
+    key = uuid.uuid4().hex[:12]
+    gate = origin.gate(key)
+    command = ["curl", "-sS", "--max-time", "90", "-x", faultline.forward.url, "-T", str(upload),
+               f"{origin.url}/slow?key={key}&hold=before-body"]
+    curl_process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env())
+    try:
+        gate.wait_arrived()
+        peak = _watch_peak_rss(faultline, 1.0)
+    finally:
+        gate.release()
+        try:
+            out, err = curl_process.communicate(timeout=100)
+        except subprocess.TimeoutExpired:
+            curl_process.kill()
+            raise AssertionError("curl did not finish the upload after the origin was released")
+    assert peak < PEAK_RSS_LIMIT, f"RSS reached {peak / 2**20:.1f} MiB while the origin did not read"
+    assert curl_process.returncode == 0, err.decode(errors="replace")
+    report = json.loads(out)
+    assert report == {"body_length": size, "body_sha256": _zeros_sha256(size)}
+    faultline.trace()

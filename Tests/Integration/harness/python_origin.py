@@ -8,9 +8,12 @@ Endpoints (every request is logged in `Origin.requests` as it arrives, before it
                      trailers=0: URLSession on Linux crashes on response trailers)
   /close-delimited?size=N
                      HTTP/1.0 response without Content-Length, ended by closing the connection
-  /set-cookie?name=N[&value=V]
-                     200 with Set-Cookie: N=V; Path=/; HttpOnly (V random when not given)
-  /slow?key=K        waits until the test releases gate K (see `Origin.gate`), then 200 "released K"
+  /set-cookie?name=N[&value=V][&extra=K]
+                     200 with Set-Cookie: N=V; Path=/; HttpOnly (V random when not given), then K
+                     more Set-Cookie fields extraI=vI
+  /slow?key=K        waits until the test releases gate K (see `Origin.gate`), then 200 "released K";
+                     with &hold=before-body it waits before reading the request body, then answers
+                     the body's length and sha256 as JSON
   /status/N          an empty response with status N
   /then-close?size=N a Content-Length response that does not announce Connection: close, after
                      which the origin closes the connection anyway (a stale keep-alive connection)
@@ -275,14 +278,21 @@ class OriginHandler(BaseHTTPRequestHandler):
         self.read_body()
         # Without ?value= the origin makes the secret up, so it never appears in a request URL.
         value = query.get("value") or secrets.token_urlsafe(18)
-        cookie = f"{query.get('name', 'session')}={value}; Path=/; HttpOnly"
-        self.send_bytes(200, b"cookie set\n", extra=[("Set-Cookie", cookie)])
+        cookies = [("Set-Cookie", f"{query.get('name', 'session')}={value}; Path=/; HttpOnly")]
+        cookies += [("Set-Cookie", f"extra{i}=v{i}; Path=/") for i in range(int(query.get("extra", 0)))]
+        self.send_bytes(200, b"cookie set\n", extra=cookies)
 
     def slow(self, query):
-        self.read_body()
+        hold_body = query.get("hold") == "before-body"
+        if not hold_body:
+            self.read_body()
         gate = self.origin.gate(query.get("key", "default"))
         gate.arrived.set()
         released = gate.released.wait(GATE_DEADLINE)
+        if hold_body and released:
+            length, sha, *_ = self.read_body()
+            self.send_bytes(200, json.dumps({"body_length": length, "body_sha256": sha}).encode(), "application/json")
+            return
         body = f"released {gate.key}\n" if released else f"gate {gate.key} never released\n"
         try:
             self.send_bytes(200 if released else 500, body.encode())
