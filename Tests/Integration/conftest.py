@@ -45,13 +45,14 @@ def urlsession_client():
 
 @pytest.fixture
 def start_faultline(faultline_binary, tmp_path):
-    """Returns `start(*args)`: runs `faultline run *args --trace <tmp>/trace-N.jsonl` and returns the
-    started `Faultline` (see harness/faultline.py). Pass `--listen 127.0.0.1:0` yourself."""
+    """Returns `start(*args, file_limit=None)`: runs `faultline run *args --trace <tmp>/trace-N.jsonl`
+    (with RLIMIT_NOFILE set to `file_limit` if given) and returns the started `Faultline` (see
+    harness/faultline.py). Pass `--listen 127.0.0.1:0` yourself."""
     started = []
 
-    def start(*args):
+    def start(*args, file_limit=None):
         trace_path = str(tmp_path / f"trace-{len(started)}.jsonl")
-        process = Faultline(faultline_binary, args, trace_path, str(tmp_path))
+        process = Faultline(faultline_binary, args, trace_path, str(tmp_path), file_limit=file_limit)
         started.append(process)
         return process.start()
 

@@ -3,6 +3,7 @@ stopped with a signal, its exit status and trace checked."""
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import threading
@@ -33,11 +34,12 @@ class Listener:
 class Faultline:
     """A running `faultline run` process. Use `start_faultline` (conftest) to get one."""
 
-    def __init__(self, binary, args, trace_path, workdir):
+    def __init__(self, binary, args, trace_path, workdir, file_limit=None):
         self.binary = binary
         self.args = list(args)
         self.trace_path = trace_path
         self.workdir = workdir
+        self.file_limit = file_limit  # RLIMIT_NOFILE for the process, to test descriptor exhaustion
         self.process = None
         self.listeners = []
         self.version = None
@@ -55,8 +57,13 @@ class Faultline:
         if "--trace" not in self.args:
             command += ["--trace", self.trace_path]
         self._stdout = open(self.stdout_path, "wb")
+        limit = None
+        if self.file_limit is not None:
+            def limit():
+                resource.setrlimit(resource.RLIMIT_NOFILE, (self.file_limit, self.file_limit))
         self.process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=self._stdout, stderr=subprocess.PIPE, cwd=self.workdir
+            command, stdin=subprocess.DEVNULL, stdout=self._stdout, stderr=subprocess.PIPE, cwd=self.workdir,
+            preexec_fn=limit,
         )
         threading.Thread(target=self._drain_stderr, name="faultline-stderr", daemon=True).start()
         banner = self._wait_for_banner(timeout)
