@@ -68,10 +68,11 @@ def test_keep_alive_client_uses_one_upstream_connection(faultline, nginx, librar
         trace.assert_complete_flow(event["flow"], status=200)
 
 
-def test_forwarded_request_has_via_rewritten_host_and_no_hop_by_hop_fields(faultline, origin):
+def test_forwarded_request_has_via_the_target_host_and_no_hop_by_hop_fields(faultline, origin):
     with RawConnection("127.0.0.1", faultline.forward.port) as connection:
+        # RFC 9112 §3.2.2: with absolute-form, the target's authority replaces whatever Host says.
         connection.send(request_bytes("GET", f"{origin.url}/echo?hop", [
-            ("Host", origin.authority),
+            ("Host", "elsewhere.invalid"),
             ("Connection", "keep-alive, X-Hop"),
             ("X-Hop", "only for the proxy"),
             ("Proxy-Connection", "keep-alive"),

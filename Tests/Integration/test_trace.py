@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from harness.http_clients import requests_session
+from harness.rawhttp import RawConnection, request_bytes
 from harness.trace import FINGERPRINT, Trace, header_values
 from harness.waiting import wait_until
 
@@ -147,3 +148,34 @@ def test_stopping_during_traffic_leaves_a_complete_trace(start_faultline, nginx,
     # Every response a client received was traced before it was sent.
     delivered = len(trace.of("response.delivered", status=200))
     assert delivered >= successes[0], f"{successes[0]} responses received, {delivered} traced"
+
+
+def test_secrets_in_less_obvious_places_are_redacted_too(faultline, origin):
+    token, cookie_a, cookie_b, refresh, code = (secrets.token_urlsafe(18) for _ in range(5))
+    padded = secrets.token_urlsafe(12) + "=="  # base64 padding inside a cookie value
+    with RawConnection("127.0.0.1", faultline.forward.port) as connection:
+        connection.send(request_bytes("GET", f"{origin.url}/echo?refresh_token={refresh}&x=1", [
+            ("Host", origin.authority),
+            ("authorization", f"bearer {token}"),  # lower-case name and scheme
+            ("Cookie", f"a={cookie_a}"),
+            ("Cookie", f"b={cookie_b}; pad={padded}"),  # a second Cookie line
+            ("Referer", f"http://app.invalid/callback?code={code}"),
+        ]))
+        assert connection.read_response().status == 200
+    text = faultline.trace().text
+    for name, secret in [("lower-case bearer token", token), ("first Cookie line", cookie_a),
+                         ("second Cookie line", cookie_b), ("padded cookie", padded),
+                         ("refresh_token query", refresh), ("code in Referer", code)]:
+        assert secret not in text, f"the {name} appears in the trace"
+
+
+def test_awkward_field_values_round_trip_through_the_trace(faultline, origin):
+    values = ['say "hi"', "back\\slash", "tab\there", "snow \u2603 man", "{\"json\": [1, 2]}", "</script>"]
+    with RawConnection("127.0.0.1", faultline.forward.port) as connection:
+        connection.send(request_bytes("GET", f"{origin.url}/echo?awkward", [("Host", origin.authority)] + [
+            (f"X-Awkward-{i}", value) for i, value in enumerate(values)]))
+        assert connection.read_response().status == 200
+    trace = faultline.trace()
+    headers = trace.requests("awkward")[0]["headers"]
+    for i, value in enumerate(values):
+        assert header_values(headers, f"X-Awkward-{i}") == [value]

@@ -156,6 +156,6 @@ class RawConnection:
 
 
 def request_bytes(method, target, headers=(), body=b"", version="HTTP/1.1"):
-    """Serializes a request exactly as given (no header is added)."""
+    """Serializes a request exactly as given (no header is added); text is sent as UTF-8."""
     lines = [f"{method} {target} {version}"] + [f"{name}: {value}" for name, value in headers]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8") + body
