@@ -57,13 +57,9 @@ class Faultline:
         if "--trace" not in self.args:
             command += ["--trace", self.trace_path]
         self._stdout = open(self.stdout_path, "wb")
-        limit = None
-        if self.file_limit is not None:
-            def limit():
-                resource.setrlimit(resource.RLIMIT_NOFILE, (self.file_limit, self.file_limit))
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=self._stdout, stderr=subprocess.PIPE, cwd=self.workdir,
-            preexec_fn=limit,
+            preexec_fn=None if self.file_limit is None else self._apply_file_limit,
         )
         threading.Thread(target=self._drain_stderr, name="faultline-stderr", daemon=True).start()
         banner = self._wait_for_banner(timeout)
@@ -77,6 +73,10 @@ class Faultline:
                 Listener(listener["mode"], listener["host"], int(listener["port"]), listener["upstream"])
             )
         return self
+
+    def _apply_file_limit(self):
+        """Runs in the child between fork and exec."""
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.file_limit, self.file_limit))
 
     def _drain_stderr(self):
         for raw in self.process.stderr:
