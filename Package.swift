@@ -38,6 +38,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .target(name: "FaultlineHTTP1", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
+        .target(name: "FaultlineConfig", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
+        .target(name: "FaultlineRules", dependencies: ["FaultlineCore", "FaultlineConfig"], swiftSettings: strictSettings),
         .target(name: "FaultlineTrace", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
         .target(
             name: "FaultlineProxy",
@@ -55,12 +57,16 @@ let package = Package(
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineHTTP1"], swiftSettings: strictSettings),
+        .testTarget(name: "FaultlineConfigTests", dependencies: ["FaultlineConfig"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineProxyTests", dependencies: ["FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "FaultlineServerTests", dependencies: ["FaultlineServer", "FaultlinePosix", "FaultlineTrace"],
+            name: "FaultlineServerTests",
+            dependencies: ["FaultlineCore", "FaultlineServer", "FaultlinePosix", "FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -43,8 +43,6 @@ struct Exchange {
     var responseHead: HTTPResponseHead?
     var responseBody: BodyDigest
     var receivedResponseBytes = false
-    /// A pooled connection that turned out closed has been replaced once already.
-    var retriedOnFreshConnection = false
 
     var isUpstreamConnected: Bool {
         if case .connected = upstream { return true }

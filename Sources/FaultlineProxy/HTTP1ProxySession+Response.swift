@@ -176,10 +176,11 @@ extension HTTP1ProxySession {
             return
         }
         if case .connected(let info) = exchange.upstream, info.reused, !exchange.receivedResponseBytes,
-            !exchange.retriedOnFreshConnection, exchange.requestComplete, exchange.requestFraming == .none
+            exchange.requestComplete, exchange.requestFraming == .none
         {
             // A pooled connection the upstream had already closed (RFC 9112 §9.3.1 allows retrying
-            // a request that has no body on a new connection).
+            // a request that has no body on a new connection). The retry asks for a fresh
+            // connection, which is never `reused`, so this happens at most once per request.
             retryOnFreshConnection(&output)
             return
         }
@@ -188,7 +189,6 @@ extension HTTP1ProxySession {
 
     private mutating func retryOnFreshConnection(_ output: inout SessionOutput) {
         guard var exchange = self.exchange else { return }
-        exchange.retriedOnFreshConnection = true
         exchange.upstream = .connecting
         exchange.requestForwarded = false
         exchange.flow.phase = .connectingUpstream

@@ -112,4 +112,24 @@ import Testing
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
         #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 200 OK")
     }
+
+    @Test func aFreshConnectionThatClosesIsNotRetriedAgain() throws {
+        var play = Playbook()
+        play.client(Self.get)
+        play.connected(reused: true)
+        play.upstreamEOF()
+        play.connected(reused: false)
+        _ = play.takeLog()
+        play.upstreamEOF()
+        #expect(!play.takeLog().contains { if case .connectUpstream = $0 { return true } else { return false } })
+        #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 502 Bad Gateway")
+    }
+
+    @Test func aRequestWithABodyIsNotRetriedOnAFreshConnection() throws {
+        var play = Playbook()
+        play.client("POST http://a.test/ HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\n\r\nhi")
+        play.connected(reused: true)
+        play.upstreamEOF()
+        #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 502 Bad Gateway")
+    }
 }
