@@ -14,7 +14,7 @@ def clean_env(**extra):
     return env
 
 
-def run(command, timeout=30, env=None, input=None, check_deadline=True):
+def run(command, timeout=30, env=None, input=None):
     """Runs `command`; fails the test (never hangs) if it outlives `timeout` seconds."""
     try:
         return subprocess.run(command, capture_output=True, timeout=timeout, env=env or clean_env(), input=input)
