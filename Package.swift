@@ -53,6 +53,9 @@ let package = Package(
             name: "faultline",
             dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineServer", "FaultlineTrace"],
             swiftSettings: strictSettings),
+        // A tiny URLSession client the integration tests run as a child process with http_proxy set.
+        .executableTarget(
+            name: "faultline-urlsession-client", path: "Tests/URLSessionClient", swiftSettings: strictSettings),
 
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),

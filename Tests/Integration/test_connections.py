@@ -99,10 +99,6 @@ def test_connect_relays_bytes_sent_before_the_200(faultline, origin):
 
 
 @pytest.mark.timeout(90)
-@pytest.mark.xfail(strict=False, reason=(
-    "known bug: when faultline runs out of file descriptors, libdispatch's worker-pool monitor "
-    "(_dispatch_workq_monitor_pools) cannot open /proc/self/task/*/stat and traps (SIGILL); "
-    "remove this marker once faultline keeps descriptor headroom"))
 def test_running_out_of_file_descriptors_is_survivable(start_faultline, origin):
     proxy = start_faultline("--listen", "127.0.0.1:0", file_limit=64)
     clients = []

@@ -124,9 +124,6 @@ def test_ipv6_listener_and_an_upstream_named_localhost(start_faultline, nginx):
     assert trace.one("request.forwarded")["upstream"] == f"127.0.0.1:{nginx.port}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known bug: field values are decoded as UTF-8 and re-encoded, so an obs-text byte such as 0xE9 "
-    "reaches the other side as EF BF BD (U+FFFD); remove this marker once bytes pass unchanged"))
 def test_field_values_with_obs_text_pass_through_unchanged(faultline, origin):
     # RFC 9110 §5.5: field values may carry obs-text (0x80-0xFF); a proxy forwards them as they are.
     with RawConnection("127.0.0.1", faultline.forward.port) as connection:
