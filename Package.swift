@@ -55,6 +55,9 @@ let package = Package(
                 "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineServer", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
+        // A tiny URLSession client the integration tests run as a child process with http_proxy set.
+        .executableTarget(
+            name: "faultline-urlsession-client", path: "Tests/URLSessionClient", swiftSettings: strictSettings),
 
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),

@@ -102,6 +102,20 @@ enum ASCII {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
+    /// A field value from `bytes[start..<end]`: UTF-8 when the bytes are valid UTF-8 (ASCII
+    /// included), otherwise each byte as the Latin-1 scalar of the same number, flagged so the
+    /// encoder restores the exact bytes.
+    @inline(__always)
+    static func fieldValue(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (String, latin1: Bool) {
+        let slice = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if !slice.contains(where: { $0 >= 0x80 }) || String(validating: slice, as: UTF8.self) != nil {
+            return (String(decoding: slice, as: UTF8.self), false)
+        }
+        var scalars = String.UnicodeScalarView()
+        for byte in slice { scalars.append(Unicode.Scalar(byte)) }
+        return (String(scalars), true)
+    }
+
     /// Whether two strings are equal ignoring ASCII case (field names, RFC 9110 §5.1).
     @inline(__always)
     static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {

@@ -109,8 +109,8 @@ enum FieldParser {
             throw .invalidFieldValue
         }
         noteFramingField(bytes, start, nameEnd, valueStart, valueEnd, &framing)
-        return HTTPHeaders.Field(
-            name: ASCII.string(bytes, start, nameEnd), value: ASCII.string(bytes, valueStart, valueEnd))
+        let (value, latin1) = ASCII.fieldValue(bytes, valueStart, valueEnd)
+        return HTTPHeaders.Field(name: ASCII.string(bytes, start, nameEnd), value: value, encodesAsLatin1: latin1)
     }
 
     @inline(__always)

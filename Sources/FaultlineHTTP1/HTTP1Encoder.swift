@@ -79,8 +79,18 @@ public enum HTTP1Encoder {
             buffer.append(contentsOf: field.name.utf8)
             buffer.append(ASCII.colon)
             buffer.append(ASCII.space)
-            buffer.append(contentsOf: field.value.utf8)
+            appendValue(field, to: &buffer)
             buffer.append(contentsOf: crlf)
+        }
+    }
+
+    /// UTF-8, except for values read as Latin-1 obs-text, which go back out byte for byte (a value
+    /// changed since to hold scalars above U+00FF is written as UTF-8).
+    private static func appendValue(_ field: HTTPHeaders.Field, to buffer: inout [UInt8]) {
+        if field.encodesAsLatin1, field.value.unicodeScalars.allSatisfy({ $0.value <= 0xFF }) {
+            for scalar in field.value.unicodeScalars { buffer.append(UInt8(truncatingIfNeeded: scalar.value)) }
+        } else {
+            buffer.append(contentsOf: field.value.utf8)
         }
     }
 

@@ -8,10 +8,20 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
     public struct Field: Sendable, Equatable {
         public var name: String
         public var value: String
+        /// The value arrived as obs-text that is not UTF-8 (RFC 9110 §5.5): it was read byte for
+        /// byte as Latin-1, and the encoder writes it back the same way, so a proxy passes those
+        /// bytes through unchanged.
+        var encodesAsLatin1 = false
 
         public init(name: String, value: String) {
             self.name = name
             self.value = value
+        }
+
+        init(name: String, value: String, encodesAsLatin1: Bool) {
+            self.name = name
+            self.value = value
+            self.encodesAsLatin1 = encodesAsLatin1
         }
     }
 
@@ -58,6 +68,12 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
         fields.append(Field(name: name, value: value))
     }
 
+    /// Appends a field as it is, keeping how its value is written (a copied obs-text value stays
+    /// byte-for-byte identical).
+    public mutating func append(_ field: Field) {
+        fields.append(field)
+    }
+
     /// Removes every field named `name` (any case).
     public mutating func remove(name: String) {
         fields.removeAll { ASCII.equalsIgnoringCase($0.name, name) }
@@ -71,6 +87,7 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
             return
         }
         fields[index].value = value
+        fields[index].encodesAsLatin1 = false
         var next = index + 1
         while next < fields.count {
             if ASCII.equalsIgnoringCase(fields[next].name, name) {

@@ -96,7 +96,7 @@ extension HTTP1ProxySession {
         headers.remove(name: "host")
         var fields = HTTPHeaders()
         fields.add(name: "Host", value: route.endpoint.hostHeaderValue)
-        for field in headers { fields.add(name: field.name, value: field.value) }
+        for field in headers { fields.append(field) }
         switch framing {
         case .contentLength(let length): fields.add(name: "Content-Length", value: String(length))
         case .chunked: fields.add(name: "Transfer-Encoding", value: "chunked")

@@ -20,7 +20,7 @@ public enum HopByHopHeaders {
         for field in headers {
             let lowered = field.name.lowercased()
             if alwaysRemoved.contains(lowered) || named.contains(lowered) { continue }
-            kept.add(name: field.name, value: field.value)
+            kept.append(field)
         }
         return kept
     }

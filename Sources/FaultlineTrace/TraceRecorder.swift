@@ -1,5 +1,4 @@
 import COpenSSL
-import Dispatch
 public import FaultlineCore
 import Synchronization
 
@@ -27,7 +26,7 @@ public final class TraceRecorder: Sendable {
     private let isMemory: Bool
     private let state: Mutex<WriterState>
     private let writer: Mutex<OutputSlot>
-    private let flusher: Mutex<(any DispatchSourceTimer)?>
+    private let flusher: Mutex<PeriodicFlusher?>
 
     /// What `record` touches, under the first lock.
     private struct WriterState: ~Copyable {
@@ -92,19 +91,10 @@ public final class TraceRecorder: Sendable {
         state = Mutex(WriterState(buffer: header, clock: clock))
         writer = Mutex(OutputSlot(sink: openedSink, spare: JSONOutput(capacity: isMemory ? 16 : Self.flushThreshold + 4096)))
 
-        if isMemory || flushInterval <= .zero {
-            flusher = Mutex(nil)
-        } else {
-            let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-            let (seconds, attoseconds) = flushInterval.components
-            let interval = DispatchTimeInterval.nanoseconds(
-                Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-            timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(5))
-            flusher = Mutex(timer)
-        }
-        flusher.withLock { timer in
-            timer?.setEventHandler { [weak self] in self?.drain(waiting: false) }
-            timer?.resume()
+        flusher = Mutex(nil)
+        if !isMemory, flushInterval > .zero {
+            let periodic = PeriodicFlusher(interval: flushInterval) { [weak self] in self?.drain(waiting: false) }
+            flusher.withLock { $0 = periodic }
         }
     }
 
@@ -163,9 +153,9 @@ public final class TraceRecorder: Sendable {
     /// Flushes, stops the background flusher and closes the file. Every event recorded before
     /// `close()` is then in the output; later `record` calls are ignored. Safe to call twice.
     public func close() {
-        flusher.withLock { timer in
-            timer?.cancel()
-            timer = nil
+        flusher.withLock { periodic in
+            periodic?.stop()
+            periodic = nil
         }
         if isMemory {
             state.withLock { $0.closed = true }

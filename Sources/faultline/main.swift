@@ -5,6 +5,7 @@ import Foundation
 // Signals must be blocked before any thread starts, so that only the main thread's sigwait
 // receives SIGINT/SIGTERM and the trace can be closed cleanly.
 TerminationSignals.block()
+ResourceLimits.raiseOpenFileLimit()
 
 let usage = """
     usage: faultline <command> [options]

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Calls an action every `interval` on a thread of its own until stopped.
+///
+/// A plain thread rather than a Dispatch timer: libdispatch's worker-pool monitor traps when the
+/// process runs out of file descriptors, which a proxy under a connection flood can do; a thread
+/// that only waits on a condition needs no descriptor.
+///
+/// `@unchecked Sendable`: `stopped` is read and written only with `condition` locked.
+final class PeriodicFlusher: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var stopped = false
+
+    init(interval: Duration, action: @escaping @Sendable () -> Void) {
+        let seconds = interval.inSecondsForFlusher
+        let thread = Thread { [self] in
+            condition.lock()
+            while !stopped {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+                if stopped { break }
+                condition.unlock()
+                action()
+                condition.lock()
+            }
+            condition.unlock()
+        }
+        thread.name = "faultline-trace-flusher"
+        thread.start()
+    }
+
+    /// Stops the thread. An action already running finishes; no new one starts.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+}
+
+extension Duration {
+    fileprivate var inSecondsForFlusher: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

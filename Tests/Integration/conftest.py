@@ -1,0 +1,112 @@
+"""Fixtures for Faultline's integration tests.
+
+- `start_faultline(*args)` starts `faultline run` (listening on port 0; the ports come from the
+  banner) and at teardown stops it with SIGTERM, asserting exit 0 and a trace whose every line parses.
+- `faultline`: a forward proxy started with defaults.
+- Session-wide origins on loopback: `nginx` (static files, including a sparse 1 GiB file),
+  `origin` (Python, see harness/python_origin.py), `tls_origin` (the same over TLS with a throwaway
+  CA), `ws_origin` (WebSocket echo).
+
+The binary comes from $FAULTLINE_BIN (Scripts/test sets it), else .build/debug/faultline.
+"""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from harness.faultline import Faultline  # noqa: E402
+from harness.nginx import Nginx  # noqa: E402
+from harness.python_origin import Origin  # noqa: E402
+from harness.tls import make_certificates, server_context  # noqa: E402
+from harness.trace import Trace  # noqa: E402
+from harness.websocket import EchoServer  # noqa: E402
+
+REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def _built(variable, name):
+    path = os.environ.get(variable) or os.path.join(REPOSITORY, ".build", "debug", name)
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"{path} is not an executable: build with `swift build` or set {variable}", pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def faultline_binary():
+    return _built("FAULTLINE_BIN", "faultline")
+
+
+@pytest.fixture(scope="session")
+def urlsession_client():
+    return _built("FAULTLINE_URLSESSION_CLIENT", "faultline-urlsession-client")
+
+
+@pytest.fixture
+def start_faultline(faultline_binary, tmp_path):
+    """Returns `start(*args, file_limit=None)`: runs `faultline run *args --trace <tmp>/trace-N.jsonl`
+    (with RLIMIT_NOFILE set to `file_limit` if given) and returns the started `Faultline` (see
+    harness/faultline.py). Pass `--listen 127.0.0.1:0` yourself."""
+    started = []
+
+    def start(*args, file_limit=None):
+        trace_path = str(tmp_path / f"trace-{len(started)}.jsonl")
+        process = Faultline(faultline_binary, args, trace_path, str(tmp_path), file_limit=file_limit)
+        started.append(process)
+        return process.start()
+
+    yield start
+    problems = []
+    for process in started:
+        if process.process is None:
+            continue
+        if process.returncode is None:
+            code = process.stop()
+            if code != 0:
+                problems.append(f"faultline exited {code} on SIGTERM; stderr:\n{process.stderr}")
+        if process.listeners:  # it started, so it owes us a trace whatever the test did
+            try:
+                Trace.load(process.trace_file).assert_well_formed()
+            except AssertionError as error:
+                problems.append(str(error))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def faultline(start_faultline):
+    """A forward proxy on an ephemeral loopback port."""
+    return start_faultline("--listen", "127.0.0.1:0")
+
+
+@pytest.fixture(scope="session")
+def nginx(tmp_path_factory):
+    server = Nginx(str(tmp_path_factory.mktemp("nginx"))).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def origin():
+    server = Origin().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def certificates(tmp_path_factory):
+    return make_certificates(str(tmp_path_factory.mktemp("tls")))
+
+
+@pytest.fixture(scope="session")
+def tls_origin(certificates):
+    server = Origin(tls_context=server_context(certificates)).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def ws_origin():
+    server = EchoServer().start()
+    yield server
+    server.stop()
