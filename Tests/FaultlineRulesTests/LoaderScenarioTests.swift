@@ -1,3 +1,3 @@
 import Testing
+
 @testable import FaultlineRules
-@Test func moduleBuilds() {}
