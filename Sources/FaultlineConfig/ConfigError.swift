@@ -40,11 +40,21 @@ extension ConfigError {
     }
 
     /// The closest candidate to a misspelled name: a case-insensitive match first, then the
-    /// nearest by edit distance (``EditDistance/nearest(to:in:)``); nil when nothing is close.
+    /// nearest by edit distance (``EditDistance/nearest(to:in:)``), then a candidate that differs
+    /// by two swapped neighbours (`mathc` for `match`, which plain Levenshtein counts as two
+    /// edits); nil when nothing is close.
     public static func nearest(to name: String, in candidates: [String]) -> String? {
         let lowered = name.lowercased()
         if let sameLetters = candidates.first(where: { $0.lowercased() == lowered }) { return sameLetters }
-        return EditDistance.nearest(to: name, in: candidates)
+        if let near = EditDistance.nearest(to: name, in: candidates) { return near }
+        return candidates.first { isAdjacentTransposition(Array(name.unicodeScalars), Array($0.unicodeScalars)) }
+    }
+
+    private static func isAdjacentTransposition(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Bool {
+        guard a.count == b.count, let first = a.indices.first(where: { a[$0] != b[$0] }), first + 1 < a.count else {
+            return false
+        }
+        return a[first] == b[first + 1] && a[first + 1] == b[first] && a[(first + 2)...] == b[(first + 2)...]
     }
 
     /// ` (did you mean 'match'?)` when a candidate is close to `name`, otherwise the empty string;
