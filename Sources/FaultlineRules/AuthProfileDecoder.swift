@@ -60,7 +60,7 @@ final class AuthProfileDecoder {
     /// refresh and logout first and calls everything else business) and must fit in an event
     /// reference (`callback.forwarded`), so only letters, digits, `-` and `_`.
     private func customRoles(_ node: ConfigNode, matches: FlowMatchDecoder) -> [(name: String, match: FlowMatch)] {
-        guard diagnostics.object(node, name: "'roles'", context: "'roles'", allowed: []) != nil else { return [] }
+        guard diagnostics.object(node, name: "'roles'", context: "'roles'", allowed: nil) != nil else { return [] }
         var roles: [(name: String, match: FlowMatch)] = []
         for member in node.members ?? [] {
             let name = member.key

@@ -11,7 +11,7 @@ extension FlowMatchDecoder {
     /// be tokens; header names are compared case-insensitively, so two spellings of one name are
     /// an error rather than two tests the engine would have to merge.
     func valueTests(_ node: ConfigNode, name: String, subject: String, tests: [String]) -> [String: ValueMatch] {
-        guard diagnostics.object(node, name: name, context: name, allowed: []) != nil, let members = node.members else {
+        guard diagnostics.object(node, name: name, context: name, allowed: nil) != nil, let members = node.members else {
             return [:]
         }
         let namesAreTokens = subject.hasSuffix("header") || subject == "cookie"
@@ -84,7 +84,7 @@ extension FlowMatchDecoder {
             return nil
         }
         var body = BodyMatch()
-        if let json = reader.node("json"), diagnostics.object(json, name: "'json'", context: "'json'", allowed: []) != nil {
+        if let json = reader.node("json"), diagnostics.object(json, name: "'json'", context: "'json'", allowed: nil) != nil {
             for member in json.members ?? [] {
                 guard diagnostics.attempt({ try ConfigNode.pointer(member.key, at: member.keyLocation) }) != nil else { continue }
                 if let test = jsonTest(member.value) { body.json[member.key] = test }

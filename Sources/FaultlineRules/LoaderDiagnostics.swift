@@ -30,12 +30,14 @@ final class LoaderDiagnostics {
         attempt(read) ?? nil
     }
 
-    /// A reader for an object node, or nil (with the error recorded) when it is not one.
-    func object(_ node: ConfigNode, name: String, context: String, allowed: [String]) -> ConfigObjectReader? {
+    /// A reader for an object node, or nil (with the error recorded) when it is not one. Keys
+    /// outside `allowed` are recorded as unknown; nil `allowed` means the keys are free names
+    /// (header names, JSON pointers, role names).
+    func object(_ node: ConfigNode, name: String, context: String, allowed: [String]?) -> ConfigObjectReader? {
         guard let reader = attempt({ try ConfigObjectReader(node, name: name, context: context) }) else {
             return nil
         }
-        errors.append(contentsOf: reader.unknownKeyErrors(allowed: allowed))
+        if let allowed { errors.append(contentsOf: reader.unknownKeyErrors(allowed: allowed)) }
         return reader
     }
 

@@ -48,7 +48,7 @@ extension RuleFileDecoder {
             if let other = Self.bodyKeys.first(where: { reader.member($0) != nil }) {
                 diagnostics.report("'jsonSet' cannot be combined with '\(other)', which replaces the whole body", at: member.keyLocation)
             }
-            if diagnostics.object(member.value, name: "'jsonSet'", context: "'jsonSet'", allowed: []) != nil {
+            if diagnostics.object(member.value, name: "'jsonSet'", context: "'jsonSet'", allowed: nil) != nil {
                 for entry in member.value.members ?? [] {
                     guard let pointer = diagnostics.attempt({ try ConfigNode.pointer(entry.key, at: entry.keyLocation) }),
                         let value = diagnostics.attempt({ try entry.value.jsonValue() })
@@ -79,7 +79,7 @@ extension RuleFileDecoder {
 
     /// `{ "Name": "value" }`, with `[values]` for repeated fields when `allowLists`, in file order.
     private func headerList(_ node: ConfigNode, name: String, allowLists: Bool) -> [(name: String, value: String)] {
-        guard diagnostics.object(node, name: name, context: name, allowed: []) != nil, let members = node.members else { return [] }
+        guard diagnostics.object(node, name: name, context: name, allowed: nil) != nil, let members = node.members else { return [] }
         var headers: [(name: String, value: String)] = []
         for member in members {
             guard WireSyntax.isToken(member.key) else {
