@@ -57,21 +57,28 @@ enum ReadmeProfile {
     }
 }
 
-/// Text with `⟨` markers where errors are expected: the text without markers, and the position of
-/// each marker in order. Columns count Unicode scalars, as the parser does.
+/// Text with `⟨` markers where errors are expected and `⟪` markers at places messages refer to:
+/// the text without markers, and the position of each marker in order. In expected messages,
+/// `@0`, `@1`... stand for the `line:column` of the first, second... `⟪` marker. Columns count
+/// Unicode scalars, as the parser does.
 struct Marked {
-    static let marker: Unicode.Scalar = "⟨"
     let text: String
     let positions: [(line: Int, column: Int)]
+    let references: [String]
 
     init(_ marked: String) {
         var text = String.UnicodeScalarView()
         var positions: [(line: Int, column: Int)] = []
+        var references: [String] = []
         var line = 1
         var column = 1
         for scalar in marked.unicodeScalars {
-            if scalar == Self.marker {
+            if scalar == "⟨" {
                 positions.append((line, column))
+                continue
+            }
+            if scalar == "⟪" {
+                references.append("\(line):\(column)")
                 continue
             }
             text.append(scalar)
@@ -84,13 +91,18 @@ struct Marked {
         }
         self.text = String(text)
         self.positions = positions
+        self.references = references
     }
 
-    /// The expected errors: one message per marker, in marker order.
+    /// The expected errors: one message per `⟨` marker, in marker order.
     func errors(file: String, _ messages: [String]) -> [ConfigError] {
         precondition(messages.count == positions.count, "\(messages.count) messages for \(positions.count) markers")
         return zip(positions, messages).map { position, message in
-            ConfigError(message, at: FaultlineConfig.SourceLocation(file: file, line: position.line, column: position.column))
+            var resolved = message
+            for (index, reference) in references.enumerated().reversed() {
+                resolved = resolved.replacingOccurrences(of: "@\(index)", with: reference)
+            }
+            return ConfigError(resolved, at: FaultlineConfig.SourceLocation(file: file, line: position.line, column: position.column))
         }
     }
 }
