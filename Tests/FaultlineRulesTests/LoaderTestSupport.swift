@@ -96,7 +96,10 @@ struct Marked {
 
     /// The expected errors: one message per `⟨` marker, in marker order.
     func errors(file: String, _ messages: [String]) -> [ConfigError] {
-        precondition(messages.count == positions.count, "\(messages.count) messages for \(positions.count) markers")
+        guard messages.count == positions.count else {
+            Issue.record("\(messages.count) messages for \(positions.count) markers")
+            return []
+        }
         return zip(positions, messages).map { position, message in
             var resolved = message
             for (index, reference) in references.enumerated().reversed() {
