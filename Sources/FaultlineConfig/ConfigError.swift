@@ -30,7 +30,9 @@ extension ConfigError {
     }
 
     /// `unknown key 'mathc' in rule 'a' (did you mean 'match'?)`, pointing at the key.
-    public static func unknownKey(_ key: String, at location: SourceLocation, context: String, allowed: [String]) -> ConfigError {
+    public static func unknownKey(_ key: String, at location: SourceLocation, context: String, allowed: [String])
+        -> ConfigError
+    {
         ConfigError("unknown key '\(key)' in \(context)\(didYouMean(key, in: allowed))", at: location)
     }
 

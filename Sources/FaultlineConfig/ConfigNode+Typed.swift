@@ -5,26 +5,34 @@
 extension ConfigNode {
     /// The string, or an error when the node is something else.
     public func string(_ name: String) throws(ConfigError) -> String {
-        guard case .string(let value) = kind else { throw ConfigError.mismatch(name, expected: "a string", found: self) }
+        guard case .string(let value) = kind else {
+            throw ConfigError.mismatch(name, expected: "a string", found: self)
+        }
         return value
     }
 
     /// The boolean, or an error when the node is something else.
     public func bool(_ name: String) throws(ConfigError) -> Bool {
-        guard case .bool(let value) = kind else { throw ConfigError.mismatch(name, expected: "true or false", found: self) }
+        guard case .bool(let value) = kind else {
+            throw ConfigError.mismatch(name, expected: "true or false", found: self)
+        }
         return value
     }
 
     /// The elements, or an error when the node is not an array.
     public func array(_ name: String) throws(ConfigError) -> [ConfigNode] {
-        guard case .array(let elements) = kind else { throw ConfigError.mismatch(name, expected: "an array", found: self) }
+        guard case .array(let elements) = kind else {
+            throw ConfigError.mismatch(name, expected: "an array", found: self)
+        }
         return elements
     }
 
     /// The number as an integer within `range`. A fraction, a non-number or a value outside the
     /// range is an error saying `expected` (by default worded from the range: "a positive
     /// integer", "an integer from 100 to 599").
-    public func int(_ name: String, in range: ClosedRange<Int>? = nil, expected: String? = nil) throws(ConfigError) -> Int {
+    public func int(_ name: String, in range: ClosedRange<Int>? = nil, expected: String? = nil) throws(ConfigError)
+        -> Int
+    {
         let wording = expected ?? Self.integerWording(range)
         // 2^53: beyond it doubles no longer hold every integer, so the file's digits may have been rounded.
         guard case .number(let value) = kind, value == value.rounded(), abs(value) <= 9_007_199_254_740_992 else {
@@ -37,8 +45,12 @@ extension ConfigNode {
 
     /// The number, finite and within `range`; otherwise an error saying `expected` (by default
     /// "a number" or "a number from 0 to 1").
-    public func double(_ name: String, in range: ClosedRange<Double>? = nil, expected: String? = nil) throws(ConfigError) -> Double {
-        let wording = expected ?? range.map { "a number from \(Self.text($0.lowerBound)) to \(Self.text($0.upperBound))" } ?? "a number"
+    public func double(_ name: String, in range: ClosedRange<Double>? = nil, expected: String? = nil)
+        throws(ConfigError) -> Double
+    {
+        let wording =
+            expected ?? range.map { "a number from \(Self.text($0.lowerBound)) to \(Self.text($0.upperBound))" }
+            ?? "a number"
         guard case .number(let value) = kind, value.isFinite else {
             throw ConfigError.mismatch(name, expected: wording, found: self)
         }

@@ -53,15 +53,21 @@ public struct ConfigObjectReader: Sendable {
 
     public func array(_ key: String) throws(ConfigError) -> [ConfigNode]? { try node(key)?.array("'\(key)'") }
 
-    public func int(_ key: String, in range: ClosedRange<Int>? = nil, expected: String? = nil) throws(ConfigError) -> Int? {
+    public func int(_ key: String, in range: ClosedRange<Int>? = nil, expected: String? = nil) throws(ConfigError)
+        -> Int?
+    {
         try node(key)?.int("'\(key)'", in: range, expected: expected)
     }
 
-    public func requiredInt(_ key: String, in range: ClosedRange<Int>? = nil, expected: String? = nil) throws(ConfigError) -> Int {
+    public func requiredInt(_ key: String, in range: ClosedRange<Int>? = nil, expected: String? = nil)
+        throws(ConfigError) -> Int
+    {
         try requiredNode(key).int("'\(key)'", in: range, expected: expected)
     }
 
-    public func double(_ key: String, in range: ClosedRange<Double>? = nil, expected: String? = nil) throws(ConfigError) -> Double? {
+    public func double(_ key: String, in range: ClosedRange<Double>? = nil, expected: String? = nil) throws(ConfigError)
+        -> Double?
+    {
         try node(key)?.double("'\(key)'", in: range, expected: expected)
     }
 

@@ -40,7 +40,9 @@ extension ConfigValue {
         try set(newValue, tokens: pointer.tokens[...], pointer: pointer)
     }
 
-    private mutating func set(_ newValue: ConfigValue, tokens: ArraySlice<String>, pointer: JSONPointer) throws(JSONPointerError) {
+    private mutating func set(_ newValue: ConfigValue, tokens: ArraySlice<String>, pointer: JSONPointer)
+        throws(JSONPointerError)
+    {
         guard let token = tokens.first else {
             self = newValue
             return
@@ -70,7 +72,8 @@ extension ConfigValue {
             }
             guard index <= elements.count else {
                 throw JSONPointerError(
-                    pointer: pointer.description, message: "index \(index) is past the end of an array of \(elements.count)")
+                    pointer: pointer.description,
+                    message: "index \(index) is past the end of an array of \(elements.count)")
             }
             self = .null
             defer { self = .array(elements) }

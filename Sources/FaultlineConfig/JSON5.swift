@@ -21,13 +21,17 @@ public enum JSON5 {
     /// offending character and saying what was expected there.
     ///
     /// `file` is only used for the locations in the returned nodes and errors.
-    public static func parse(_ text: String, file: String, maxDepth: Int = defaultMaxDepth) throws(ConfigError) -> ConfigNode {
+    public static func parse(_ text: String, file: String, maxDepth: Int = defaultMaxDepth) throws(ConfigError)
+        -> ConfigNode
+    {
         try parse(Array(text.utf8), file: file, maxDepth: maxDepth)
     }
 
     /// Parses one JSON5 document from UTF-8 bytes (a file's contents, an HTTP body). Invalid
     /// UTF-8 is an error at the first bad byte.
-    public static func parse(_ bytes: [UInt8], file: String, maxDepth: Int = defaultMaxDepth) throws(ConfigError) -> ConfigNode {
+    public static func parse(_ bytes: [UInt8], file: String, maxDepth: Int = defaultMaxDepth) throws(ConfigError)
+        -> ConfigNode
+    {
         var parser = JSON5Parser(bytes: bytes, file: file, maxDepth: maxDepth)
         return try parser.parseDocument()
     }

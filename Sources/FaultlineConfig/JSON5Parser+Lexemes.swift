@@ -54,7 +54,8 @@ extension JSON5Parser {
             }
             append("\u{0}")
         case UInt8(ascii: "1")...UInt8(ascii: "9"):
-            throw ConfigError("'\\\(Character(Unicode.Scalar(byte)))' is not a valid escape (JSON5 has no octal escapes)", at: start)
+            throw ConfigError(
+                "'\\\(Character(Unicode.Scalar(byte)))' is not a valid escape (JSON5 has no octal escapes)", at: start)
         case UInt8(ascii: "x"):
             consumeASCII()
             append(Unicode.Scalar(UInt8(try parseHexDigits(2, after: "\\x"))))
@@ -87,15 +88,20 @@ extension JSON5Parser {
             throw ConfigError("'\\u\(hex4(unit))' is a lone UTF-16 low surrogate", at: start)
         }
         if (0xD800...0xDBFF).contains(unit) {
-            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                throw ConfigError("'\\u\(hex4(unit))' is a UTF-16 high surrogate without the '\\uDC00'...'\\uDFFF' that must follow it", at: start)
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else {
+                throw ConfigError(
+                    "'\\u\(hex4(unit))' is a UTF-16 high surrogate without the '\\uDC00'...'\\uDFFF' that must follow it",
+                    at: start)
             }
             let lowStart = location
             consumeASCII()
             consumeASCII()
             let low = try parseHexDigits(4, after: "\\u")
             guard (0xDC00...0xDFFF).contains(low) else {
-                throw ConfigError("'\\u\(hex4(low))' is not a UTF-16 low surrogate, which must follow '\\u\(hex4(unit))'", at: lowStart)
+                throw ConfigError(
+                    "'\\u\(hex4(low))' is not a UTF-16 low surrogate, which must follow '\\u\(hex4(unit))'",
+                    at: lowStart)
             }
             return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))!
         }
@@ -108,7 +114,8 @@ extension JSON5Parser {
         var value: UInt32 = 0
         for _ in 0..<count {
             guard let byte = currentByte, let digit = hexValue(byte) else {
-                throw ConfigError("expected \(count) hex digits after '\(prefix)', found \(try describeCurrent())", at: location)
+                throw ConfigError(
+                    "expected \(count) hex digits after '\(prefix)', found \(try describeCurrent())", at: location)
             }
             value = value << 4 | UInt32(digit)
             consumeASCII()
@@ -237,7 +244,8 @@ extension JSON5Parser {
         if scalar == "$" || scalar == "_" { return true }
         if scalar.isASCII { return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
         switch scalar.properties.generalCategory {
-        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .letterNumber: return true
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .letterNumber:
+            return true
         default: return false
         }
     }
@@ -277,7 +285,8 @@ extension JSON5Parser {
                 guard let escaped = Unicode.Scalar(value),
                     scalars.isEmpty ? isIdentifierStart(escaped) : isIdentifierPart(escaped)
                 else {
-                    throw ConfigError("'\\u\(hex4(value))' is not a character allowed in an unquoted key; quote the key", at: start)
+                    throw ConfigError(
+                        "'\\u\(hex4(value))' is not a character allowed in an unquoted key; quote the key", at: start)
                 }
                 scalar = escaped
             } else {

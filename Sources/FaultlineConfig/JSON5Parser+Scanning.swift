@@ -28,7 +28,9 @@ extension JSON5Parser {
         guard index + length <= bytes.count else { throw invalidUTF8(lead) }
         for offset in 1..<length {
             let byte = bytes[index + offset]
-            guard offset == 1 ? secondRange.contains(byte) : (0x80...0xBF).contains(byte) else { throw invalidUTF8(lead) }
+            guard offset == 1 ? secondRange.contains(byte) : (0x80...0xBF).contains(byte) else {
+                throw invalidUTF8(lead)
+            }
             value = value << 6 | UInt32(byte & 0x3F)
         }
         guard let scalar = Unicode.Scalar(value) else { throw invalidUTF8(lead) }

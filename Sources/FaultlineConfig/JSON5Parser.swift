@@ -39,7 +39,8 @@ struct JSON5Parser {
         let value = try parseValue(in: .document)
         try skipTrivia()
         if index < bytes.count {
-            throw ConfigError("expected the end of the file after the top-level value, found \(try describeCurrent())", at: location)
+            throw ConfigError(
+                "expected the end of the file after the top-level value, found \(try describeCurrent())", at: location)
         }
         return value
     }
@@ -103,7 +104,8 @@ struct JSON5Parser {
         while true {
             guard let byte = currentByte else {
                 throw ConfigError(
-                    "expected a key or '}', found the end of the file (the object opened at \(start.line):\(start.column) is not closed)",
+                    "expected a key or '}', found the end of the file "
+                        + "(the object opened at \(start.lineColumn) is not closed)",
                     at: location)
             }
             if byte == UInt8(ascii: "}") {
@@ -113,7 +115,8 @@ struct JSON5Parser {
             let keyLocation = location
             let key = try parseKey()
             if let first = firstKeyLocations[key] {
-                throw ConfigError("duplicate key '\(key)' (first defined at \(first.line):\(first.column))", at: keyLocation)
+                throw ConfigError(
+                    "duplicate key '\(key)' (first defined at \(first.lineColumn))", at: keyLocation)
             }
             firstKeyLocations[key] = keyLocation
             try skipTrivia()
@@ -133,7 +136,8 @@ struct JSON5Parser {
                 break
             } else {
                 throw ConfigError(
-                    "expected ',' or '}' after the value of '\(key)', found \(try describeCurrent(unclosed: "the object opened at \(start.line):\(start.column)"))",
+                    "expected ',' or '}' after the value of '\(key)', "
+                        + "found \(try describeCurrent(unclosed: "the object opened at \(start.lineColumn)"))",
                     at: location)
             }
         }
@@ -156,7 +160,8 @@ struct JSON5Parser {
         while true {
             guard let byte = currentByte else {
                 throw ConfigError(
-                    "expected an array element or ']', found the end of the file (the array opened at \(start.line):\(start.column) is not closed)",
+                    "expected an array element or ']', found the end of the file "
+                        + "(the array opened at \(start.lineColumn) is not closed)",
                     at: location)
             }
             if byte == UInt8(ascii: "]") {
@@ -173,7 +178,8 @@ struct JSON5Parser {
                 break
             } else {
                 throw ConfigError(
-                    "expected ',' or ']' after an array element, found \(try describeCurrent(unclosed: "the array opened at \(start.line):\(start.column)"))",
+                    "expected ',' or ']' after an array element, "
+                        + "found \(try describeCurrent(unclosed: "the array opened at \(start.lineColumn)"))",
                     at: location)
             }
         }

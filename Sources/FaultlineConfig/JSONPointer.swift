@@ -29,7 +29,9 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                 switch scalars.next() {
                 case "0": token += "~"
                 case "1": token += "/"
-                default: throw JSONPointerError(pointer: text, message: "'~' must be followed by '0' or '1' in a JSON pointer")
+                default:
+                    throw JSONPointerError(
+                        pointer: text, message: "'~' must be followed by '0' or '1' in a JSON pointer")
                 }
             }
             parsed.append(token)

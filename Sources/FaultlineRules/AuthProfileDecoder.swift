@@ -22,7 +22,10 @@ final class AuthProfileDecoder {
         } catch {
             return (nil, [error])
         }
-        guard let reader = diagnostics.object(root, name: "an auth profile", context: "the auth profile", allowed: Self.profileKeys) else {
+        guard
+            let reader = diagnostics.object(
+                root, name: "an auth profile", context: "the auth profile", allowed: Self.profileKeys)
+        else {
             return (nil, diagnostics.sortedErrors)
         }
         var profile = AuthProfile(file: file)
@@ -40,7 +43,8 @@ final class AuthProfileDecoder {
         if let rolesNode = reader.node("roles") { profile.roles = customRoles(rolesNode, matches: matches) }
         if let credentials = reader.node("credentials"),
             let credentialReader = diagnostics.object(
-                credentials, name: "'credentials'", context: "'credentials' of the auth profile", allowed: ["request", "response"])
+                credentials, name: "'credentials'", context: "'credentials' of the auth profile",
+                allowed: ["request", "response"])
         {
             if let request = credentialReader.node("request") {
                 profile.requestCredentials = locations(request, name: "'request'", places: Self.requestPlaces)
@@ -65,16 +69,23 @@ final class AuthProfileDecoder {
         for member in node.members ?? [] {
             let name = member.key
             if ProfileKnowledge.builtInRoles.contains(name) {
-                let hint = name == "business" ? "every request no role matches is 'business'" : "define it with the top-level '\(name)' key"
-                diagnostics.report("role '\(name)' is built in and cannot be redefined in 'roles': \(hint)", at: member.keyLocation)
+                let hint =
+                    name == "business"
+                    ? "every request no role matches is 'business'" : "define it with the top-level '\(name)' key"
+                diagnostics.report(
+                    "role '\(name)' is built in and cannot be redefined in 'roles': \(hint)", at: member.keyLocation)
                 continue
             }
-            let allowed = name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }
+            let allowed = name.unicodeScalars.allSatisfy {
+                $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
+            }
             guard !name.isEmpty, allowed else {
-                diagnostics.report("role name '\(name)' may only use letters, digits, '-' and '_'", at: member.keyLocation)
+                diagnostics.report(
+                    "role name '\(name)' may only use letters, digits, '-' and '_'", at: member.keyLocation)
                 continue
             }
-            roles.append((name: name, match: matches.decode(member.value, name: "role '\(name)'", context: "role '\(name)'")))
+            roles.append(
+                (name: name, match: matches.decode(member.value, name: "role '\(name)'", context: "role '\(name)'")))
         }
         return roles
     }
@@ -87,7 +98,9 @@ final class AuthProfileDecoder {
     /// `{ <place>: "name", kind, scheme? }` with exactly one place key.
     private func location(_ node: ConfigNode, list: String, places: [String]) -> CredentialLocation? {
         let context = "a credential location in \(list)"
-        guard let reader = diagnostics.object(node, name: "each entry of \(list)", context: context, allowed: places + ["kind", "scheme"])
+        guard
+            let reader = diagnostics.object(
+                node, name: "each entry of \(list)", context: context, allowed: places + ["kind", "scheme"])
         else { return nil }
         let given = reader.members.filter { places.contains($0.key) }
         let placeList = ConfigNode.listWording(places.map { "'\($0)'" }, conjunction: "or")
@@ -96,10 +109,16 @@ final class AuthProfileDecoder {
             return nil
         }
         for extra in given.dropFirst() {
-            diagnostics.report("\(context) takes exactly one of \(placeList); found '\(place.key)' and '\(extra.key)'", at: extra.keyLocation)
+            diagnostics.report(
+                "\(context) takes exactly one of \(placeList); found '\(place.key)' and '\(extra.key)'",
+                at: extra.keyLocation)
         }
-        let kind = diagnostics.attempt { try reader.requiredNode("kind").choice("'kind'", of: CredentialKind.allCases.map(\.rawValue)) }
-        let scheme = diagnostics.optional { try reader.node("scheme").map { node throws(ConfigError) in try node.nonEmptyString("'scheme'") } }
+        let kind = diagnostics.attempt {
+            try reader.requiredNode("kind").choice("'kind'", of: CredentialKind.allCases.map(\.rawValue))
+        }
+        let scheme = diagnostics.optional {
+            try reader.node("scheme").map { node throws(ConfigError) in try node.nonEmptyString("'scheme'") }
+        }
         if place.key != "header", let schemeKey = reader.keyLocation("scheme") {
             diagnostics.report("'scheme' applies only to a 'header' location", at: schemeKey)
         }
@@ -120,13 +139,17 @@ final class AuthProfileDecoder {
 
     static func headerName(_ node: ConfigNode, name: String) throws(ConfigError) -> String {
         let header = try node.string(name)
-        guard WireSyntax.isToken(header) else { throw ConfigError.mismatch(name, expected: "a header name (RFC 9110 §5.1: a token)", found: node) }
+        guard WireSyntax.isToken(header) else {
+            throw ConfigError.mismatch(name, expected: "a header name (RFC 9110 §5.1: a token)", found: node)
+        }
         return header
     }
 
     static func cookieName(_ node: ConfigNode, name: String) throws(ConfigError) -> String {
         let cookie = try node.string(name)
-        guard WireSyntax.isToken(cookie) else { throw ConfigError.mismatch(name, expected: "a cookie name (RFC 6265 §4.1.1: a token)", found: node) }
+        guard WireSyntax.isToken(cookie) else {
+            throw ConfigError.mismatch(name, expected: "a cookie name (RFC 6265 §4.1.1: a token)", found: node)
+        }
         return cookie
     }
 }

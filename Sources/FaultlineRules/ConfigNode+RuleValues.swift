@@ -19,7 +19,8 @@ extension ConfigNode {
         guard case .string(let value) = kind else { throw ConfigError.mismatch(name, expected: wording, found: self) }
         guard options.contains(value) else {
             throw ConfigError(
-                "\(name) must be \(wording), found \(foundDescription)\(ConfigError.didYouMean(value, in: options))", at: location)
+                "\(name) must be \(wording), found \(foundDescription)\(ConfigError.didYouMean(value, in: options))",
+                at: location)
         }
         return value
     }

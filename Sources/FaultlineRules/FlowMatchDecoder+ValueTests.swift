@@ -11,7 +11,8 @@ extension FlowMatchDecoder {
     /// be tokens; header names are compared case-insensitively, so two spellings of one name are
     /// an error rather than two tests the engine would have to merge.
     func valueTests(_ node: ConfigNode, name: String, subject: String, tests: [String]) -> [String: ValueMatch] {
-        guard diagnostics.object(node, name: name, context: name, allowed: nil) != nil, let members = node.members else {
+        guard diagnostics.object(node, name: name, context: name, allowed: nil) != nil, let members = node.members
+        else {
             return [:]
         }
         let namesAreTokens = subject.hasSuffix("header") || subject == "cookie"
@@ -20,7 +21,8 @@ extension FlowMatchDecoder {
         var seen: [String: (String, SourceLocation)] = [:]
         for member in members {
             if namesAreTokens, !WireSyntax.isToken(member.key) {
-                diagnostics.report("'\(member.key)' is not a valid \(subject) name (RFC 9110 §5.6.2: a token)", at: member.keyLocation)
+                diagnostics.report(
+                    "'\(member.key)' is not a valid \(subject) name (RFC 9110 §5.6.2: a token)", at: member.keyLocation)
                 continue
             }
             if member.key.isEmpty {
@@ -30,7 +32,7 @@ extension FlowMatchDecoder {
             let folded = caseInsensitive ? member.key.lowercased() : member.key
             if let (first, location) = seen[folded] {
                 diagnostics.report(
-                    "\(subject) '\(member.key)' is already tested as '\(first)' at \(location.line):\(location.column) (\(subject) names ignore case)",
+                    "\(subject) '\(member.key)' is already tested as '\(first)' at \(location.lineColumn) (\(subject) names ignore case)",
                     at: member.keyLocation)
                 continue
             }
@@ -58,7 +60,8 @@ extension FlowMatchDecoder {
             }
             if known.count > 1 {
                 diagnostics.report(
-                    "\(context) takes exactly one of \(testList); found '\(test.key)' and '\(known[1].key)'", at: known[1].keyLocation)
+                    "\(context) takes exactly one of \(testList); found '\(test.key)' and '\(known[1].key)'",
+                    at: known[1].keyLocation)
                 return nil
             }
             let value = test.value
@@ -72,7 +75,8 @@ extension FlowMatchDecoder {
                 }
             }
         default:
-            diagnostics.report(ConfigError.mismatch(subject, expected: "a string or an object with one of \(testList)", found: node))
+            diagnostics.report(
+                ConfigError.mismatch(subject, expected: "a string or an object with one of \(testList)", found: node))
             return nil
         }
     }
@@ -80,13 +84,20 @@ extension FlowMatchDecoder {
     /// `{ json: { "/pointer": value | { exists } }, form: { field: "value" | { exists } }, contains }`.
     func body(_ node: ConfigNode, context: String) -> BodyMatch? {
         let bodyContext = "'body' of \(context)"
-        guard let reader = diagnostics.object(node, name: "'body'", context: bodyContext, allowed: ["json", "form", "contains"]) else {
+        guard
+            let reader = diagnostics.object(
+                node, name: "'body'", context: bodyContext, allowed: ["json", "form", "contains"])
+        else {
             return nil
         }
         var body = BodyMatch()
-        if let json = reader.node("json"), diagnostics.object(json, name: "'json'", context: "'json'", allowed: nil) != nil {
+        if let json = reader.node("json"),
+            diagnostics.object(json, name: "'json'", context: "'json'", allowed: nil) != nil
+        {
             for member in json.members ?? [] {
-                guard diagnostics.attempt({ try ConfigNode.pointer(member.key, at: member.keyLocation) }) != nil else { continue }
+                guard diagnostics.attempt({ try ConfigNode.pointer(member.key, at: member.keyLocation) }) != nil else {
+                    continue
+                }
                 if let test = jsonTest(member.value) { body.json[member.key] = test }
             }
         }
@@ -103,7 +114,9 @@ extension FlowMatchDecoder {
     /// is compared as JSON. (So a literal `{ exists: true }` body value cannot be matched by
     /// equality; no API is expected to send one.)
     private func jsonTest(_ node: ConfigNode) -> JSONValueMatch? {
-        if let members = node.members, members.count == 1, members[0].key == "exists", case .bool(let exists) = members[0].value.kind {
+        if let members = node.members, members.count == 1, members[0].key == "exists",
+            case .bool(let exists) = members[0].value.kind
+        {
             return .exists(exists)
         }
         return diagnostics.attempt { .equals(try node.jsonValue()) }

@@ -58,18 +58,23 @@ struct FlowMatchDecoder {
             match.status = diagnostics.attempt { try status(value) }
         }
         if use == .rule, let value = reader.node("responseHeaders") {
-            match.responseHeaders = valueTests(value, name: "'responseHeaders'", subject: "response header", tests: Self.headerTests)
+            match.responseHeaders = valueTests(
+                value, name: "'responseHeaders'", subject: "response header", tests: Self.headerTests)
         }
         return match
     }
 
     private func reportRuleOnlyKeys(_ reader: ConfigObjectReader) {
         if let location = reader.keyLocation("role") {
-            diagnostics.report("'role' cannot be used in the auth profile: the profile is what gives requests their roles", at: location)
+            diagnostics.report(
+                "'role' cannot be used in the auth profile: the profile is what gives requests their roles",
+                at: location)
         }
         for key in Self.responseKeys {
             if let location = reader.keyLocation(key) {
-                diagnostics.report("'\(key)' cannot be used in the auth profile: roles are decided from the request alone", at: location)
+                diagnostics.report(
+                    "'\(key)' cannot be used in the auth profile: roles are decided from the request alone",
+                    at: location)
             }
         }
     }
@@ -78,7 +83,8 @@ struct FlowMatchDecoder {
         var methods: [String] = []
         for (method, element) in try node.stringOrList("'method'") {
             guard WireSyntax.isToken(method) else {
-                throw ConfigError.mismatch("'method'", expected: "an HTTP method token such as \"GET\" (RFC 9110 §9)", found: element)
+                throw ConfigError.mismatch(
+                    "'method'", expected: "an HTTP method token such as \"GET\" (RFC 9110 §9)", found: element)
             }
             methods.append(method)
         }
@@ -87,21 +93,29 @@ struct FlowMatchDecoder {
 
     private func host(_ node: ConfigNode) throws(ConfigError) -> Glob {
         let pattern = try node.string("'host'")
-        if let problem = Glob.problem(in: pattern) { throw ConfigError("'host' is not a valid glob: \(problem)", at: node.location) }
+        if let problem = Glob.problem(in: pattern) {
+            throw ConfigError("'host' is not a valid glob: \(problem)", at: node.location)
+        }
         if pattern.contains("/") {
-            throw ConfigError("'host' is a host name pattern, found \(node.foundDescription); use 'path' for paths", at: node.location)
+            throw ConfigError(
+                "'host' is a host name pattern, found \(node.foundDescription); use 'path' for paths", at: node.location
+            )
         }
         if pattern.contains(":"), !pattern.hasPrefix("[") {
-            throw ConfigError("'host' must not include a port, found \(node.foundDescription); use 'port'", at: node.location)
+            throw ConfigError(
+                "'host' must not include a port, found \(node.foundDescription); use 'port'", at: node.location)
         }
         return Glob(pattern)
     }
 
     private func path(_ node: ConfigNode) throws(ConfigError) -> Glob {
         let pattern = try node.string("'path'")
-        if let problem = Glob.problem(in: pattern) { throw ConfigError("'path' is not a valid glob: \(problem)", at: node.location) }
+        if let problem = Glob.problem(in: pattern) {
+            throw ConfigError("'path' is not a valid glob: \(problem)", at: node.location)
+        }
         guard pattern.hasPrefix("/") || pattern.hasPrefix("*") else {
-            throw ConfigError.mismatch("'path'", expected: "a glob starting with '/' (the path without the query)", found: node)
+            throw ConfigError.mismatch(
+                "'path'", expected: "a glob starting with '/' (the path without the query)", found: node)
         }
         return Glob(pattern)
     }

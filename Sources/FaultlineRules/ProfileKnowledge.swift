@@ -24,7 +24,8 @@ enum ProfileKnowledge {
             if Self.builtInRoles.contains(role) {
                 return "role '\(role)' needs an auth profile: add auth-profile.json5 to the rules folder"
             }
-            return "unknown role '\(role)'\(ConfigError.didYouMean(role, in: Self.builtInRoles)); without an auth profile every request is 'business'"
+            return
+                "unknown role '\(role)'\(ConfigError.didYouMean(role, in: Self.builtInRoles)); without an auth profile every request is 'business'"
         case .loaded(let profile):
             let defined = Self.definedRoles(of: profile)
             if defined.contains(role) { return nil }

@@ -12,8 +12,12 @@ struct DecodedAction {
 
 /// The `actions` list: objects with exactly one key each.
 extension RuleFileDecoder {
-    static let actionNames = ["respond", "rewrite", "hold", "setCookie", "stripCookie", "duplicate", "delay", "throttle", "fault"]
-    static let faultKinds = ["reset", "close-before-response", "close-mid-body", "truncate", "stall", "malformed-chunk"]
+    static let actionNames = [
+        "respond", "rewrite", "hold", "setCookie", "stripCookie", "duplicate", "delay", "throttle", "fault",
+    ]
+    static let faultKinds = [
+        "reset", "close-before-response", "close-mid-body", "truncate", "stall", "malformed-chunk",
+    ]
     /// Faults that break a response that is being delivered, so they need the response phase.
     static let responseOnlyFaults = ["close-mid-body", "truncate", "malformed-chunk"]
     /// Stall length when `fault: "stall"` gives no `seconds`.
@@ -24,26 +28,33 @@ extension RuleFileDecoder {
         var decoded: [DecodedAction] = []
         for element in elements {
             guard case .object(let members) = element.kind else {
-                diagnostics.report(ConfigError.mismatch("each action", expected: "an object with one key, such as { delay: 1 }", found: element))
+                diagnostics.report(
+                    ConfigError.mismatch(
+                        "each action", expected: "an object with one key, such as { delay: 1 }", found: element))
                 continue
             }
             guard let member = members.first else {
-                diagnostics.report("an action object needs one key: \(Self.actionNames.joined(separator: ", "))", at: element.location)
+                diagnostics.report(
+                    "an action object needs one key: \(Self.actionNames.joined(separator: ", "))", at: element.location)
                 continue
             }
             if members.count > 1 {
                 diagnostics.report(
-                    "an action object holds exactly one action; put '\(members[1].key)' in an object of its own", at: members[1].keyLocation)
+                    "an action object holds exactly one action; put '\(members[1].key)' in an object of its own",
+                    at: members[1].keyLocation)
             }
             guard Self.actionNames.contains(member.key) else {
                 let suggestion = ConfigError.didYouMean(member.key, in: Self.actionNames)
-                let known = suggestion.isEmpty ? "; actions are \(Self.actionNames.joined(separator: ", "))" : suggestion
+                let known =
+                    suggestion.isEmpty ? "; actions are \(Self.actionNames.joined(separator: ", "))" : suggestion
                 diagnostics.report("unknown action '\(member.key)'\(known)", at: member.keyLocation)
                 continue
             }
             if let action = action(member.key, member.value) {
                 decoded.append(
-                    DecodedAction(action: action, name: member.key, keyLocation: member.keyLocation, responseOnly: responseOnlyName(action, member.key)))
+                    DecodedAction(
+                        action: action, name: member.key, keyLocation: member.keyLocation,
+                        responseOnly: responseOnlyName(action, member.key)))
             }
         }
         return decoded
@@ -60,7 +71,9 @@ extension RuleFileDecoder {
         case "delay": return diagnostics.attempt { .delay(try value.seconds("'delay'")) }
         case "throttle":
             return diagnostics.attempt {
-                .throttle(bytesPerSecond: try value.int("'throttle'", in: 1...Int.max, expected: "a positive integer (bytes per second)"))
+                .throttle(
+                    bytesPerSecond: try value.int(
+                        "'throttle'", in: 1...Int.max, expected: "a positive integer (bytes per second)"))
             }
         case "fault": return fault(value).map(RuleAction.fault)
         default: preconditionFailure("unlisted action '\(name)'")
@@ -83,19 +96,27 @@ extension RuleFileDecoder {
 
     private func hold(_ node: ConfigNode) -> HoldSpec? {
         let keys = ["name", "release", "timeout", "onTimeout"]
-        guard let reader = diagnostics.object(node, name: "'hold'", context: "'hold'", allowed: keys) else { return nil }
+        guard let reader = diagnostics.object(node, name: "'hold'", context: "'hold'", allowed: keys) else {
+            return nil
+        }
         var hold = HoldSpec(name: "")
-        if let name = diagnostics.attempt({ try reader.requiredNode("name").nonEmptyString("'name'") }) { hold.name = name }
+        if let name = diagnostics.attempt({ try reader.requiredNode("name").nonEmptyString("'name'") }) {
+            hold.name = name
+        }
         if let releaseNode = reader.node("release"),
-            let release = diagnostics.object(releaseNode, name: "'release'", context: "'release' of 'hold'", allowed: ["on"]),
+            let release = diagnostics.object(
+                releaseNode, name: "'release'", context: "'release' of 'hold'", allowed: ["on"]),
             let on = diagnostics.attempt({ try release.requiredNode("on") })
         {
             hold.releaseOn = diagnostics.attempt { try eventReference(on, name: "'on'") }
         }
-        if let timeout = reader.node("timeout") { hold.timeout = diagnostics.attempt { try timeout.seconds("'timeout'") } }
+        if let timeout = reader.node("timeout") {
+            hold.timeout = diagnostics.attempt { try timeout.seconds("'timeout'") }
+        }
         if let member = reader.member("onTimeout") {
             if reader.node("timeout") == nil {
-                diagnostics.report("'onTimeout' needs 'timeout': without a deadline the hold never times out", at: member.keyLocation)
+                diagnostics.report(
+                    "'onTimeout' needs 'timeout': without a deadline the hold never times out", at: member.keyLocation)
             }
             if let outcome = onTimeout(member.value) { hold.onTimeout = outcome }
         }
@@ -106,10 +127,16 @@ extension RuleFileDecoder {
         let wording = "\"release\", \"reset\" or an object such as { status: 504 }"
         switch node.kind {
         case .string:
-            return diagnostics.attempt { try node.choice("'onTimeout'", of: ["release", "reset"]) == "release" ? .release : .reset }
+            return diagnostics.attempt {
+                try node.choice("'onTimeout'", of: ["release", "reset"]) == "release" ? .release : .reset
+            }
         case .object:
-            guard let reader = diagnostics.object(node, name: "'onTimeout'", context: "'onTimeout'", allowed: ["status"]) else { return nil }
-            return diagnostics.attempt { .respond(status: try reader.requiredInt("status", in: Self.syntheticStatuses)) }
+            guard
+                let reader = diagnostics.object(node, name: "'onTimeout'", context: "'onTimeout'", allowed: ["status"])
+            else { return nil }
+            return diagnostics.attempt {
+                .respond(status: try reader.requiredInt("status", in: Self.syntheticStatuses))
+            }
         default:
             diagnostics.report(ConfigError.mismatch("'onTimeout'", expected: wording, found: node))
             return nil
@@ -130,7 +157,9 @@ extension RuleFileDecoder {
             try reader.finish(allowedKeys: ["replay"])
             let cookieNode = try reader.requiredNode("replay")
             let cookie = try cookieNode.string("'replay'")
-            guard WireSyntax.isToken(cookie) else { throw ConfigError.mismatch("'replay'", expected: "a cookie name", found: cookieNode) }
+            guard WireSyntax.isToken(cookie) else {
+                throw ConfigError.mismatch("'replay'", expected: "a cookie name", found: cookieNode)
+            }
             return .replay(cookieName: cookie)
         default:
             throw ConfigError.mismatch("'setCookie'", expected: wording, found: node)
@@ -147,12 +176,18 @@ extension RuleFileDecoder {
 
     private func duplicate(_ node: ConfigNode) -> DuplicateSpec? {
         let keys = ["count", "spacing", "timing"]
-        guard let reader = diagnostics.object(node, name: "'duplicate'", context: "'duplicate'", allowed: keys) else { return nil }
+        guard let reader = diagnostics.object(node, name: "'duplicate'", context: "'duplicate'", allowed: keys) else {
+            return nil
+        }
         var spec = DuplicateSpec()
         if let count = diagnostics.optional({ try reader.int("count", in: 1...Int.max) }) { spec.count = count }
-        if let spacing = reader.node("spacing"), let value = diagnostics.attempt({ try spacing.seconds("'spacing'") }) { spec.spacing = value }
+        if let spacing = reader.node("spacing"), let value = diagnostics.attempt({ try spacing.seconds("'spacing'") }) {
+            spec.spacing = value
+        }
         if let timing = reader.node("timing"),
-            let value = diagnostics.attempt({ try timing.choice("'timing'", of: ["before-response", "after-response"]) })
+            let value = diagnostics.attempt({
+                try timing.choice("'timing'", of: ["before-response", "after-response"])
+            })
         {
             spec.timing = DuplicateSpec.Timing(rawValue: value) ?? .afterResponse
         }
@@ -166,13 +201,19 @@ extension RuleFileDecoder {
         var kindNode = node
         var reader: ConfigObjectReader?
         if case .object = node.kind {
-            guard let object = diagnostics.object(node, name: "'fault'", context: "'fault'", allowed: ["kind", "bytes", "seconds"]),
+            guard
+                let object = diagnostics.object(
+                    node, name: "'fault'", context: "'fault'", allowed: ["kind", "bytes", "seconds"]),
                 let kind = diagnostics.attempt({ try object.requiredNode("kind") })
             else { return nil }
             reader = object
             kindNode = kind
         }
-        guard let kind = diagnostics.attempt({ try kindNode.choice(reader == nil ? "'fault'" : "'kind'", of: Self.faultKinds) }) else {
+        guard
+            let kind = diagnostics.attempt({
+                try kindNode.choice(reader == nil ? "'fault'" : "'kind'", of: Self.faultKinds)
+            })
+        else {
             return nil
         }
         var bytes: Int?
@@ -182,7 +223,8 @@ extension RuleFileDecoder {
                 if kind == "close-mid-body" || kind == "truncate" {
                     bytes = diagnostics.attempt { try member.value.int("'bytes'", in: 0...Int.max) }
                 } else {
-                    diagnostics.report("'bytes' applies only to the 'close-mid-body' and 'truncate' faults", at: member.keyLocation)
+                    diagnostics.report(
+                        "'bytes' applies only to the 'close-mid-body' and 'truncate' faults", at: member.keyLocation)
                 }
             }
             if let member = reader.member("seconds") {

@@ -26,7 +26,9 @@ extension RuleFileDecoder {
         let phase = explicit ?? (responseReasons.isEmpty ? .request : .response)
         if explicit == .request {
             for reason in responseReasons {
-                diagnostics.report("\(reason.what) needs the response phase, but the rule says phase: \"request\"", at: reason.location)
+                diagnostics.report(
+                    "\(reason.what) needs the response phase, but the rule says phase: \"request\"", at: reason.location
+                )
             }
         }
         if phase == .response {
@@ -35,7 +37,8 @@ extension RuleFileDecoder {
                 why = "the rule says phase: \"response\""
             } else {
                 let first = responseReasons[0]
-                why = "\(first.what) at \(first.location.line):\(first.location.column) puts the rule in the response phase"
+                why =
+                    "\(first.what) at \(first.location.lineColumn) puts the rule in the response phase"
             }
             for action in actions where action.name == "duplicate" {
                 diagnostics.report("'duplicate' needs the request phase, but \(why)", at: action.keyLocation)
@@ -50,7 +53,7 @@ extension RuleFileDecoder {
             if let first = firstLocations[action.name] {
                 if !Self.repeatableActions.contains(action.name) {
                     diagnostics.report(
-                        "a rule can have only one '\(action.name)' action (the first is at \(first.line):\(first.column))",
+                        "a rule can have only one '\(action.name)' action (the first is at \(first.lineColumn))",
                         at: action.keyLocation)
                 }
             } else {

@@ -9,9 +9,13 @@ extension RuleFileDecoder {
 
     func respond(_ node: ConfigNode) -> SyntheticResponse? {
         let keys = ["status", "reason", "headers"] + Self.bodyKeys
-        guard let reader = diagnostics.object(node, name: "'respond'", context: "'respond'", allowed: keys) else { return nil }
+        guard let reader = diagnostics.object(node, name: "'respond'", context: "'respond'", allowed: keys) else {
+            return nil
+        }
         var response = SyntheticResponse(status: 500)
-        if let status = diagnostics.attempt({ try reader.requiredInt("status", in: Self.syntheticStatuses) }) { response.status = status }
+        if let status = diagnostics.attempt({ try reader.requiredInt("status", in: Self.syntheticStatuses) }) {
+            response.status = status
+        }
         if let reasonNode = reader.node("reason") {
             response.reason = diagnostics.attempt {
                 let reason = try reasonNode.string("'reason'")
@@ -21,7 +25,9 @@ extension RuleFileDecoder {
                 return reason
             }
         }
-        if let headersNode = reader.node("headers") { response.headers = headerList(headersNode, name: "'headers'", allowLists: true) }
+        if let headersNode = reader.node("headers") {
+            response.headers = headerList(headersNode, name: "'headers'", allowLists: true)
+        }
         let body = body(reader)
         response.body = body.bytes ?? []
         if body.isJSON, !response.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
@@ -32,25 +38,34 @@ extension RuleFileDecoder {
 
     func rewrite(_ node: ConfigNode) -> ResponseRewrite? {
         let keys = ["status", "headers", "jsonSet"] + Self.bodyKeys
-        guard let reader = diagnostics.object(node, name: "'rewrite'", context: "'rewrite'", allowed: keys) else { return nil }
+        guard let reader = diagnostics.object(node, name: "'rewrite'", context: "'rewrite'", allowed: keys) else {
+            return nil
+        }
         if reader.members.isEmpty {
-            diagnostics.report("'rewrite' changes nothing: give 'status', 'headers', 'body', 'json', 'bodyFile' or 'jsonSet'", at: node.location)
+            diagnostics.report(
+                "'rewrite' changes nothing: give 'status', 'headers', 'body', 'json', 'bodyFile' or 'jsonSet'",
+                at: node.location)
         }
         var rewrite = ResponseRewrite()
         rewrite.status = diagnostics.optional { try reader.int("status", in: Self.syntheticStatuses) }
         if let headersNode = reader.node("headers") { headerChanges(headersNode, into: &rewrite) }
         let body = body(reader)
         rewrite.body = body.bytes
-        if body.isJSON, !(rewrite.setHeaders + rewrite.addHeaders).contains(where: { $0.name.lowercased() == "content-type" }) {
+        if body.isJSON,
+            !(rewrite.setHeaders + rewrite.addHeaders).contains(where: { $0.name.lowercased() == "content-type" })
+        {
             rewrite.setHeaders.append((name: "Content-Type", value: "application/json"))
         }
         if let member = reader.member("jsonSet") {
             if let other = Self.bodyKeys.first(where: { reader.member($0) != nil }) {
-                diagnostics.report("'jsonSet' cannot be combined with '\(other)', which replaces the whole body", at: member.keyLocation)
+                diagnostics.report(
+                    "'jsonSet' cannot be combined with '\(other)', which replaces the whole body",
+                    at: member.keyLocation)
             }
             if diagnostics.object(member.value, name: "'jsonSet'", context: "'jsonSet'", allowed: nil) != nil {
                 for entry in member.value.members ?? [] {
-                    guard let pointer = diagnostics.attempt({ try ConfigNode.pointer(entry.key, at: entry.keyLocation) }),
+                    guard
+                        let pointer = diagnostics.attempt({ try ConfigNode.pointer(entry.key, at: entry.keyLocation) }),
                         let value = diagnostics.attempt({ try entry.value.jsonValue() })
                     else { continue }
                     rewrite.jsonSet.append((pointer: pointer, value: value))
@@ -63,15 +78,21 @@ extension RuleFileDecoder {
     /// `headers: { set: {name: value}, add: {name: value | [values]}, remove: name | [names] }`.
     private func headerChanges(_ node: ConfigNode, into rewrite: inout ResponseRewrite) {
         let context = "'headers' of 'rewrite'"
-        guard let reader = diagnostics.object(node, name: "'headers'", context: context, allowed: ["set", "add", "remove"]) else { return }
+        guard
+            let reader = diagnostics.object(
+                node, name: "'headers'", context: context, allowed: ["set", "add", "remove"])
+        else { return }
         if let set = reader.node("set") { rewrite.setHeaders = headerList(set, name: "'set'", allowLists: false) }
         if let add = reader.node("add") { rewrite.addHeaders = headerList(add, name: "'add'", allowLists: true) }
-        if let remove = reader.node("remove"), let names = diagnostics.attempt({ try remove.stringOrList("'remove'") }) {
+        if let remove = reader.node("remove"), let names = diagnostics.attempt({ try remove.stringOrList("'remove'") })
+        {
             for (name, element) in names {
                 if WireSyntax.isToken(name) {
                     rewrite.removeHeaders.append(name)
                 } else {
-                    diagnostics.report(ConfigError.mismatch("'remove'", expected: "header names (RFC 9110 §5.1: tokens)", found: element))
+                    diagnostics.report(
+                        ConfigError.mismatch(
+                            "'remove'", expected: "header names (RFC 9110 §5.1: tokens)", found: element))
                 }
             }
         }
@@ -79,11 +100,13 @@ extension RuleFileDecoder {
 
     /// `{ "Name": "value" }`, with `[values]` for repeated fields when `allowLists`, in file order.
     private func headerList(_ node: ConfigNode, name: String, allowLists: Bool) -> [(name: String, value: String)] {
-        guard diagnostics.object(node, name: name, context: name, allowed: nil) != nil, let members = node.members else { return [] }
+        guard diagnostics.object(node, name: name, context: name, allowed: nil) != nil, let members = node.members
+        else { return [] }
         var headers: [(name: String, value: String)] = []
         for member in members {
             guard WireSyntax.isToken(member.key) else {
-                diagnostics.report("'\(member.key)' is not a valid header name (RFC 9110 §5.1: a token)", at: member.keyLocation)
+                diagnostics.report(
+                    "'\(member.key)' is not a valid header name (RFC 9110 §5.1: a token)", at: member.keyLocation)
                 continue
             }
             let values: [ConfigNode]
@@ -98,7 +121,8 @@ extension RuleFileDecoder {
                     continue
                 }
                 guard WireSyntax.isFieldValue(text) else {
-                    diagnostics.report("header '\(member.key)' must not contain CR, LF or NUL (RFC 9110 §5.5)", at: value.location)
+                    diagnostics.report(
+                        "header '\(member.key)' must not contain CR, LF or NUL (RFC 9110 §5.5)", at: value.location)
                     continue
                 }
                 headers.append((name: member.key, value: text))
@@ -114,7 +138,8 @@ extension RuleFileDecoder {
         guard let first = given.first else { return (nil, false) }
         for extra in given.dropFirst() {
             diagnostics.report(
-                "'\(extra.key)' cannot be combined with '\(first.key)': give one of 'body', 'json' or 'bodyFile'", at: extra.keyLocation)
+                "'\(extra.key)' cannot be combined with '\(first.key)': give one of 'body', 'json' or 'bodyFile'",
+                at: extra.keyLocation)
         }
         let value = first.value
         switch first.key {
@@ -123,7 +148,9 @@ extension RuleFileDecoder {
         case "json":
             return (diagnostics.attempt { Array(try value.jsonValue().jsonText().utf8) }, true)
         default:
-            guard let path = diagnostics.attempt({ try value.nonEmptyString("'bodyFile'") }) else { return (nil, false) }
+            guard let path = diagnostics.attempt({ try value.nonEmptyString("'bodyFile'") }) else {
+                return (nil, false)
+            }
             let resolved = path.hasPrefix("/") ? path : folder + "/" + path
             do {
                 return (try RuleFileSystem.read(resolved), false)

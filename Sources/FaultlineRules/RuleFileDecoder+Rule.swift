@@ -7,7 +7,10 @@ extension RuleFileDecoder {
     /// Decodes the rule at `number` (1-based). Returns nil only when the element is not an
     /// object; otherwise a rule with defaults where values were wrong (errors recorded).
     func rule(_ node: ConfigNode, number: Int, firstDefinitions: inout [String: SourceLocation]) -> Rule? {
-        guard var reader = diagnostics.attempt({ try ConfigObjectReader(node, name: "rule \(number)", context: "rule \(number)") })
+        guard
+            var reader = diagnostics.attempt({
+                try ConfigObjectReader(node, name: "rule \(number)", context: "rule \(number)")
+            })
         else { return nil }
         var name = "#\(number)"
         if let nameNode = diagnostics.attempt({ try reader.requiredNode("name") }),
@@ -17,7 +20,7 @@ extension RuleFileDecoder {
             reader.context = "rule '\(written)'"
             if let first = firstDefinitions[written] {
                 diagnostics.report(
-                    "rule name '\(written)' is already used at \(first.line):\(first.column); names must be unique within a file",
+                    "rule name '\(written)' is already used at \(first.lineColumn); names must be unique within a file",
                     at: nameNode.location)
             } else {
                 firstDefinitions[written] = nameNode.location
@@ -29,15 +32,20 @@ extension RuleFileDecoder {
         var rule = Rule(name: name, actions: [], location: node.location)
         rule.enabled = diagnostics.optional { try reader.bool("enabled") } ?? true
         let explicitPhase = reader.node("phase").flatMap { value in
-            diagnostics.attempt { try value.choice("'phase'", of: ["request", "response"]) }.flatMap(RulePhase.init(rawValue:))
+            diagnostics.attempt { try value.choice("'phase'", of: ["request", "response"]) }.flatMap(
+                RulePhase.init(rawValue:))
         }
         let matchNode = reader.node("match")
         if let matchNode {
             let decoder = FlowMatchDecoder(diagnostics: diagnostics, profile: profile, use: .rule)
             rule.match = decoder.decode(matchNode, name: "'match'", context: "'match' of \(context)")
         }
-        if let whenNode = reader.node("when") { rule.conditions = conditions(whenNode, context: "'when' of \(context)") }
-        if let thenNode = reader.node("then") { rule.transition = transition(thenNode, context: "'then' of \(context)") }
+        if let whenNode = reader.node("when") {
+            rule.conditions = conditions(whenNode, context: "'when' of \(context)")
+        }
+        if let thenNode = reader.node("then") {
+            rule.transition = transition(thenNode, context: "'then' of \(context)")
+        }
         let actions = reader.node("actions").map { self.actions($0) } ?? []
         rule.actions = actions.map(\.action)
         rule.phase = phase(explicit: explicitPhase, match: matchNode, actions: actions)
@@ -47,7 +55,9 @@ extension RuleFileDecoder {
 
     private func conditions(_ node: ConfigNode, context: String) -> RuleConditions {
         var conditions = RuleConditions()
-        guard let reader = diagnostics.object(node, name: "'when'", context: context, allowed: Self.whenKeys) else { return conditions }
+        guard let reader = diagnostics.object(node, name: "'when'", context: context, allowed: Self.whenKeys) else {
+            return conditions
+        }
         if let value = reader.node("state"), let states = diagnostics.attempt({ try value.stringOrList("'state'") }) {
             conditions.states = states.map(\.0)
             stateUses.append(contentsOf: states.map { (name: $0.0, location: $0.1.location) })
@@ -55,8 +65,12 @@ extension RuleFileDecoder {
         conditions.times = diagnostics.optional { try reader.int("times", in: 1...Int.max) }
         if let value = reader.node("nth") { conditions.nth = diagnostics.attempt { try nth(value) } }
         conditions.probability = diagnostics.optional { try reader.double("probability", in: 0...1) }
-        if let value = reader.node("after") { conditions.after = diagnostics.attempt { try eventReference(value, name: "'after'") } }
-        if let value = reader.node("before") { conditions.before = diagnostics.attempt { try eventReference(value, name: "'before'") } }
+        if let value = reader.node("after") {
+            conditions.after = diagnostics.attempt { try eventReference(value, name: "'after'") }
+        }
+        if let value = reader.node("before") {
+            conditions.before = diagnostics.attempt { try eventReference(value, name: "'before'") }
+        }
         return conditions
     }
 
@@ -71,7 +85,9 @@ extension RuleFileDecoder {
     }
 
     private func transition(_ node: ConfigNode, context: String) -> String? {
-        guard let reader = diagnostics.object(node, name: "'then'", context: context, allowed: ["state"]) else { return nil }
+        guard let reader = diagnostics.object(node, name: "'then'", context: context, allowed: ["state"]) else {
+            return nil
+        }
         guard let stateNode = diagnostics.attempt({ try reader.requiredNode("state") }),
             let state = diagnostics.attempt({ try stateNode.nonEmptyString("'state'") })
         else { return nil }
@@ -90,7 +106,9 @@ extension RuleFileDecoder {
             switch kind {
             case "rule", "mark":
                 guard !rest.isEmpty else {
-                    throw ConfigError("event '\(text)' needs a \(kind == "rule" ? "rule name" : "label") after '\(kind):'", at: node.location)
+                    throw ConfigError(
+                        "event '\(text)' needs a \(kind == "rule" ? "rule name" : "label") after '\(kind):'",
+                        at: node.location)
                 }
                 if kind == "mark" { return .mark(rest) }
                 ruleReferences.append((name: rest, location: node.location))
@@ -104,7 +122,9 @@ extension RuleFileDecoder {
         }
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let role = parts[0]
-        if let problem = profile.problem(withRole: role) { throw ConfigError("\(problem) (in event '\(text)')", at: node.location) }
+        if let problem = profile.problem(withRole: role) {
+            throw ConfigError("\(problem) (in event '\(text)')", at: node.location)
+        }
         guard parts.count == 2 else { return .role(role, .forwarded) }
         guard let stage = FlowStage(rawValue: parts[1]) else {
             let stages = FlowStage.allCases.map(\.rawValue)

@@ -39,12 +39,15 @@ extension RuleFileDecoder {
     private func declaredStates(_ node: ConfigNode) -> [String]? {
         guard let elements = diagnostics.attempt({ try node.array("'states'") }) else { return nil }
         guard !elements.isEmpty else {
-            diagnostics.report(ConfigError.mismatch("'states'", expected: "a non-empty list of state names", found: node))
+            diagnostics.report(
+                ConfigError.mismatch("'states'", expected: "a non-empty list of state names", found: node))
             return nil
         }
         var states: [String] = []
         for element in elements {
-            guard let state = diagnostics.attempt({ try element.nonEmptyString("each entry of 'states'") }) else { continue }
+            guard let state = diagnostics.attempt({ try element.nonEmptyString("each entry of 'states'") }) else {
+                continue
+            }
             if states.contains(state) {
                 diagnostics.report("state '\(state)' is listed twice in 'states'", at: element.location)
             } else {

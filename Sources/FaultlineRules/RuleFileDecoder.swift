@@ -8,7 +8,9 @@ import FaultlineConfig
 /// (state names, `rule:<name>` references, duplicate rule names) run once every rule is read.
 /// The scenario is returned only when no error was found.
 final class RuleFileDecoder {
-    static let scenarioKeys = ["$schema", "scenario", "description", "enabled", "states", "initialState", "scope", "seed", "rules"]
+    static let scenarioKeys = [
+        "$schema", "scenario", "description", "enabled", "states", "initialState", "scope", "seed", "rules",
+    ]
     static let ruleKeys = ["name", "enabled", "phase", "match", "when", "then", "actions"]
     /// Seeds must survive the trip through a double exactly.
     static let maximumSeed = 9_007_199_254_740_991
@@ -54,7 +56,10 @@ final class RuleFileDecoder {
         } catch {
             return Outcome(scenario: nil, errors: [error], name: nil, nameLocation: fileStart)
         }
-        guard let reader = diagnostics.object(root, name: "a scenario file", context: "the scenario", allowed: Self.scenarioKeys) else {
+        guard
+            let reader = diagnostics.object(
+                root, name: "a scenario file", context: "the scenario", allowed: Self.scenarioKeys)
+        else {
             return Outcome(scenario: nil, errors: diagnostics.sortedErrors, name: nil, nameLocation: fileStart)
         }
         var scenario = Scenario(name: defaultName, file: file)
@@ -75,16 +80,21 @@ final class RuleFileDecoder {
                     at: value.location)
             }
         }
-        if let seed = diagnostics.optional({ try reader.int("seed", in: 0...Self.maximumSeed) }) { scenario.seed = UInt64(seed) }
+        if let seed = diagnostics.optional({ try reader.int("seed", in: 0...Self.maximumSeed) }) {
+            scenario.seed = UInt64(seed)
+        }
         scenario.rules = rules(reader)
         checkRuleReferences(scenario.rules.map(\.name))
         resolveStates(reader, into: &scenario)
         let errors = diagnostics.sortedErrors
-        return Outcome(scenario: errors.isEmpty ? scenario : nil, errors: errors, name: scenario.name, nameLocation: nameLocation)
+        return Outcome(
+            scenario: errors.isEmpty ? scenario : nil, errors: errors, name: scenario.name, nameLocation: nameLocation)
     }
 
     private func rules(_ reader: ConfigObjectReader) -> [Rule] {
-        guard let elements = diagnostics.attempt({ try reader.requiredNode("rules").array("'rules'") }) else { return [] }
+        guard let elements = diagnostics.attempt({ try reader.requiredNode("rules").array("'rules'") }) else {
+            return []
+        }
         var firstDefinitions: [String: SourceLocation] = [:]
         var rules: [Rule] = []
         for (offset, element) in elements.enumerated() {

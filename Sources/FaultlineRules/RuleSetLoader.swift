@@ -24,11 +24,13 @@ public enum RuleSetLoader {
         while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
         let names: [String]
         do {
-            names = try RuleFileSystem.entries(of: folder).filter { $0.hasSuffix(".json5") && !$0.hasPrefix(".") }.sorted()
+            names = try RuleFileSystem.entries(of: folder).filter { $0.hasSuffix(".json5") && !$0.hasPrefix(".") }
+                .sorted()
         } catch {
             let location = SourceLocation(file: folder, line: 1, column: 1)
             return RuleLoadReport(
-                ruleSet: .empty, errors: [ConfigError("cannot read the rules folder: \(error.reason)", at: location)], files: [])
+                ruleSet: .empty, errors: [ConfigError("cannot read the rules folder: \(error.reason)", at: location)],
+                files: [])
         }
         let prefix = folder == "/" ? "/" : folder + "/"
         var report = RuleLoadReport(ruleSet: .empty, errors: [], files: names.map { prefix + $0 })
@@ -62,7 +64,10 @@ public enum RuleSetLoader {
             var errors = outcome.errors
             if let scenarioName = outcome.name {
                 if let other = namedIn[scenarioName] {
-                    errors.insert(ConfigError("scenario '\(scenarioName)' is already defined in \(other)", at: outcome.nameLocation), at: 0)
+                    errors.insert(
+                        ConfigError(
+                            "scenario '\(scenarioName)' is already defined in \(other)", at: outcome.nameLocation),
+                        at: 0)
                 } else {
                     namedIn[scenarioName] = path
                 }
@@ -77,7 +82,9 @@ public enum RuleSetLoader {
     /// the default scenario name (the file name without `.json5`), and its folder is where
     /// `bodyFile` paths start. Roles and `scope: "lineage"` are checked against `profile` (with
     /// none, only the `business` role exists). The scenario is nil when there is any error.
-    public static func loadScenario(text: String, file: String, profile: AuthProfile? = nil) -> (Scenario?, [ConfigError]) {
+    public static func loadScenario(text: String, file: String, profile: AuthProfile? = nil) -> (
+        Scenario?, [ConfigError]
+    ) {
         let knowledge = profile.map(ProfileKnowledge.loaded) ?? .absent
         let outcome = RuleFileDecoder(file: file, folder: folder(of: file), profile: knowledge).decode(Array(text.utf8))
         return (outcome.scenario, outcome.errors)
@@ -98,7 +105,9 @@ public enum RuleSetLoader {
         do {
             return .success(try RuleFileSystem.read(path))
         } catch {
-            return .failure(ConfigError("cannot read the file: \(error.reason)", at: SourceLocation(file: path, line: 1, column: 1)))
+            return .failure(
+                ConfigError("cannot read the file: \(error.reason)", at: SourceLocation(file: path, line: 1, column: 1))
+            )
         }
     }
 }

@@ -7,7 +7,9 @@ import Testing
         try ConfigObjectReader(JSON5.parse(text, file: "r.json5"), context: "rule 'x'")
     }
 
-    func at(_ line: Int, _ column: Int) -> FaultlineConfig.SourceLocation { FaultlineConfig.SourceLocation(file: "r.json5", line: line, column: column) }
+    func at(_ line: Int, _ column: Int) -> FaultlineConfig.SourceLocation {
+        FaultlineConfig.SourceLocation(file: "r.json5", line: line, column: column)
+    }
 
     @Test func typedGettersReturnValuesAndNilWhenAbsent() throws {
         let r = try reader("{s: 'x', i: 3, d: 0.5, b: true, a: [1], o: {k: 1}}")
@@ -28,25 +30,44 @@ import Testing
     }
 
     @Test func wrongTypesAndRangesPointAtTheValue() throws {
-        let r = try reader("{\n  times: \"3\", nth: 0, p: 1.5, f: 2.5, s: 4, b: 'yes', o: [], inf: Infinity, big: 1e300 }")
-        #expect(throws: ConfigError(#"'times' must be a positive integer, found "3""#, at: at(2, 10))) { try r.int("times", in: 1...Int.max) }
-        #expect(throws: ConfigError("'nth' must be a positive integer, found 0", at: at(2, 20))) { try r.int("nth", in: 1...Int.max) }
-        #expect(throws: ConfigError("'nth' must be an integer ≥ 5, found 0", at: at(2, 20))) { try r.int("nth", in: 5...Int.max) }
-        #expect(throws: ConfigError("'f' must be an integer ≥ 0, found 2.5", at: at(2, 34))) { try r.int("f", in: 0...Int.max) }
-        #expect(throws: ConfigError("'p' must be a number from 0 to 1, found 1.5", at: at(2, 26))) { try r.double("p", in: 0...1) }
-        #expect(throws: ConfigError("'p' must be an integer from 100 to 599, found 1.5", at: at(2, 26))) { try r.int("p", in: 100...599) }
+        let r = try reader(
+            "{\n  times: \"3\", nth: 0, p: 1.5, f: 2.5, s: 4, b: 'yes', o: [], inf: Infinity, big: 1e300 }")
+        #expect(throws: ConfigError(#"'times' must be a positive integer, found "3""#, at: at(2, 10))) {
+            try r.int("times", in: 1...Int.max)
+        }
+        #expect(throws: ConfigError("'nth' must be a positive integer, found 0", at: at(2, 20))) {
+            try r.int("nth", in: 1...Int.max)
+        }
+        #expect(throws: ConfigError("'nth' must be an integer ≥ 5, found 0", at: at(2, 20))) {
+            try r.int("nth", in: 5...Int.max)
+        }
+        #expect(throws: ConfigError("'f' must be an integer ≥ 0, found 2.5", at: at(2, 34))) {
+            try r.int("f", in: 0...Int.max)
+        }
+        #expect(throws: ConfigError("'p' must be a number from 0 to 1, found 1.5", at: at(2, 26))) {
+            try r.double("p", in: 0...1)
+        }
+        #expect(throws: ConfigError("'p' must be an integer from 100 to 599, found 1.5", at: at(2, 26))) {
+            try r.int("p", in: 100...599)
+        }
         #expect(throws: ConfigError("'s' must be a string, found 4", at: at(2, 42))) { try r.string("s") }
         #expect(throws: ConfigError(#"'b' must be true or false, found "yes""#, at: at(2, 48))) { try r.bool("b") }
-        #expect(throws: ConfigError("'o' must be an object, found an array", at: at(2, 58))) { try r.object("o", context: "'o'") }
+        #expect(throws: ConfigError("'o' must be an object, found an array", at: at(2, 58))) {
+            try r.object("o", context: "'o'")
+        }
         #expect(throws: ConfigError("'s' must be an array, found 4", at: at(2, 42))) { try r.array("s") }
         #expect(throws: ConfigError("'inf' must be a number, found null", at: at(2, 67))) { try r.double("inf") }
         #expect(throws: ConfigError("'big' must be an integer, found 1e+300", at: at(2, 82))) { try r.int("big") }
-        #expect(throws: ConfigError("'b' must be a weekday, found \"yes\"", at: at(2, 48))) { try r.int("b", expected: "a weekday") }
+        #expect(throws: ConfigError("'b' must be a weekday, found \"yes\"", at: at(2, 48))) {
+            try r.int("b", expected: "a weekday")
+        }
     }
 
     @Test func missingRequiredKeysPointAtTheObject() throws {
         let r = try reader("  {a: 1}")
-        #expect(throws: ConfigError("missing required key 'name' in rule 'x'", at: at(1, 3))) { try r.requiredString("name") }
+        #expect(throws: ConfigError("missing required key 'name' in rule 'x'", at: at(1, 3))) {
+            try r.requiredString("name")
+        }
         #expect(throws: ConfigError("missing required key 'n' in rule 'x'", at: at(1, 3))) { try r.requiredInt("n") }
     }
 
@@ -61,11 +82,12 @@ import Testing
     @Test func everyUnknownKeyIsReportedWithASuggestion() throws {
         let r = try reader("{\n  mathc: {},\n  name: 'a',\n  Actions: [],\n  zzz: 1,\n}")
         let allowed = ["name", "match", "actions", "when", "then"]
-        #expect(r.unknownKeyErrors(allowed: allowed) == [
-            ConfigError("unknown key 'mathc' in rule 'x' (did you mean 'match'?)", at: at(2, 3)),
-            ConfigError("unknown key 'Actions' in rule 'x' (did you mean 'actions'?)", at: at(4, 3)),
-            ConfigError("unknown key 'zzz' in rule 'x'", at: at(5, 3)),
-        ])
+        #expect(
+            r.unknownKeyErrors(allowed: allowed) == [
+                ConfigError("unknown key 'mathc' in rule 'x' (did you mean 'match'?)", at: at(2, 3)),
+                ConfigError("unknown key 'Actions' in rule 'x' (did you mean 'actions'?)", at: at(4, 3)),
+                ConfigError("unknown key 'zzz' in rule 'x'", at: at(5, 3)),
+            ])
         #expect(throws: ConfigError("unknown key 'mathc' in rule 'x' (did you mean 'match'?)", at: at(2, 3))) {
             try r.finish(allowedKeys: allowed)
         }

@@ -8,7 +8,10 @@ import Testing
             ("status", .number(401)), ("ratio", .number(0.25)), ("neg", .number(-3)), ("big", .number(1e21)),
             ("tiny", .number(1e-7)), ("list", .array([.bool(true), .null, .array([]), .object([])])),
             ("text", .string("a\"b\\c\n\t\r\u{08}\u{0C}\u{01}\u{1F}é😀/")))
-        #expect(value.jsonText() == #"{"status":401,"ratio":0.25,"neg":-3,"big":1e+21,"tiny":1e-07,"list":[true,null,[],{}],"text":"a\"b\\c\n\t\r\b\f\u0001\u001fé😀/"}"#)
+        #expect(
+            value.jsonText()
+                == #"{"status":401,"ratio":0.25,"neg":-3,"big":1e+21,"tiny":1e-07,"list":[true,null,[],{}],"text":"a\"b\\c\n\t\r\b\f\u0001\u001fé😀/"}"#
+        )
     }
 
     @Test func integersPrintWithoutFraction() {
@@ -21,29 +24,32 @@ import Testing
     }
 
     @Test func nonFiniteNumbersBecomeNull() {
-        #expect(ConfigValue.array([.number(.infinity), .number(-.infinity), .number(.nan)]).jsonText() == "[null,null,null]")
+        #expect(
+            ConfigValue.array([.number(.infinity), .number(-.infinity), .number(.nan)]).jsonText() == "[null,null,null]"
+        )
     }
 
     @Test func prettyText() {
         let value = object(("a", .number(1)), ("b", .array([.number(2), object(("c", .null))])), ("d", .object([])))
-        #expect(value.jsonText(pretty: true) == """
-            {
-              "a": 1,
-              "b": [
-                2,
+        #expect(
+            value.jsonText(pretty: true) == """
                 {
-                  "c": null
+                  "a": 1,
+                  "b": [
+                    2,
+                    {
+                      "c": null
+                    }
+                  ],
+                  "d": {}
                 }
-              ],
-              "d": {}
-            }
-            """)
+                """)
     }
 
     @Test func roundTrip() throws {
         let values: [ConfigValue] = [
             .null, .bool(false), .number(123_456_789), .number(-0.000123), .number(1.7976931348623157e308),
-            .number(5e-324), .string(""), .string("\u{0}\u{7F}\u{2028}\"'\\"),
+            .number(.leastNonzeroMagnitude), .string(""), .string("\u{0}\u{7F}\u{2028}\"'\\"),
             object(("nested", object(("deeper", .array([.string("x"), .number(1.5), object()])))), ("", .number(2))),
         ]
         for value in values {
@@ -53,7 +59,9 @@ import Testing
     }
 
     @Test func parseJSONIsLenientButRefusesGarbage() {
-        #expect(ConfigValue.parseJSON(Array(#"{"a": [1, 2,], // note"#.utf8) + Array("\n}".utf8)) == object(("a", .array([.number(1), .number(2)]))))
+        #expect(
+            ConfigValue.parseJSON(Array(#"{"a": [1, 2,], // note"#.utf8) + Array("\n}".utf8))
+                == object(("a", .array([.number(1), .number(2)]))))
         #expect(ConfigValue.parseJSON(Array("{\"a\": ".utf8)) == nil)
         #expect(ConfigValue.parseJSON([]) == nil)
         #expect(ConfigValue.parseJSON([0x22, 0xFF, 0x22]) == nil)
@@ -88,7 +96,9 @@ import Testing
 
     @Test func getReturnsNilWhenThePointerLeadsNowhere() {
         let doc = Self.document
-        for pointer in ["/missing", "/arr/3", "/arr/-", "/arr/01", "/arr/x", "/arr/-1", "/a/b/c", "a", "/~2", "/a~", "/arr/0/x"] {
+        for pointer in [
+            "/missing", "/arr/3", "/arr/-", "/arr/01", "/arr/x", "/arr/-1", "/a/b/c", "a", "/~2", "/a~", "/arr/0/x",
+        ] {
             #expect(doc.value(at: pointer) == nil, "\(pointer)")
         }
     }
@@ -97,8 +107,12 @@ import Testing
         let pointer = try JSONPointer("/a~1b/m~0n/0")
         #expect(pointer.tokens == ["a/b", "m~n", "0"])
         #expect(pointer.description == "/a~1b/m~0n/0")
-        #expect(throws: JSONPointerError(pointer: "x", message: "a JSON pointer must be empty or start with '/'")) { try JSONPointer("x") }
-        #expect(throws: JSONPointerError(pointer: "/a~", message: "'~' must be followed by '0' or '1' in a JSON pointer")) {
+        #expect(throws: JSONPointerError(pointer: "x", message: "a JSON pointer must be empty or start with '/'")) {
+            try JSONPointer("x")
+        }
+        #expect(
+            throws: JSONPointerError(pointer: "/a~", message: "'~' must be followed by '0' or '1' in a JSON pointer")
+        ) {
             try JSONPointer("/a~")
         }
         #expect(try JSONPointer("").tokens.isEmpty)
@@ -114,7 +128,9 @@ import Testing
         try doc.set(.number(12), at: "/arr/-")
         try doc.set(.number(13), at: "/arr/4")
         try doc.set(.number(0), at: "/arr/0")
-        #expect(doc.value(at: "/arr") == .array([.number(0), .number(11), object(("k", .bool(true))), .number(12), .number(13)]))
+        #expect(
+            doc.value(at: "/arr")
+                == .array([.number(0), .number(11), object(("k", .bool(true))), .number(12), .number(13)]))
         try doc.set(.null, at: "/a~1b")
         try doc.set(.null, at: "/m~0n")
         #expect(doc.value(at: "/a~1b") == .null)

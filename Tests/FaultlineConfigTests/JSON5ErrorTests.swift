@@ -23,7 +23,8 @@ func parseError(_ text: String) -> ConfigError? {
 
     static let cases: [Case] = [
         Case(input: "", line: 1, column: 1, message: "expected a value, found the end of the file"),
-        Case(input: "{a: 1 b: 2}", line: 1, column: 7, message: "expected ',' or '}' after the value of 'a', found 'b'"),
+        Case(
+            input: "{a: 1 b: 2}", line: 1, column: 7, message: "expected ',' or '}' after the value of 'a', found 'b'"),
         Case(input: "{a 1}", line: 1, column: 4, message: "expected ':' after the key 'a', found '1'"),
         Case(input: #"{"a": }"#, line: 1, column: 7, message: "expected a value for 'a', found '}'"),
         Case(input: "{,}", line: 1, column: 2, message: "expected a key or '}', found ','"),
@@ -31,20 +32,35 @@ func parseError(_ text: String) -> ConfigError? {
         Case(input: "[1,,2]", line: 1, column: 4, message: "expected an array element or ']', found ','"),
         Case(
             input: "[1, 2", line: 1, column: 6,
-            message: "expected ',' or ']' after an array element, found the end of the file (the array opened at 1:1 is not closed)"),
+            message:
+                "expected ',' or ']' after an array element, found the end of the file (the array opened at 1:1 is not closed)"
+        ),
         Case(
             input: "{\n  a: {b: 1,\n", line: 3, column: 1,
             message: "expected a key or '}', found the end of the file (the object opened at 2:6 is not closed)"),
-        Case(input: "{method: GET}", line: 1, column: 10, message: #"expected a value for 'method', found 'GET' (a string needs quotes: "GET")"#),
-        Case(input: "{a: 1} x", line: 1, column: 8, message: "expected the end of the file after the top-level value, found 'x'"),
+        Case(
+            input: "{method: GET}", line: 1, column: 10,
+            message: #"expected a value for 'method', found 'GET' (a string needs quotes: "GET")"#),
+        Case(
+            input: "{a: 1} x", line: 1, column: 8,
+            message: "expected the end of the file after the top-level value, found 'x'"),
         Case(input: "{a: 1, a: 2}", line: 1, column: 8, message: "duplicate key 'a' (first defined at 1:2)"),
-        Case(input: "{\n  'a': 1,\n  \"a\": 2,\n}", line: 3, column: 3, message: "duplicate key 'a' (first defined at 2:3)"),
-        Case(input: #"["abc"#, line: 1, column: 2, message: #"unterminated string: no closing " before the end of the file"#),
-        Case(input: "'abc", line: 1, column: 1, message: "unterminated string: no closing ' before the end of the file"),
+        Case(
+            input: "{\n  'a': 1,\n  \"a\": 2,\n}", line: 3, column: 3,
+            message: "duplicate key 'a' (first defined at 2:3)"),
+        Case(
+            input: #"["abc"#, line: 1, column: 2,
+            message: #"unterminated string: no closing " before the end of the file"#),
+        Case(
+            input: "'abc", line: 1, column: 1, message: "unterminated string: no closing ' before the end of the file"),
         Case(
             input: "[\"ab\ncd\"]", line: 1, column: 5,
-            message: "line break inside a string (close the string first, write \\n, or end the line with \\ to continue it)"),
-        Case(input: "[1] /* open", line: 1, column: 5, message: "unterminated block comment: no '*/' before the end of the file"),
+            message:
+                "line break inside a string (close the string first, write \\n, or end the line with \\ to continue it)"
+        ),
+        Case(
+            input: "[1] /* open", line: 1, column: 5,
+            message: "unterminated block comment: no '*/' before the end of the file"),
         Case(input: "{a: 1 / 2}", line: 1, column: 7, message: "expected '//' or '/*' to start a comment after '/'"),
         Case(input: "{a: 01}", line: 1, column: 6, message: "a number must not have leading zeros"),
         Case(input: "{a: 0x}", line: 1, column: 7, message: "expected a hex digit after '0x', found '}'"),
@@ -61,25 +77,45 @@ func parseError(_ text: String) -> ConfigError? {
             input: #"['ok', '\uD83D']"#, line: 1, column: 9,
             message: #"'\uD83D' is a UTF-16 high surrogate without the '\uDC00'...'\uDFFF' that must follow it"#),
         Case(input: #"'\uDE00'"#, line: 1, column: 2, message: #"'\uDE00' is a lone UTF-16 low surrogate"#),
-        Case(input: #"'\uD83D\u0041'"#, line: 1, column: 8, message: #"'\u0041' is not a UTF-16 low surrogate, which must follow '\uD83D'"#),
+        Case(
+            input: #"'\uD83D\u0041'"#, line: 1, column: 8,
+            message: #"'\u0041' is not a UTF-16 low surrogate, which must follow '\uD83D'"#),
         Case(input: #"'\1'"#, line: 1, column: 2, message: #"'\1' is not a valid escape (JSON5 has no octal escapes)"#),
-        Case(input: #"'\01'"#, line: 1, column: 2, message: #"'\0' must not be followed by a digit (JSON5 has no octal escapes)"#),
+        Case(
+            input: #"'\01'"#, line: 1, column: 2,
+            message: #"'\0' must not be followed by a digit (JSON5 has no octal escapes)"#),
         Case(input: #"{a\x: 1}"#, line: 1, column: 3, message: #"only '\uXXXX' escapes may appear in an unquoted key"#),
-        Case(input: #"{\u0031a: 1}"#, line: 1, column: 2, message: #"'\u0031' is not a character allowed in an unquoted key; quote the key"#),
+        Case(
+            input: #"{\u0031a: 1}"#, line: 1, column: 2,
+            message: #"'\u0031' is not a character allowed in an unquoted key; quote the key"#),
         // Columns count Unicode scalars: "é" and "😀" are one column each.
-        Case(input: "{\n  é: '😀',\n  ü: 1 2\n}", line: 3, column: 8, message: "expected ',' or '}' after the value of 'ü', found '2'"),
+        Case(
+            input: "{\n  é: '😀',\n  ü: 1 2\n}", line: 3, column: 8,
+            message: "expected ',' or '}' after the value of 'ü', found '2'"),
         // CR LF, lone CR, LS and tab: each line break starts a new line, a tab is one column.
         Case(input: "{\r\n\ta: 1,\r  b}", line: 3, column: 4, message: "expected ':' after the key 'b', found '}'"),
-        Case(input: "[1,\u{2028}2,\u{2029} x]", line: 3, column: 2, message: #"expected an array element or ']', found 'x' (a string needs quotes: "x")"#),
-        Case(input: "['a\u{2028}b', x]", line: 2, column: 5, message: #"expected an array element or ']', found 'x' (a string needs quotes: "x")"#),
+        Case(
+            input: "[1,\u{2028}2,\u{2029} x]", line: 3, column: 2,
+            message: #"expected an array element or ']', found 'x' (a string needs quotes: "x")"#),
+        Case(
+            input: "['a\u{2028}b', x]", line: 2, column: 5,
+            message: #"expected an array element or ']', found 'x' (a string needs quotes: "x")"#),
         Case(input: "[\u{7}]", line: 1, column: 2, message: "expected an array element or ']', found U+0007"),
-        Case(input: "{a: 1\n", line: 2, column: 1, message: "expected ',' or '}' after the value of 'a', found the end of the file (the object opened at 1:1 is not closed)"),
+        Case(
+            input: "{a: 1\n", line: 2, column: 1,
+            message:
+                "expected ',' or '}' after the value of 'a', found the end of the file (the object opened at 1:1 is not closed)"
+        ),
     ]
 
     @Test(arguments: cases)
     func errorPosition(_ testCase: Case) {
         let error = parseError(testCase.input)
-        #expect(error == ConfigError(testCase.message, at: SourceLocation(file: "f.json5", line: testCase.line, column: testCase.column)))
+        #expect(
+            error
+                == ConfigError(
+                    testCase.message, at: SourceLocation(file: "f.json5", line: testCase.line, column: testCase.column))
+        )
     }
 
     @Test func descriptionIsFileLineColumnMessage() {
@@ -89,11 +125,17 @@ func parseError(_ text: String) -> ConfigError? {
 
     @Test func invalidUTF8IsReportedAtTheByte() throws {
         let bytes: [UInt8] = [0x7B, 0x0A, 0x20, 0x61, 0x3A, 0x20, 0x27, 0xC3, 0xA9, 0xFF, 0x27, 0x7D]  // {\n a: 'é<FF>'}
-        #expect(throws: ConfigError("invalid UTF-8 (byte 0xFF); the file must be UTF-8 text", at: SourceLocation(file: "b", line: 2, column: 7))) {
+        #expect(
+            throws: ConfigError(
+                "invalid UTF-8 (byte 0xFF); the file must be UTF-8 text",
+                at: SourceLocation(file: "b", line: 2, column: 7))
+        ) {
             try JSON5.parse(bytes, file: "b")
         }
         // Overlong encodings, encoded surrogates, truncated sequences and stray continuation bytes.
-        for bad: [UInt8] in [[0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80]] {
+        for bad: [UInt8] in [
+            [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80],
+        ] {
             #expect(throws: ConfigError.self, "\(bad)") { try JSON5.parse([0x27] + bad + [0x27], file: "b") }
         }
         // Valid multi-byte sequences of each length.
@@ -105,8 +147,11 @@ func parseError(_ text: String) -> ConfigError? {
         let deepest = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
         #expect(throws: Never.self) { try JSON5.parse(deepest, file: "d") }
         let tooDeep = String(repeating: "[", count: depth + 1) + String(repeating: "]", count: depth + 1)
-        #expect(parseError(tooDeep) == ConfigError(
-            "arrays and objects are nested more than \(depth) levels deep", at: SourceLocation(file: "f.json5", line: 1, column: depth + 1)))
+        #expect(
+            parseError(tooDeep)
+                == ConfigError(
+                    "arrays and objects are nested more than \(depth) levels deep",
+                    at: SourceLocation(file: "f.json5", line: 1, column: depth + 1)))
         // Objects count too, and the bound can be lowered.
         #expect(throws: ConfigError.self) { try JSON5.parse("{a: {b: [1]}}", file: "d", maxDepth: 2) }
         #expect(throws: Never.self) { try JSON5.parse("{a: {b: 1}}", file: "d", maxDepth: 2) }

@@ -14,9 +14,16 @@ func object(_ members: (String, ConfigValue)...) -> ConfigValue {
 @Suite struct JSON5SyntaxTests {
     @Test func strictJSONIsASubset() throws {
         let value = try plain(#"{"a": [1, -2.5, 3e2, true, false, null, "x"], "b": {}}"#)
-        #expect(value == object(
-            ("a", .array([.number(1), .number(-2.5), .number(300), .bool(true), .bool(false), .null, .string("x")])),
-            ("b", .object([]))))
+        #expect(
+            value
+                == object(
+                    (
+                        "a",
+                        .array([
+                            .number(1), .number(-2.5), .number(300), .bool(true), .bool(false), .null, .string("x"),
+                        ])
+                    ),
+                    ("b", .object([]))))
     }
 
     @Test func commentsAnywhereTriviaIsAllowed() throws {
@@ -38,15 +45,22 @@ func object(_ members: (String, ConfigValue)...) -> ConfigValue {
     }
 
     @Test func unquotedKeys() throws {
-        let value = try plain(#"{$dollar: 1, _under: 2, café: 3, ünïcödé9: 4, null: 5, true: 6, if: 7, \u0061b: 8, a\u0062c: 9}"#)
-        #expect(value == object(
-            ("$dollar", .number(1)), ("_under", .number(2)), ("café", .number(3)), ("ünïcödé9", .number(4)),
-            ("null", .number(5)), ("true", .number(6)), ("if", .number(7)), ("ab", .number(8)), ("abc", .number(9))))
+        let value = try plain(
+            #"{$dollar: 1, _under: 2, café: 3, ünïcödé9: 4, null: 5, true: 6, if: 7, \u0061b: 8, a\u0062c: 9}"#)
+        #expect(
+            value
+                == object(
+                    ("$dollar", .number(1)), ("_under", .number(2)), ("café", .number(3)), ("ünïcödé9", .number(4)),
+                    ("null", .number(5)), ("true", .number(6)), ("if", .number(7)), ("ab", .number(8)),
+                    ("abc", .number(9))))
     }
 
     @Test func singleAndDoubleQuotedStrings() throws {
-        #expect(try plain(#"['it "works"', "it's", '']"#) == .array([.string(#"it "works""#), .string("it's"), .string("")]))
-        #expect(try plain(#"{'quoted key': 1, "other": 2}"#) == object(("quoted key", .number(1)), ("other", .number(2))))
+        #expect(
+            try plain(#"['it "works"', "it's", '']"#)
+                == .array([.string(#"it "works""#), .string("it's"), .string("")]))
+        #expect(
+            try plain(#"{'quoted key': 1, "other": 2}"#) == object(("quoted key", .number(1)), ("other", .number(2))))
     }
 
     @Test func escapes() throws {
@@ -76,7 +90,9 @@ func object(_ members: (String, ConfigValue)...) -> ConfigValue {
         #expect(try plain("Infinity") == .number(.infinity))
         #expect(try plain("+Infinity") == .number(.infinity))
         #expect(try plain("-Infinity") == .number(-.infinity))
-        guard case .number(let nan) = try plain("[NaN]").elements?.first ?? .null else { Issue.record("no NaN"); return }
+        guard case .number(let nan) = try plain("[NaN]").elements?.first ?? .null else {
+            Issue.record("no NaN"); return
+        }
         #expect(nan.isNaN)
         guard case .number(let negativeNaN) = try plain("-NaN") else { Issue.record("no -NaN"); return }
         #expect(negativeNaN.isNaN)
@@ -84,7 +100,9 @@ func object(_ members: (String, ConfigValue)...) -> ConfigValue {
 
     @Test func whiteSpaceIncludesJSON5Extras() throws {
         let spaces = "\u{FEFF}\t\u{0B}\u{0C} \u{A0}\u{2028}\u{2029}\u{3000}\u{2003}\r\n"
-        #expect(try plain("\(spaces)[\(spaces)1\(spaces),\(spaces)2\(spaces)]\(spaces)") == .array([.number(1), .number(2)]))
+        #expect(
+            try plain("\(spaces)[\(spaces)1\(spaces),\(spaces)2\(spaces)]\(spaces)")
+                == .array([.number(1), .number(2)]))
     }
 
     @Test func topLevelScalars() throws {

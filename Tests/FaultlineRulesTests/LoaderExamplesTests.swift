@@ -1,3 +1,4 @@
+import FaultlineConfig
 import Foundation
 import Testing
 
@@ -7,7 +8,8 @@ import Testing
 @Suite struct LoaderExamplesTests {
     /// `<repository>/Rules`, found from this file's path (Tests/FaultlineRulesTests/<file>).
     static var rulesFolder: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Rules").path
     }
 

@@ -85,7 +85,8 @@ import Testing
             Rule(
                 name: "expire",
                 match: FlowMatch(
-                    methods: ["GET", "POST"], scheme: "https", host: Glob("*.example.test"), port: 8443, path: Glob("/api/**"),
+                    methods: ["GET", "POST"], scheme: "https", host: Glob("*.example.test"), port: 8443,
+                    path: Glob("/api/**"),
                     pathRegex: RegexPattern("^/api/v[0-9]+/"),
                     query: ["page": .equals("1"), "debug": .exists(false), "id": .regex(RegexPattern("^[0-9]+$"))],
                     headers: ["Authorization": .contains("Bearer"), "X-Trace": .equals("t")],
@@ -98,7 +99,8 @@ import Testing
                         form: ["grant_type": .equals("password"), "scope": .exists(false)], contains: "needle"),
                     role: "callback"),
                 conditions: RuleConditions(
-                    states: ["started"], times: 3, nth: [1, 3], probability: 0.5, after: .role("login", .responded), before: .mark("stop")),
+                    states: ["started"], times: 3, nth: [1, 3], probability: 0.5, after: .role("login", .responded),
+                    before: .mark("stop")),
                 transition: "loggedOut",
                 actions: [
                     .respond(
@@ -110,19 +112,26 @@ import Testing
                             ],
                             body: Array(#"{"error":"invalid_token","n":1}"#.utf8))),
                     .delay(.milliseconds(250)),
-                    .hold(HoldSpec(name: "h", releaseOn: .rule("rewrite-it"), timeout: .seconds(2), onTimeout: .respond(status: 504))),
+                    .hold(
+                        HoldSpec(
+                            name: "h", releaseOn: .rule("rewrite-it"), timeout: .seconds(2),
+                            onTimeout: .respond(status: 504))),
                     .throttle(bytesPerSecond: 1024),
                 ],
                 location: location(12, 5)),
             Rule(
                 name: "rewrite-it", enabled: false, phase: .response,
-                match: FlowMatch(status: .statusClass(5), responseHeaders: ["content-type": .regex(RegexPattern("json"))]),
+                match: FlowMatch(
+                    status: .statusClass(5), responseHeaders: ["content-type": .regex(RegexPattern("json"))]),
                 actions: [
                     .rewrite(
                         ResponseRewrite(
-                            status: 200, setHeaders: [(name: "X-A", value: "1")], addHeaders: [(name: "X-B", value: "2"), (name: "X-B", value: "3")],
+                            status: 200, setHeaders: [(name: "X-A", value: "1")],
+                            addHeaders: [(name: "X-B", value: "2"), (name: "X-B", value: "3")],
                             removeHeaders: ["Server", "X-Powered-By"],
-                            jsonSet: [(pointer: "/ok", value: .bool(true)), (pointer: "/a~1b", value: .array([.number(1.5)]))])),
+                            jsonSet: [
+                                (pointer: "/ok", value: .bool(true)), (pointer: "/a~1b", value: .array([.number(1.5)])),
+                            ])),
                     .setCookie(.literal("sid=old; Path=/")),
                     .setCookie(.replay(cookieName: "sid")),
                     .stripCookie("*"),
@@ -130,38 +139,56 @@ import Testing
                 ],
                 location: location(38, 5)),
             Rule(
-                name: "dup", phase: .request, match: FlowMatch(headers: ["Idempotency-Key": .exists(true)], role: "refresh"),
-                conditions: RuleConditions(states: ["loggedOut"], nth: [2], after: .role("refresh", .forwarded), before: .role("logout", .delivered)),
-                actions: [.duplicate(DuplicateSpec(count: 2, spacing: .milliseconds(100), timing: .beforeResponse)), .fault(.reset)],
+                name: "dup", phase: .request,
+                match: FlowMatch(headers: ["Idempotency-Key": .exists(true)], role: "refresh"),
+                conditions: RuleConditions(
+                    states: ["loggedOut"], nth: [2], after: .role("refresh", .forwarded),
+                    before: .role("logout", .delivered)),
+                actions: [
+                    .duplicate(DuplicateSpec(count: 2, spacing: .milliseconds(100), timing: .beforeResponse)),
+                    .fault(.reset),
+                ],
                 location: location(52, 5)),
-            Rule(name: "stall", phase: .response, actions: [.fault(.stall(.milliseconds(1500)))], location: location(59, 5)),
+            Rule(
+                name: "stall", phase: .response, actions: [.fault(.stall(.milliseconds(1500)))],
+                location: location(59, 5)),
             Rule(name: "truncate", phase: .response, actions: [.fault(.truncate(bytes: 5))], location: location(60, 5)),
             Rule(
-                name: "chunk", phase: .response, actions: [.fault(.malformedChunk), .rewrite(ResponseRewrite(body: Array("x".utf8)))],
+                name: "chunk", phase: .response,
+                actions: [.fault(.malformedChunk), .rewrite(ResponseRewrite(body: Array("x".utf8)))],
                 location: location(61, 5)),
             Rule(
                 name: "down",
                 actions: [
                     .fault(.closeBeforeResponse),
-                    .respond(SyntheticResponse(status: 503, headers: [(name: "content-type", value: "text/plain")], body: Array("down".utf8))),
+                    .respond(
+                        SyntheticResponse(
+                            status: 503, headers: [(name: "content-type", value: "text/plain")],
+                            body: Array("down".utf8))),
                 ],
                 location: location(62, 5)),
             Rule(
                 name: "defaults",
-                actions: [.fault(.stall(.seconds(30))), .duplicate(DuplicateSpec()), .hold(HoldSpec(name: "bare", timeout: .zero, onTimeout: .reset))],
+                actions: [
+                    .fault(.stall(.seconds(30))), .duplicate(DuplicateSpec()),
+                    .hold(HoldSpec(name: "bare", timeout: .zero, onTimeout: .reset)),
+                ],
                 location: location(63, 5)),
             Rule(
                 name: "json-with-type", phase: .response,
                 actions: [
                     .rewrite(
-                        ResponseRewrite(addHeaders: [(name: "Content-Type", value: "application/problem+json")], body: Array(#"[1,"two"]"#.utf8)))
+                        ResponseRewrite(
+                            addHeaders: [(name: "Content-Type", value: "application/problem+json")],
+                            body: Array(#"[1,"two"]"#.utf8)))
                 ],
                 location: location(64, 5)),
             Rule(name: "plain", actions: [], location: location(65, 5)),
         ])
 
     @Test func everyKeyDecodesToTheModel() throws {
-        let (scenario, errors) = RuleSetLoader.loadScenario(text: Self.everything, file: "Rules/everything.json5", profile: ReadmeProfile.loaded)
+        let (scenario, errors) = RuleSetLoader.loadScenario(
+            text: Self.everything, file: "Rules/everything.json5", profile: ReadmeProfile.loaded)
         #expect(errors == [])
         let loaded = try #require(scenario)
         #expect(loaded.rules.count == Self.expected.rules.count)
@@ -197,28 +224,36 @@ import Testing
             """
         let (scenario, errors) = RuleSetLoader.loadScenario(text: text, file: "Rules/token-race.json5")
         #expect(errors == [])
-        #expect(scenario == Scenario(
-            name: "token-race", file: "Rules/token-race.json5",
-            description: "Three concurrent 401s; the refresh response is held until logout.", states: ["started", "loggedOut"],
-            initialState: "started", seed: 42,
-            rules: [
-                Rule(
-                    name: "expire-first-three", match: FlowMatch(role: "business"), conditions: RuleConditions(states: ["started"], times: 3),
-                    transition: "started",
-                    actions: [
-                        .respond(
-                            SyntheticResponse(
-                                status: 401, headers: [(name: "Content-Type", value: "application/json")],
-                                body: Array(#"{"error":"invalid_token"}"#.utf8)))
-                    ],
-                    location: FaultlineConfig.SourceLocation(file: "Rules/token-race.json5", line: 11, column: 5))
-            ]))
+        #expect(
+            scenario
+                == Scenario(
+                    name: "token-race", file: "Rules/token-race.json5",
+                    description: "Three concurrent 401s; the refresh response is held until logout.",
+                    states: ["started", "loggedOut"],
+                    initialState: "started", seed: 42,
+                    rules: [
+                        Rule(
+                            name: "expire-first-three", match: FlowMatch(role: "business"),
+                            conditions: RuleConditions(states: ["started"], times: 3),
+                            transition: "started",
+                            actions: [
+                                .respond(
+                                    SyntheticResponse(
+                                        status: 401, headers: [(name: "Content-Type", value: "application/json")],
+                                        body: Array(#"{"error":"invalid_token"}"#.utf8)))
+                            ],
+                            location: FaultlineConfig.SourceLocation(
+                                file: "Rules/token-race.json5", line: 11, column: 5))
+                    ]))
     }
 
     @Test func defaultsForAMinimalFile() throws {
         let (scenario, errors) = RuleSetLoader.loadScenario(text: "{rules: []}", file: "some/dir/minimal.json5")
         #expect(errors == [])
-        #expect(scenario == Scenario(name: "minimal", file: "some/dir/minimal.json5", states: ["started"], initialState: "started"))
+        #expect(
+            scenario
+                == Scenario(
+                    name: "minimal", file: "some/dir/minimal.json5", states: ["started"], initialState: "started"))
     }
 
     @Test func statesAreDeclaredImplicitlyByUse() throws {

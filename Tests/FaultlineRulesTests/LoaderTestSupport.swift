@@ -32,9 +32,12 @@ enum ReadmeProfile {
 
     static func model(file: String) -> AuthProfile {
         AuthProfile(
-            login: FlowMatch(methods: ["POST"], path: Glob("/oauth/token"), body: BodyMatch(form: ["grant_type": .equals("password")])),
+            login: FlowMatch(
+                methods: ["POST"], path: Glob("/oauth/token"),
+                body: BodyMatch(form: ["grant_type": .equals("password")])),
             refresh: FlowMatch(
-                methods: ["POST"], path: Glob("/oauth/token"), body: BodyMatch(form: ["grant_type": .equals("refresh_token")])),
+                methods: ["POST"], path: Glob("/oauth/token"),
+                body: BodyMatch(form: ["grant_type": .equals("refresh_token")])),
             logout: FlowMatch(methods: ["POST"], path: Glob("/logout")),
             roles: [(name: "callback", match: FlowMatch(methods: ["POST"], path: Glob("/jobs/*/complete")))],
             requestCredentials: [
@@ -105,7 +108,8 @@ struct Marked {
             for (index, reference) in references.enumerated().reversed() {
                 resolved = resolved.replacingOccurrences(of: "@\(index)", with: reference)
             }
-            return ConfigError(resolved, at: FaultlineConfig.SourceLocation(file: file, line: position.line, column: position.column))
+            return ConfigError(
+                resolved, at: FaultlineConfig.SourceLocation(file: file, line: position.line, column: position.column))
         }
     }
 }
