@@ -288,6 +288,38 @@ import Testing
         #expect(profile == AuthProfile(file: "p.json5"))
     }
 
+    @Test func jsonBodiesGetAContentTypeUnlessAHeaderSetsOne() throws {
+        let text = """
+            { rules: [
+              { name: 'a', actions: [{ respond: { status: 200, json: { a: 1 } } }] },
+              { name: 'b', actions: [{ respond: { status: 200, json: 1, headers: { 'content-TYPE': 'application/problem+json' } } }] },
+              { name: 'c', actions: [{ rewrite: { json: true } }] },
+              { name: 'd', actions: [{ rewrite: { json: null, headers: { set: { 'Content-Type': 'text/json' } } } }] },
+              { name: 'e', actions: [{ respond: { status: 200, body: '{}' } }] },
+            ] }
+            """
+        let (scenario, errors) = RuleSetLoader.loadScenario(text: text, file: "s.json5")
+        #expect(errors == [])
+        let actions = try #require(scenario?.rules.map(\.actions))
+        let json = (name: "Content-Type", value: "application/json")
+        #expect(
+            actions[0] == [.respond(SyntheticResponse(status: 200, headers: [json], body: Array(#"{"a":1}"#.utf8)))])
+        #expect(
+            actions[1] == [
+                .respond(
+                    SyntheticResponse(
+                        status: 200, headers: [(name: "content-TYPE", value: "application/problem+json")],
+                        body: Array("1".utf8)))
+            ])
+        #expect(actions[2] == [.rewrite(ResponseRewrite(setHeaders: [json], body: Array("true".utf8)))])
+        #expect(
+            actions[3] == [
+                .rewrite(
+                    ResponseRewrite(setHeaders: [(name: "Content-Type", value: "text/json")], body: Array("null".utf8)))
+            ])
+        #expect(actions[4] == [.respond(SyntheticResponse(status: 200, body: Array("{}".utf8)))])
+    }
+
     @Test func bodyFileIsReadRelativeToTheRulesFolder() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
