@@ -6,52 +6,60 @@ extension ConfigValue {
     /// print as `null`, as JavaScript's `JSON.stringify` does. With `pretty`, members and elements
     /// go on their own lines indented by two spaces.
     public func jsonText(pretty: Bool = false) -> String {
-        var output = ""
+        var output: [UInt8] = []
+        write(to: &output, pretty: pretty, indent: 0)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The same text as UTF-8 bytes, ready to be a body.
+    public func jsonBytes(pretty: Bool = false) -> [UInt8] {
+        var output: [UInt8] = []
         write(to: &output, pretty: pretty, indent: 0)
         return output
     }
 
-    private func write(to output: inout String, pretty: Bool, indent: Int) {
+    private func write(to output: inout [UInt8], pretty: Bool, indent: Int) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .number(let value): output += Self.numberText(value)
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let value): output.append(contentsOf: Self.numberText(value).utf8)
         case .string(let value): Self.writeString(value, to: &output)
         case .array(let elements):
             guard !elements.isEmpty else {
-                output += "[]"
+                output.append(contentsOf: "[]".utf8)
                 return
             }
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (offset, element) in elements.enumerated() {
-                if offset > 0 { output += "," }
+                if offset > 0 { output.append(UInt8(ascii: ",")) }
                 Self.newline(&output, pretty: pretty, indent: indent + 1)
                 element.write(to: &output, pretty: pretty, indent: indent + 1)
             }
             Self.newline(&output, pretty: pretty, indent: indent)
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
             guard !members.isEmpty else {
-                output += "{}"
+                output.append(contentsOf: "{}".utf8)
                 return
             }
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (offset, member) in members.enumerated() {
-                if offset > 0 { output += "," }
+                if offset > 0 { output.append(UInt8(ascii: ",")) }
                 Self.newline(&output, pretty: pretty, indent: indent + 1)
                 Self.writeString(member.key, to: &output)
-                output += pretty ? ": " : ":"
+                output.append(UInt8(ascii: ":"))
+                if pretty { output.append(UInt8(ascii: " ")) }
                 member.value.write(to: &output, pretty: pretty, indent: indent + 1)
             }
             Self.newline(&output, pretty: pretty, indent: indent)
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func newline(_ output: inout String, pretty: Bool, indent: Int) {
+    private static func newline(_ output: inout [UInt8], pretty: Bool, indent: Int) {
         guard pretty else { return }
-        output += "\n"
-        output += String(repeating: "  ", count: indent)
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
     }
 
     private static func numberText(_ value: Double) -> String {
@@ -63,25 +71,30 @@ extension ConfigValue {
         return "\(value)"
     }
 
-    /// RFC 8259 §7: quote, backslash and control characters must be escaped.
-    private static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case "\u{0}"..."\u{1F}":
-                output += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-            default: output.unicodeScalars.append(scalar)
+    /// RFC 8259 §7: quote, backslash and control characters must be escaped; everything else,
+    /// non-ASCII included, is copied as UTF-8.
+    private static func writeString(_ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
+            case 0x08: output.append(contentsOf: #"\b"#.utf8)
+            case 0x0C: output.append(contentsOf: #"\f"#.utf8)
+            case 0..<0x20:
+                output.append(contentsOf: #"\u00"#.utf8)
+                output.append(Self.hexDigits[Int(byte >> 4)])
+                output.append(Self.hexDigits[Int(byte & 0x0F)])
+            default: output.append(byte)
             }
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 extension ConfigValue {

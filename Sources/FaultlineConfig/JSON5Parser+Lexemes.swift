@@ -7,7 +7,23 @@ extension JSON5Parser {
         let start = location
         let quote = bytes[index]
         consumeASCII()
-        var buffer: [UInt8] = []
+        // Fast path: printable ASCII up to the closing quote needs no decoding or escapes, and
+        // moves the column by its length (most keys and values in rules and JSON bodies).
+        var end = index
+        while end < bytes.count, bytes[end] != quote, bytes[end] != UInt8(ascii: "\\"),
+            (0x20..<0x80).contains(bytes[end])
+        {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == quote {
+            let text = String(decoding: bytes[index..<end], as: UTF8.self)
+            column += end - index + 1
+            index = end + 1
+            return text
+        }
+        var buffer = Array(bytes[index..<end])
+        column += end - index
+        index = end
         while let byte = currentByte {
             switch byte {
             case quote:

@@ -146,7 +146,7 @@ extension RuleFileDecoder {
         case "body":
             return (diagnostics.attempt { Array(try value.string("'body'").utf8) }, false)
         case "json":
-            return (diagnostics.attempt { Array(try value.jsonValue().jsonText().utf8) }, true)
+            return (diagnostics.attempt { try value.jsonValue().jsonBytes() }, true)
         default:
             guard let path = diagnostics.attempt({ try value.nonEmptyString("'bodyFile'") }) else {
                 return (nil, false)

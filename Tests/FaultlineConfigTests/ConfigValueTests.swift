@@ -14,6 +14,13 @@ import Testing
         )
     }
 
+    @Test func bytesMatchText() {
+        let value = object(("é", .array([.string("\u{7F}\u{1B}😀"), .number(-1.5)])))
+        #expect(value.jsonBytes() == Array(value.jsonText().utf8))
+        #expect(value.jsonText() == #"{"é":["\#u{7F}\u001b😀",-1.5]}"#)
+        #expect(value.jsonBytes(pretty: true) == Array(value.jsonText(pretty: true).utf8))
+    }
+
     @Test func integersPrintWithoutFraction() {
         #expect(ConfigValue.number(0).jsonText() == "0")
         #expect(ConfigValue.number(-0.0).jsonText() == "0")

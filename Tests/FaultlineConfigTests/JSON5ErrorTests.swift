@@ -159,6 +159,26 @@ func parseError(_ text: String) -> ConfigError? {
         #expect(throws: ConfigError.self) { try JSON5.parse(String(repeating: "[", count: 1_000_000), file: "d") }
     }
 
+    @Test func duplicateKeysInLargeObjects() {
+        // Objects past 16 members switch from a scan to a dictionary; both must see duplicates.
+        func text(_ keys: [String]) -> String { "{" + keys.map { "\($0): 1" }.joined(separator: ",") + "}" }
+        let keys = (1...20).map { "k\($0)" }
+        #expect(parseError(text(keys)) == nil)
+        for (duplicate, of) in [(5, 3), (17, 2), (17, 16), (20, 18), (16, 1)] {
+            var withDuplicate = keys
+            withDuplicate[duplicate - 1] = keys[of - 1]
+            let error = parseError(text(withDuplicate))
+            // Each member "kN: 1," is 6 + digits long; recompute columns from the text.
+            let rendered = text(withDuplicate)
+            let prefix = withDuplicate[..<(duplicate - 1)].map { "\($0): 1," }.joined()
+            let firstPrefix = withDuplicate[..<(of - 1)].map { "\($0): 1," }.joined()
+            #expect(
+                error?.message == "duplicate key '\(keys[of - 1])' (first defined at 1:\(firstPrefix.count + 2))",
+                "\(rendered)")
+            #expect(error?.location.column == prefix.count + 2)
+        }
+    }
+
     @Test func nodesKnowTheirPositions() throws {
         let text = "// header\n{\n  first: 'x',\n  \"second\": [10, {deep: true}],\n}"
         let root = try JSON5.parse(text, file: "p")
