@@ -7,10 +7,12 @@ import FaultlineCore
 /// (did you mean 'match'?)`. Messages say what was expected and, for misspellings, the nearest
 /// valid name.
 public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The offending character: a key, a value, or the exact character of a syntax error.
     public let location: SourceLocation
     /// One sentence without the position, starting in lower case.
     public let message: String
 
+    /// An error at `location`; `message` reads after "file:line:column: ".
     public init(_ message: String, at location: SourceLocation) {
         self.location = location
         self.message = message

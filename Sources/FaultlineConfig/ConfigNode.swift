@@ -16,10 +16,12 @@ public struct ConfigNode: Sendable {
         case object([Member])
     }
 
+    /// The value.
     public let kind: Kind
     /// Where the value starts: its first character (the quote of a string, the `{` of an object).
     public let location: SourceLocation
 
+    /// A node; the parser makes these, tests may too.
     public init(_ kind: Kind, at location: SourceLocation) {
         self.kind = kind
         self.location = location

@@ -8,7 +8,9 @@
 /// `context` names the object in messages ("rule 'expire'", "'match' of rule 'expire'"), so
 /// errors read `unknown key 'mathc' in rule 'expire' (did you mean 'match'?)`.
 public struct ConfigObjectReader: Sendable {
+    /// The object node read.
     public let node: ConfigNode
+    /// Its members in file order.
     public let members: [ConfigNode.Member]
     /// How the object is named in messages about its keys; may be refined once a name is read.
     public var context: String
@@ -45,26 +47,33 @@ public struct ConfigObjectReader: Sendable {
         return value
     }
 
+    /// The string at `key`, nil when absent; another type is an error at the value.
     public func string(_ key: String) throws(ConfigError) -> String? { try node(key)?.string("'\(key)'") }
 
+    /// The string at `key`; absent is an error at the object, another type at the value.
     public func requiredString(_ key: String) throws(ConfigError) -> String { try requiredNode(key).string("'\(key)'") }
 
+    /// The boolean at `key`, nil when absent.
     public func bool(_ key: String) throws(ConfigError) -> Bool? { try node(key)?.bool("'\(key)'") }
 
+    /// The elements of the array at `key`, nil when absent.
     public func array(_ key: String) throws(ConfigError) -> [ConfigNode]? { try node(key)?.array("'\(key)'") }
 
+    /// The integer at `key` within `range`, nil when absent; see ``ConfigNode/int(_:in:expected:)``.
     public func int(_ key: String, in range: ClosedRange<Int>? = nil, expected: String? = nil) throws(ConfigError)
         -> Int?
     {
         try node(key)?.int("'\(key)'", in: range, expected: expected)
     }
 
+    /// The integer at `key` within `range`; absent is an error at the object.
     public func requiredInt(_ key: String, in range: ClosedRange<Int>? = nil, expected: String? = nil)
         throws(ConfigError) -> Int
     {
         try requiredNode(key).int("'\(key)'", in: range, expected: expected)
     }
 
+    /// The finite number at `key` within `range`, nil when absent.
     public func double(_ key: String, in range: ClosedRange<Double>? = nil, expected: String? = nil) throws(ConfigError)
         -> Double?
     {

@@ -59,14 +59,18 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
 /// A JSON pointer that is malformed, or that cannot be set in a given value.
 public struct JSONPointerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The pointer as written.
     public let pointer: String
+    /// What is wrong, in one phrase.
     public let message: String
 
+    /// An error about `pointer`.
     public init(pointer: String, message: String) {
         self.pointer = pointer
         self.message = message
     }
 
+    /// `JSON pointer '/a~2': '~' must be followed by '0' or '1' in a JSON pointer`.
     public var description: String { "JSON pointer '\(pointer)': \(message)" }
 }
 

@@ -41,12 +41,15 @@ final class LoaderDiagnostics {
         return reader
     }
 
-    /// The errors sorted by position (stable, so errors at one position keep their order).
-    var sortedErrors: [ConfigError] {
+    /// The errors sorted by position.
+    var sortedErrors: [ConfigError] { Self.sortedByPosition(errors) }
+
+    /// Errors of one file sorted by line and column; stable, so errors at one position keep
+    /// their order.
+    static func sortedByPosition(_ errors: [ConfigError]) -> [ConfigError] {
         errors.enumerated().sorted { lhs, rhs in
             let l = lhs.element.location
             let r = rhs.element.location
-            if l.file != r.file { return lhs.offset < rhs.offset }
             if l.line != r.line { return l.line < r.line }
             if l.column != r.column { return l.column < r.column }
             return lhs.offset < rhs.offset

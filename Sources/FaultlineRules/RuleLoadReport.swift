@@ -7,11 +7,14 @@ public import FaultlineConfig
 /// keep running its last good rule set when `errors` is not empty (README: "a bad edit is
 /// reported and the last good rule set keeps running").
 public struct RuleLoadReport: Sendable {
+    /// The scenarios (in file-name order) and the profile that loaded without error.
     public var ruleSet: RuleSet
+    /// Every error of every file: files in name order (the profile first), each file's errors by position.
     public var errors: [ConfigError]
     /// The `*.json5` paths read, sorted by file name (directory + "/" + name).
     public var files: [String]
 
+    /// A report; the loader builds these.
     public init(ruleSet: RuleSet, errors: [ConfigError], files: [String]) {
         self.ruleSet = ruleSet
         self.errors = errors

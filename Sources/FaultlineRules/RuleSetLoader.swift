@@ -64,10 +64,9 @@ public enum RuleSetLoader {
             var errors = outcome.errors
             if let scenarioName = outcome.name {
                 if let other = namedIn[scenarioName] {
-                    errors.insert(
-                        ConfigError(
-                            "scenario '\(scenarioName)' is already defined in \(other)", at: outcome.nameLocation),
-                        at: 0)
+                    let message = "scenario '\(scenarioName)' is already defined in \(other)"
+                    errors = LoaderDiagnostics.sortedByPosition(
+                        errors + [ConfigError(message, at: outcome.nameLocation)])
                 } else {
                     namedIn[scenarioName] = path
                 }

@@ -77,6 +77,7 @@ import Testing
         try folder.write("b.json5", "{\n  scenario: 'a', rules: [] }")
         try folder.write("c.json5", "{ scenario: 'd', rules: [] }")
         try folder.write("d.json5", "{ rules: [] }")
+        try folder.write("e.json5", "{ rulez: 1,\n  scenario: 'a', rules: [], seed: -1 }")
 
         let report = RuleSetLoader.load(directory: folder.path)
         #expect(
