@@ -86,6 +86,14 @@ import Testing
                     "scenario 'a' is already defined in \(folder.path)/a.json5", at: at(folder.path + "/b.json5", 2, 3)),
                 ConfigError(
                     "scenario 'd' is already defined in \(folder.path)/c.json5", at: at(folder.path + "/d.json5", 1, 1)),
+                ConfigError(
+                    "unknown key 'rulez' in the scenario (did you mean 'rules'?)",
+                    at: at(folder.path + "/e.json5", 1, 3)),
+                ConfigError(
+                    "scenario 'a' is already defined in \(folder.path)/a.json5", at: at(folder.path + "/e.json5", 2, 3)),
+                ConfigError(
+                    "'seed' must be an integer from 0 to 9007199254740991, found -1",
+                    at: at(folder.path + "/e.json5", 2, 35)),
             ])
         #expect(report.ruleSet.scenarios.map(\.name) == ["a", "d"])
         #expect(report.ruleSet.scenarios.map(\.file) == [folder.path + "/a.json5", folder.path + "/c.json5"])
