@@ -1,0 +1,212 @@
+/// Recursive-descent JSON5 reader over UTF-8 bytes.
+///
+/// Theory of operation: a cursor (`index`, `line`, `column`) walks the bytes. Structural
+/// characters are ASCII and are consumed byte by byte; anything at or above 0x80 is decoded (and
+/// validated) as one Unicode scalar so columns count scalars. Every error is thrown at the
+/// cursor's position when the offending character is the one under it, or at a saved start
+/// position for constructs that are only known to be wrong later (an unterminated string or
+/// comment, a duplicate key, too deep nesting).
+struct JSON5Parser {
+    let bytes: [UInt8]
+    let file: String
+    let maxDepth: Int
+    var index = 0
+    var line = 1
+    var column = 1
+    private var depth = 0
+
+    init(bytes: [UInt8], file: String, maxDepth: Int) {
+        self.bytes = bytes
+        self.file = file
+        self.maxDepth = maxDepth
+    }
+
+    var location: SourceLocation { SourceLocation(file: file, line: line, column: column) }
+
+    var currentByte: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// Where a value is being read, for "expected a value ..." messages.
+    enum Slot {
+        case document
+        case member(String)
+        case element
+    }
+
+    // MARK: Document and values
+
+    mutating func parseDocument() throws(ConfigError) -> ConfigNode {
+        try skipTrivia()
+        let value = try parseValue(in: .document)
+        try skipTrivia()
+        if index < bytes.count {
+            throw ConfigError(
+                "expected the end of the file after the top-level value, found \(try describeCurrent())", at: location)
+        }
+        return value
+    }
+
+    mutating func parseValue(in slot: Slot) throws(ConfigError) -> ConfigNode {
+        let start = location
+        guard let byte = currentByte else { throw try expectedValue(in: slot) }
+        switch byte {
+        case UInt8(ascii: "{"):
+            return try parseObject()
+        case UInt8(ascii: "["):
+            return try parseArray()
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
+            return ConfigNode(.string(try parseString()), at: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return ConfigNode(.number(try parseNumber()), at: start)
+        default:
+            guard try startsIdentifierName() else { throw try expectedValue(in: slot) }
+            let word = try parseIdentifierName()
+            switch word {
+            case "null": return ConfigNode(.null, at: start)
+            case "true": return ConfigNode(.bool(true), at: start)
+            case "false": return ConfigNode(.bool(false), at: start)
+            case "Infinity": return ConfigNode(.number(.infinity), at: start)
+            case "NaN": return ConfigNode(.number(.nan), at: start)
+            default:
+                throw ConfigError(
+                    "\(expectedValueText(in: slot)), found '\(word)' (a string needs quotes: \"\(word)\")", at: start)
+            }
+        }
+    }
+
+    private func expectedValueText(in slot: Slot) -> String {
+        switch slot {
+        case .document: return "expected a value"
+        case .member(let key): return "expected a value for '\(key)'"
+        case .element: return "expected an array element or ']'"
+        }
+    }
+
+    private func expectedValue(in slot: Slot) throws(ConfigError) -> ConfigError {
+        ConfigError("\(expectedValueText(in: slot)), found \(try describeCurrent())", at: location)
+    }
+
+    // MARK: Containers
+
+    private mutating func enterContainer(at start: SourceLocation) throws(ConfigError) {
+        depth += 1
+        if depth > maxDepth {
+            throw ConfigError("arrays and objects are nested more than \(maxDepth) levels deep", at: start)
+        }
+        consumeASCII()
+    }
+
+    private mutating func parseObject() throws(ConfigError) -> ConfigNode {
+        let start = location
+        try enterContainer(at: start)
+        var members: [ConfigNode.Member] = []
+        var firstKeyLocations: [String: SourceLocation] = [:]
+        try skipTrivia()
+        while true {
+            guard let byte = currentByte else {
+                throw ConfigError(
+                    "expected a key or '}', found the end of the file "
+                        + "(the object opened at \(start.lineColumn) is not closed)",
+                    at: location)
+            }
+            if byte == UInt8(ascii: "}") {
+                consumeASCII()
+                break
+            }
+            let keyLocation = location
+            let key = try parseKey()
+            if let first = firstKeyLocations[key] {
+                throw ConfigError(
+                    "duplicate key '\(key)' (first defined at \(first.lineColumn))", at: keyLocation)
+            }
+            firstKeyLocations[key] = keyLocation
+            try skipTrivia()
+            guard currentByte == UInt8(ascii: ":") else {
+                throw ConfigError("expected ':' after the key '\(key)', found \(try describeCurrent())", at: location)
+            }
+            consumeASCII()
+            try skipTrivia()
+            let value = try parseValue(in: .member(key))
+            members.append((key: key, keyLocation: keyLocation, value: value))
+            try skipTrivia()
+            if currentByte == UInt8(ascii: ",") {
+                consumeASCII()
+                try skipTrivia()
+            } else if currentByte == UInt8(ascii: "}") {
+                consumeASCII()
+                break
+            } else {
+                throw ConfigError(
+                    "expected ',' or '}' after the value of '\(key)', "
+                        + "found \(try describeCurrent(unclosed: "the object opened at \(start.lineColumn)"))",
+                    at: location)
+            }
+        }
+        depth -= 1
+        return ConfigNode(.object(members), at: start)
+    }
+
+    private mutating func parseKey() throws(ConfigError) -> String {
+        guard let byte = currentByte else { preconditionFailure("parseKey at the end of input") }
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { return try parseString() }
+        if try startsIdentifierName() { return try parseIdentifierName() }
+        throw ConfigError("expected a key or '}', found \(try describeCurrent())", at: location)
+    }
+
+    private mutating func parseArray() throws(ConfigError) -> ConfigNode {
+        let start = location
+        try enterContainer(at: start)
+        var elements: [ConfigNode] = []
+        try skipTrivia()
+        while true {
+            guard let byte = currentByte else {
+                throw ConfigError(
+                    "expected an array element or ']', found the end of the file "
+                        + "(the array opened at \(start.lineColumn) is not closed)",
+                    at: location)
+            }
+            if byte == UInt8(ascii: "]") {
+                consumeASCII()
+                break
+            }
+            elements.append(try parseValue(in: .element))
+            try skipTrivia()
+            if currentByte == UInt8(ascii: ",") {
+                consumeASCII()
+                try skipTrivia()
+            } else if currentByte == UInt8(ascii: "]") {
+                consumeASCII()
+                break
+            } else {
+                throw ConfigError(
+                    "expected ',' or ']' after an array element, "
+                        + "found \(try describeCurrent(unclosed: "the array opened at \(start.lineColumn)"))",
+                    at: location)
+            }
+        }
+        depth -= 1
+        return ConfigNode(.array(elements), at: start)
+    }
+
+    // MARK: Messages
+
+    /// How the character under the cursor reads in a message: `'x'`, `a line break`, `U+0007`,
+    /// `the end of the file` (naming the unclosed container when there is one).
+    func describeCurrent(unclosed container: String? = nil) throws(ConfigError) -> String {
+        guard index < bytes.count else {
+            guard let container else { return "the end of the file" }
+            return "the end of the file (\(container) is not closed)"
+        }
+        let scalar = try peekScalar().scalar
+        if isLineTerminator(scalar) { return "a line break" }
+        if scalar.value < 0x20 || scalar.value == 0x7F || scalar.properties.generalCategory == .format {
+            return "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+        }
+        return "'\(Character(scalar))'"
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

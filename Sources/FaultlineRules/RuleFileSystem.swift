@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The few file-system reads the loader needs (list a folder, read a file), with the system's
+/// own reason on failure ("No such file or directory") so errors can say why. Foundation's
+/// messages on Linux do not name the cause, hence plain POSIX calls.
+enum RuleFileSystem {
+    /// Why a folder or file could not be read: the `strerror` text.
+    struct Failure: Error {
+        let reason: String
+    }
+
+    /// A file larger than this is refused rather than read into memory (a body file or a rule
+    /// file of 64 MiB is a mistake, not a fixture).
+    static let maximumFileSize = 64 << 20
+
+    /// The names (not paths) of the entries in a folder, unsorted, without `.` and `..`.
+    static func entries(of directory: String) throws(Failure) -> [String] {
+        guard let handle = opendir(directory) else { throw Failure(reason: lastReason()) }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The whole contents of a regular file.
+    static func read(_ path: String) throws(Failure) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw Failure(reason: lastReason()) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw Failure(reason: lastReason()) }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw Failure(reason: "not a regular file") }
+        guard Int(status.st_size) <= maximumFileSize else {
+            throw Failure(reason: "larger than \(maximumFileSize >> 20) MiB")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(reason: lastReason())
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<count])
+            if bytes.count > maximumFileSize { throw Failure(reason: "larger than \(maximumFileSize >> 20) MiB") }
+        }
+    }
+
+    private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+            Glibc.read(descriptor, buffer, count)
+        #else
+            Darwin.read(descriptor, buffer, count)
+        #endif
+    }
+
+    private static func lastReason() -> String { String(cString: strerror(errno)) }
+}
