@@ -76,6 +76,24 @@ enum Fixture {
     }
 }
 
+/// `Fixture.rule`, shorter.
+func rule(
+    _ name: String, phase: RulePhase = .request, match: FlowMatch = FlowMatch(),
+    when conditions: RuleConditions = RuleConditions(), then transition: String? = nil,
+    actions: [RuleAction] = [.delay(.zero)]
+) -> Rule {
+    Fixture.rule(name, phase: phase, match: match, when: conditions, then: transition, actions: actions)
+}
+
+/// `Fixture.scenario`, shorter.
+func scenario(
+    _ name: String, states: [String] = [], initialState: String? = nil, scope: Scenario.Scope = .global,
+    seed: UInt64 = 0, enabled: Bool = true, rules: [Rule]
+) -> Scenario {
+    Fixture.scenario(
+        name, states: states, initialState: initialState, scope: scope, seed: seed, enabled: enabled, rules: rules)
+}
+
 /// A thread-safe list for results gathered from several threads.
 final class Collector<Element: Sendable>: Sendable {
     private let items = Mutex<[Element]>([])
