@@ -12,7 +12,8 @@ extension RuleEngine {
                         id: RuleID(scenario: runtime.scenario.name, rule: runtime.scenario.rules[index].name),
                         file: runtime.scenario.file, phase: runtime.scenario.rules[index].phase,
                         enabled: runtime.enabled && runtime.ruleEnabled[index], ruleEnabled: runtime.ruleEnabled[index],
-                        scenarioEnabled: runtime.enabled, hits: runtime.store.fireTotals[index])
+                        scenarioEnabled: runtime.enabled, hits: runtime.store.fireTotals[index],
+                        matches: runtime.store.matchTotals[index])
                 }
             }
         }

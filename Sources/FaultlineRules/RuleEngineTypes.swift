@@ -54,6 +54,9 @@ public struct RuleStatus: Sendable, Equatable {
     public let scenarioEnabled: Bool
     /// Fires since the scenario started or was last reset, over all lineages.
     public let hits: Int
+    /// Matching flows that passed `state`, `after` and `before` (what `nth` counts), over all
+    /// lineages; flows that `nth`, `times` or `probability` then turned away are included.
+    public let matches: Int
 }
 
 /// One scenario's current state as the control API lists it.

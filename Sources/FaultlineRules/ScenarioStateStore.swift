@@ -13,6 +13,8 @@ struct ScenarioStateStore {
     let ruleCount: Int
     private(set) var slots: [LineageID?: ScopeSlot] = [:]
     private(set) var marks: Set<String> = []
+    /// Per rule across all slots: flows counted as matches (see `ScopeSlot.matchCounts`).
+    private(set) var matchTotals: [Int]
     /// Fires per rule across all slots (what `rules()` reports).
     private(set) var fireTotals: [Int]
 
@@ -21,6 +23,7 @@ struct ScenarioStateStore {
         scope = scenario.scope
         seed = scenario.seed
         ruleCount = scenario.rules.count
+        matchTotals = Array(repeating: 0, count: ruleCount)
         fireTotals = Array(repeating: 0, count: ruleCount)
     }
 
@@ -41,6 +44,10 @@ struct ScenarioStateStore {
         slots[key(for: lineage)]?.state ?? initialState
     }
 
+    mutating func recordMatch(rule index: Int) {
+        matchTotals[index] += 1
+    }
+
     mutating func recordFire(rule index: Int) {
         fireTotals[index] += 1
     }
@@ -53,6 +60,7 @@ struct ScenarioStateStore {
     mutating func reset() {
         slots = [:]
         marks = []
+        matchTotals = Array(repeating: 0, count: ruleCount)
         fireTotals = Array(repeating: 0, count: ruleCount)
     }
 

@@ -38,6 +38,19 @@ import Testing
         let engine = Fixture.engine(scenario("s", rules: [rule("r", when: RuleConditions(times: 2, nth: [1, 3, 5]))]))
         let fires = (1...6).map { _ in !Fixture.fire(engine).isEmpty }
         #expect(fires == [true, false, true, false, false, false])
+        #expect(engine.rules().map(\.matches) == [6], "flows after times is spent still count")
+        #expect(engine.rules().map(\.hits) == [2])
+    }
+
+    @Test func matchesCountOnlyFlowsPastTheGates() {
+        let engine = Fixture.engine(
+            scenario(
+                "s", rules: [rule("r", match: FlowMatch(path: Glob("/a")), when: RuleConditions(after: .mark("go")))]))
+        _ = Fixture.fire(engine, FlowView(path: "/a"))
+        engine.observe(.mark("go"))
+        _ = Fixture.fire(engine, FlowView(path: "/b"))
+        _ = Fixture.fire(engine, FlowView(path: "/a"))
+        #expect(engine.rules().map(\.matches) == [1])
     }
 
     @Test func nthCountsOnlyFlowsThatMatch() {
