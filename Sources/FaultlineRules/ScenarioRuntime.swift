@@ -35,18 +35,26 @@ struct ScenarioRuntime {
         }
     }
 
+    private enum Decision {
+        /// Turned away by `state`, `after` or `before`: nothing counted.
+        case skipped
+        /// Counted as a match, then turned away by `nth`, `times` or `probability`.
+        case counted
+        case fired(hit: Int, transition: StateTransition?)
+    }
+
     private mutating func decide(rule index: Int, lineage: LineageID?) -> FiredRule? {
         let rule = scenario.rules[index]
         let conditions = rule.conditions
         let marks = store.marks
-        let outcome: (hit: Int, transition: StateTransition?)? = store.withSlot(for: lineage) { slot in
-            if let states = conditions.states, !states.contains(slot.state) { return nil }
-            if let after = conditions.after, !Self.hasSeen(after, slot: slot, marks: marks) { return nil }
-            if let before = conditions.before, Self.hasSeen(before, slot: slot, marks: marks) { return nil }
+        let decision: Decision = store.withSlot(for: lineage) { slot in
+            if let states = conditions.states, !states.contains(slot.state) { return .skipped }
+            if let after = conditions.after, !Self.hasSeen(after, slot: slot, marks: marks) { return .skipped }
+            if let before = conditions.before, Self.hasSeen(before, slot: slot, marks: marks) { return .skipped }
             slot.matchCounts[index] += 1
-            if let nth = conditions.nth, !nth.contains(slot.matchCounts[index]) { return nil }
-            if let times = conditions.times, slot.fireCounts[index] >= times { return nil }
-            if let probability = conditions.probability, !slot.generator.draw(probability) { return nil }
+            if let nth = conditions.nth, !nth.contains(slot.matchCounts[index]) { return .counted }
+            if let times = conditions.times, slot.fireCounts[index] >= times { return .counted }
+            if let probability = conditions.probability, !slot.generator.draw(probability) { return .counted }
             slot.fireCounts[index] += 1
             var transition: StateTransition? = nil
             if let target = rule.transition {
@@ -54,13 +62,21 @@ struct ScenarioRuntime {
                 slot.state = target
             }
             slot.seen.insert(.rule(rule.name))
-            return (slot.fireCounts[index], transition)
+            return .fired(hit: slot.fireCounts[index], transition: transition)
         }
-        guard let outcome else { return nil }
-        store.recordFire(rule: index)
-        return FiredRule(
-            id: RuleID(scenario: scenario.name, rule: rule.name), file: scenario.file, phase: rule.phase,
-            actions: rule.actions, transition: outcome.transition, hit: outcome.hit)
+        switch decision {
+        case .skipped:
+            return nil
+        case .counted:
+            store.recordMatch(rule: index)
+            return nil
+        case .fired(let hit, let transition):
+            store.recordMatch(rule: index)
+            store.recordFire(rule: index)
+            return FiredRule(
+                id: RuleID(scenario: scenario.name, rule: rule.name), file: scenario.file, phase: rule.phase,
+                actions: rule.actions, transition: transition, hit: hit)
+        }
     }
 
     private static func hasSeen(_ event: EventReference, slot: ScopeSlot, marks: Set<String>) -> Bool {
