@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Follows credential lineages from traffic, driven by the auth profile (DESIGN.md §2).
 ///
@@ -13,7 +12,7 @@ import Synchronization
 public final class LineageTracker: Sendable {
     public let profile: AuthProfile
     private let extractor: CredentialExtractor
-    private let state: Mutex<TrackerState>
+    private let state: StateLock<TrackerState>
 
     private struct TrackerState {
         let classifier: RoleClassifier
@@ -27,7 +26,7 @@ public final class LineageTracker: Sendable {
         extractor = CredentialExtractor(
             requestLocations: profile.requestCredentials, responseLocations: profile.responseCredentials,
             fingerprint: fingerprint)
-        state = Mutex(TrackerState(classifier: RoleClassifier(profile: profile)))
+        state = StateLock(TrackerState(classifier: RoleClassifier(profile: profile)))
     }
 
     /// The request's role: `login`, `refresh`, `logout` (checked in that order), then custom

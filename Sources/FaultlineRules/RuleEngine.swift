@@ -1,10 +1,9 @@
-import Synchronization
 
 /// The rule engine: decides which rules fire on a flow and keeps scenario state, counters and
 /// seen events. Pure (no I/O) and thread-safe: flows on every event loop call it directly.
 ///
 /// Theory of operation: all mutable state (the installed scenarios with their compiled
-/// matchers, switches and memory) sits in one `Mutex`. Each public call takes it once and does
+/// matchers, switches and memory) sits in one `StateLock`. Each public call takes it once and does
 /// all its reads and writes under it, so concurrent calls are linearizable: with 50 matching
 /// flows at once, a `times: 1` rule fires for exactly one of them and its transition happens
 /// exactly once (DESIGN.md §3). Matching also runs under the lock, because compiled regular
@@ -13,11 +12,11 @@ public final class RuleEngine: Sendable {
     /// The state of a scenario that declares no states and no `initialState`.
     public static let defaultInitialState = "started"
 
-    let state: Mutex<EngineState>
+    let state: StateLock<EngineState>
 
     /// Installs a rule set; every scenario starts in its initial state with no counters.
     public init(ruleSet: RuleSet) {
-        state = Mutex(EngineState(ruleSet: ruleSet))
+        state = StateLock(EngineState(ruleSet: ruleSet))
     }
 
     /// The rule set as loaded (switches set through `setEnabled` are not folded into it).
