@@ -1,4 +1,3 @@
-
 /// The rule engine: decides which rules fire on a flow and keeps scenario state, counters and
 /// seen events. Pure (no I/O) and thread-safe: flows on every event loop call it directly.
 ///
