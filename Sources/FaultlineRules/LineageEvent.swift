@@ -1,22 +1,3 @@
-/// One credential seen on the wire, reduced to what may be kept: its kind, where it travelled
-/// and a fingerprint. The raw value never leaves the extraction code.
-public struct Credential: Sendable, Hashable, CustomStringConvertible {
-    public let kind: CredentialKind
-    /// Where it travelled, for people: `header Authorization`, `cookie session`,
-    /// `set-cookie session`, `form refresh_token`, `json /access_token`.
-    public let place: String
-    /// From the tracker's injected fingerprint function (a keyed hash prefix in the proxy).
-    public let fingerprint: String
-
-    public init(kind: CredentialKind, place: String, fingerprint: String) {
-        self.kind = kind
-        self.place = place
-        self.fingerprint = fingerprint
-    }
-
-    public var description: String { "\(kind.rawValue)@\(place)=\(fingerprint)" }
-}
-
 /// A step of a credential lineage (DESIGN.md §2), traced as a `lineage.*` event. Carries
 /// fingerprints only.
 public enum LineageEvent: Sendable, Equatable, CustomStringConvertible {
@@ -76,20 +57,4 @@ public enum LineageEvent: Sendable, Equatable, CustomStringConvertible {
             return "\(name) \(id) presented=\(list(presented)) issued=\(list(issued))"
         }
     }
-}
-
-/// One lineage as the control API lists it.
-public struct LineageInfo: Sendable, Equatable {
-    public let id: LineageID
-    /// False once a logout presenting one of its credentials was sent.
-    public let isOpen: Bool
-    /// The newest credential of each kind, in `CredentialKind` order.
-    public let credentials: [Credential]
-}
-
-/// What the tracker makes of a request, in one call: see `LineageTracker.identify(_:)`.
-public struct RequestIdentity: Sendable, Equatable {
-    public let role: String
-    public let credentials: [Credential]
-    public let lineage: LineageID?
 }

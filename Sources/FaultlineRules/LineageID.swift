@@ -3,6 +3,7 @@ public struct LineageID: Hashable, Sendable, Comparable, CustomStringConvertible
     /// 1 for the first lineage the tracker started.
     public let rawValue: Int
 
+    /// The lineage with this number (1-based).
     public init(_ rawValue: Int) {
         self.rawValue = rawValue
     }

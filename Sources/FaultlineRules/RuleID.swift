@@ -4,6 +4,7 @@ public struct RuleID: Hashable, Sendable, CustomStringConvertible {
     public let scenario: String
     public let rule: String
 
+    /// The rule named `rule` in scenario `scenario`.
     public init(scenario: String, rule: String) {
         self.scenario = scenario
         self.rule = rule
