@@ -11,7 +11,10 @@
 ///   pointers need a body that parses as JSON (otherwise every `json` test fails, including
 ///   `exists: false`); `contains` looks for the UTF-8 bytes of the text;
 /// - `role`: exact; `status`: a code list or a class; both fail without a response.
-struct FlowMatcher {
+///
+/// A class so the engine's loop borrows it instead of copying a dozen stored references per
+/// rule per flow (measured: copies were a third of the time).
+final class FlowMatcher {
     private let methods: [String]?
     private let scheme: String?
     private let host: GlobMatcher?
@@ -57,17 +60,16 @@ struct FlowMatcher {
     /// True when the flow satisfies every set field. `ignoringRole` serves the auth profile,
     /// whose matches decide the role and so cannot test it.
     func matches(_ facts: inout FlowFacts, ignoringRole: Bool = false) -> Bool {
-        let flow = facts.flow
-        if let methods, !methods.contains(flow.method) { return false }
-        if let scheme, ASCIICase.lowered(flow.scheme) != scheme { return false }
-        if let port, flow.port != port { return false }
-        if !ignoringRole, let role, flow.role != role { return false }
+        if let methods, !methods.contains(facts.flow.method) { return false }
+        if let scheme, !ASCIICase.equal(facts.flow.scheme, scheme) { return false }
+        if let port, facts.flow.port != port { return false }
+        if !ignoringRole, let role, facts.flow.role != role { return false }
         if let status {
-            guard let actual = flow.status, status.matches(actual) else { return false }
+            guard let actual = facts.flow.status, status.matches(actual) else { return false }
         }
-        if let host, !host.matches(flow.host) { return false }
-        if let path, !path.matches(flow.path) { return false }
-        if let pathRegex, !pathRegex.matches(flow.path) { return false }
+        if let host, !host.matches(facts.flow.host) { return false }
+        if let path, !path.matches(facts.flow.path) { return false }
+        if let pathRegex, !pathRegex.matches(facts.flow.path) { return false }
         for (name, test) in headers where !test.matches(facts.header(name), joinedForHeaders: true) { return false }
         for (name, test) in query where !test.matches(facts.query(name)) { return false }
         for (name, test) in cookies where !test.matches(facts.cookie(name)) { return false }
@@ -80,7 +82,7 @@ struct FlowMatcher {
 }
 
 /// A compiled `BodyMatch`.
-struct BodyMatcher {
+final class BodyMatcher {
     private let json: [(pointer: String, test: JSONValueMatch)]
     private let form: [(name: String, test: ValueMatcher)]
     private let contains: [UInt8]?

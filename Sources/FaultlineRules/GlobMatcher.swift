@@ -16,7 +16,7 @@
 /// Matching bytes is sound because a literal sequence always starts with a UTF-8 lead byte,
 /// which never equals a continuation byte, so a wildcard can never stop inside a character and
 /// let a literal match there.
-struct GlobMatcher: Sendable {
+final class GlobMatcher: Sendable {
     enum Mode: Sendable {
         /// Separator `/`, case-sensitive (RFC 3986 §6.2.2.1 leaves paths case-sensitive).
         case path

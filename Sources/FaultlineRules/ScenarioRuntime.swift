@@ -4,6 +4,8 @@
 struct ScenarioRuntime {
     let scenario: Scenario
     let matchers: [FlowMatcher]
+    /// `scenario.rules[i].phase`, kept apart so the per-flow loop copies no `Rule`.
+    private let phases: [RulePhase]
     var enabled: Bool
     var ruleEnabled: [Bool]
     var store: ScenarioStateStore
@@ -11,6 +13,7 @@ struct ScenarioRuntime {
     init(_ scenario: Scenario) {
         self.scenario = scenario
         matchers = scenario.rules.map { FlowMatcher($0.match) }
+        phases = scenario.rules.map(\.phase)
         enabled = scenario.enabled
         ruleEnabled = scenario.rules.map(\.enabled)
         store = ScenarioStateStore(scenario: scenario)
@@ -29,7 +32,7 @@ struct ScenarioRuntime {
     /// 7. fire: counters, `then.state` (later rules see the new state), event `rule:<name>`.
     mutating func evaluate(_ facts: inout FlowFacts, phase: RulePhase, into fired: inout [FiredRule]) {
         guard enabled else { return }
-        for index in scenario.rules.indices where ruleEnabled[index] && scenario.rules[index].phase == phase {
+        for index in phases.indices where phases[index] == phase && ruleEnabled[index] {
             guard matchers[index].matches(&facts) else { continue }
             if let firing = decide(rule: index, lineage: facts.flow.lineage) { fired.append(firing) }
         }
