@@ -93,4 +93,24 @@ import Testing
         #expect(host("api.example.test", "api.example.test."))
         #expect(!host("api.example.test", "api.example.test.."))
     }
+
+    @Test func multiByteCharactersAreWholeCharacters() {
+        #expect(path("/caf?/x", "/café/x"))
+        #expect(!path("/caf??/x", "/café/x"), "é is one character, though two bytes")
+        #expect(path("/*é", "/cafeé"))
+        #expect(path("/\\é*", "/éa"))
+        #expect(path("/日本/*", "/日本/語"))
+        #expect(!path("/日本/?", "/日本/語x"))
+        #expect(path("/日本/?", "/日本/語"))
+    }
+
+    @Test func literalOnlyPatternsCompareWholeText() {
+        #expect(host("API.Example.test", "api.example.TEST"))
+        #expect(!host("api.example.test", "api.example.tes"))
+        #expect(path("/a/b", "/a/b"))
+        #expect(!path("/a/b", "/a/bc"))
+        #expect(!path("/a*b", "/a"), "prefix and suffix must not overlap")
+        #expect(path("/a*a", "/aa"))
+        #expect(!path("/a*a", "/a"))
+    }
 }
