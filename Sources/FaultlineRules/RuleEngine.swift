@@ -60,7 +60,8 @@ public final class RuleEngine: Sendable {
 
     /// Records an event for `after`/`before` conditions: call when a flow reaches a stage
     /// (received, forwarded, responded, delivered) and when a test posts a mark. A flow stage
-    /// counts for global scenarios and for its own lineage in lineage-scoped ones.
+    /// counts for global scenarios and for its own lineage in lineage-scoped ones (flows with no
+    /// lineage share one slot); a mark counts everywhere. Disabled scenarios record too.
     public func observe(_ event: ObservedEvent) {
         state.withLock { engine in
             for index in engine.runtimes.indices { engine.runtimes[index].observe(event) }

@@ -90,7 +90,8 @@ struct ScenarioRuntime {
     }
 
     /// Records an event: a flow stage in the slot of its lineage (the global slot for a global
-    /// scenario), a mark for every slot.
+    /// scenario), a mark for every slot. Disabled scenarios record too, so switching one on
+    /// later sees what already happened.
     mutating func observe(_ event: ObservedEvent) {
         switch event {
         case .flow(let role, let stage, let lineage):
