@@ -1,0 +1,96 @@
+/// The lineage state machine: which lineages exist, which are open, which credentials each
+/// holds and which lineage owns a fingerprint.
+///
+/// Theory of operation: a lineage is born at a successful login with the credentials it issued
+/// (`L1`, `L2`, ... in order). Every fingerprint ever issued to a lineage stays owned by it (an
+/// old, replaced access token is still that lineage's: presenting it is the stale use the
+/// contract looks for), unless a later lineage is issued the same value. A refresh or any other
+/// response issuing credentials to a request of lineage `L` makes them `L`'s current ones of
+/// their kind. Sending a logout that presents any credential of `L` closes `L`; a closed
+/// lineage still adopts credentials from late responses, flagged `afterLogout`, so their later
+/// use is attributed to it. One `mutating func` per input, each returning the events to trace.
+struct LineageBook {
+    private struct Record {
+        let id: LineageID
+        var isOpen = true
+        var current: [CredentialKind: Credential] = [:]
+    }
+
+    /// Index i holds lineage i + 1.
+    private var records: [Record] = []
+    /// Fingerprint → the newest lineage it was issued to.
+    private var owners: [String: LineageID] = [:]
+
+    /// The lineage owning any of `credentials`; the newest when they belong to several.
+    func lineage(of credentials: [Credential]) -> LineageID? {
+        credentials.compactMap { owners[$0.fingerprint] }.max()
+    }
+
+    /// A logout request was sent upstream.
+    mutating func logoutSent(presented: [Credential]) -> [LineageEvent] {
+        guard let id = lineage(of: presented), records[id.rawValue - 1].isOpen else { return [] }
+        records[id.rawValue - 1].isOpen = false
+        return [.logout(id, presented: presented)]
+    }
+
+    /// A login answered 2xx and issued credentials.
+    mutating func loginSucceeded(issued: [Credential]) -> [LineageEvent] {
+        [.login(start(with: issued), issued: issued)]
+    }
+
+    /// A refresh answered 2xx and issued credentials. The owner is found from the presented
+    /// refresh-kind credentials; when the request presented none of that kind (a cookie-based
+    /// refresh), from any presented credential.
+    mutating func refreshSucceeded(presented: [Credential], issued: [Credential]) -> [LineageEvent] {
+        let refreshCredentials = presented.filter { $0.kind == .refresh }
+        guard let id = lineage(of: refreshCredentials.isEmpty ? presented : refreshCredentials) else {
+            return [.unknownRefresh(start(with: issued), presented: presented, issued: issued)]
+        }
+        let afterLogout = !records[id.rawValue - 1].isOpen
+        let replaced = adopt(issued, into: id)
+        return [.refresh(id, presented: presented, replaced: replaced, issued: issued, afterLogout: afterLogout)]
+    }
+
+    /// Some other response issued credentials. Reported when the request belongs to a lineage
+    /// and the credentials are new to it, or the lineage is closed; a request with no lineage
+    /// (a pre-login anonymous cookie) is not followed.
+    mutating func credentialsIssued(presented: [Credential], issued: [Credential]) -> [LineageEvent] {
+        guard let id = lineage(of: presented) else { return [] }
+        let record = records[id.rawValue - 1]
+        let isNew = issued.contains { record.current[$0.kind]?.fingerprint != $0.fingerprint }
+        guard isNew || !record.isOpen else { return [] }
+        _ = adopt(issued, into: id)
+        return [.credentialIssued(id, issued: issued, afterLogout: !record.isOpen)]
+    }
+
+    /// Every lineage in order.
+    func infos() -> [LineageInfo] {
+        records.map { record in
+            LineageInfo(
+                id: record.id, isOpen: record.isOpen,
+                credentials: CredentialKind.allCases.compactMap { record.current[$0] })
+        }
+    }
+
+    private mutating func start(with issued: [Credential]) -> LineageID {
+        let id = LineageID(records.count + 1)
+        records.append(Record(id: id))
+        _ = adopt(issued, into: id)
+        return id
+    }
+
+    /// Makes `issued` the lineage's current credentials; returns the ones they replaced.
+    private mutating func adopt(_ issued: [Credential], into id: LineageID) -> [Credential] {
+        var replaced: [Credential] = []
+        for credential in issued {
+            if let old = records[id.rawValue - 1].current[credential.kind], old.fingerprint != credential.fingerprint,
+                !replaced.contains(old)
+            {
+                replaced.append(old)
+            }
+            records[id.rawValue - 1].current[credential.kind] = credential
+            owners[credential.fingerprint] = id
+        }
+        return replaced
+    }
+}

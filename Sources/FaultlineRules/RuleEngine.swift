@@ -1,0 +1,101 @@
+/// The rule engine: decides which rules fire on a flow and keeps scenario state, counters and
+/// seen events. Pure (no I/O) and thread-safe: flows on every event loop call it directly.
+///
+/// Theory of operation: all mutable state (the installed scenarios with their compiled
+/// matchers, switches and memory) sits in one `StateLock`. Each public call takes it once and does
+/// all its reads and writes under it, so concurrent calls are linearizable: with 50 matching
+/// flows at once, a `times: 1` rule fires for exactly one of them and its transition happens
+/// exactly once (DESIGN.md §3). Matching also runs under the lock, because compiled regular
+/// expressions are not Sendable; rules are cheap next to a network round trip.
+public final class RuleEngine: Sendable {
+    /// The state of a scenario that declares no states and no `initialState`.
+    public static let defaultInitialState = "started"
+
+    let state: StateLock<EngineState>
+
+    /// Installs a rule set; every scenario starts in its initial state with no counters.
+    public init(ruleSet: RuleSet) {
+        state = StateLock(EngineState(ruleSet: ruleSet))
+    }
+
+    /// The rule set as loaded (switches set through `setEnabled` are not folded into it).
+    public var ruleSet: RuleSet {
+        state.withLock { $0.ruleSet }
+    }
+
+    /// Hot reload: installs a new rule set. A scenario whose `Scenario` value is unchanged
+    /// (same name, equal value) keeps its state, counters, seen events and `setEnabled`
+    /// switches; a changed or new scenario starts fresh; a removed one is forgotten.
+    public func replaceRuleSet(_ ruleSet: RuleSet) {
+        state.withLock { $0.replace(with: ruleSet) }
+    }
+
+    /// True when some enabled request-phase rule matches on the request body, so the proxy must
+    /// read the body (up to its limit) before calling `evaluate(_:phase: .request)`. The auth
+    /// profile's own needs are `AuthProfile.readsRequestBodies`.
+    public var needsRequestBody: Bool {
+        state.withLock { engine in engine.runtimes.contains { $0.readsRequestBody(in: .request) } }
+    }
+
+    /// True when some enabled response-phase rule matches on the request body, so the proxy
+    /// must keep a copy of the request body for `evaluate(_:phase: .response)`.
+    public var needsRequestBodyAtResponse: Bool {
+        state.withLock { engine in engine.runtimes.contains { $0.readsRequestBody(in: .response) } }
+    }
+
+    /// Evaluates every enabled rule of `phase`: scenarios in rule-set order, rules in file
+    /// order. Call once per flow per phase; returns the rules that fired, in that order (several
+    /// may fire on one flow), each with its actions and state transition. Counters, states,
+    /// probability draws and `rule:` events change here, atomically for the whole call.
+    public func evaluate(_ flow: FlowView, phase: RulePhase) -> [FiredRule] {
+        var facts = FlowFacts(flow)
+        return state.withLock { engine in
+            var fired: [FiredRule] = []
+            for index in engine.runtimes.indices {
+                engine.runtimes[index].evaluate(&facts, phase: phase, into: &fired)
+            }
+            return fired
+        }
+    }
+
+    /// Records an event for `after`/`before` conditions: call when a flow reaches a stage
+    /// (received, forwarded, responded, delivered) and when a test posts a mark. A flow stage
+    /// counts for global scenarios and for its own lineage in lineage-scoped ones (flows with no
+    /// lineage share one slot); a mark counts everywhere. Disabled scenarios record too.
+    public func observe(_ event: ObservedEvent) {
+        state.withLock { engine in
+            for index in engine.runtimes.indices { engine.runtimes[index].observe(event) }
+        }
+    }
+
+    static func initialState(of scenario: Scenario) -> String {
+        scenario.initialState ?? scenario.states.first ?? defaultInitialState
+    }
+}
+
+/// Everything the engine's lock protects.
+struct EngineState {
+    private(set) var ruleSet: RuleSet
+    var runtimes: [ScenarioRuntime]
+
+    init(ruleSet: RuleSet) {
+        self.ruleSet = ruleSet
+        runtimes = ruleSet.scenarios.map(ScenarioRuntime.init)
+    }
+
+    mutating func replace(with newSet: RuleSet) {
+        var previous: [String: ScenarioRuntime] = [:]
+        for runtime in runtimes where previous[runtime.scenario.name] == nil {
+            previous[runtime.scenario.name] = runtime
+        }
+        runtimes = newSet.scenarios.map { scenario in
+            if let kept = previous.removeValue(forKey: scenario.name), kept.scenario == scenario { return kept }
+            return ScenarioRuntime(scenario)
+        }
+        ruleSet = newSet
+    }
+
+    func runtimeIndex(named name: String) -> Int? {
+        runtimes.firstIndex { $0.scenario.name == name }
+    }
+}

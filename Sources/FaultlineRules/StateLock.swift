@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value guarded by one pthread mutex: the engine's and the tracker's single lock.
+///
+/// Not `Synchronization.Mutex`: on Linux that is built on raw futexes ThreadSanitizer cannot
+/// see, so every access it protects reports as a false race under `--sanitize=thread` (the
+/// reason FaultlinePosix's `ConditionLock` exists too). An uncontended pthread mutex costs
+/// about the same.
+///
+/// `@unchecked Sendable`: `value` is only read or written inside `withLock`, which holds
+/// `mutex` for the whole call, so every access is serialized. The mutex is allocated once,
+/// never moves, and is destroyed in `deinit`, when no other reference exists. `Value` may hold
+/// non-Sendable parts (compiled `Regex`es); they cannot leave the lock through the result,
+/// which must be `Sendable`, and callers do not copy them out through captures.
+final class StateLock<Value>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the lock held and returns its result.
+    func withLock<Result: Sendable, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
