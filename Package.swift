@@ -52,7 +52,8 @@ let package = Package(
         .executableTarget(
             name: "faultline",
             dependencies: [
-                "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineServer", "FaultlineTrace",
+                "FaultlineConfig", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineServer",
+                "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         // A tiny URLSession client the integration tests run as a child process with http_proxy set.

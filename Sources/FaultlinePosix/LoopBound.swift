@@ -8,12 +8,12 @@
 /// touched by the one loop thread. `init` requires that thread as well, except for
 /// `init(handingOff:to:)`, whose caller gives up its own access, and the loop's task queue lock
 /// orders the hand-off before the first use on the loop.
-struct LoopBound<Value>: @unchecked Sendable {
-    let loop: EventLoop
+public struct LoopBound<Value>: @unchecked Sendable {
+    public let loop: EventLoop
     private let wrapped: Value
 
     /// Wraps `value`, which was created on `loop`'s thread (where this must be called).
-    init(_ value: Value, on loop: EventLoop) {
+    public init(_ value: Value, on loop: EventLoop) {
         loop.preconditionInEventLoop()
         self.loop = loop
         self.wrapped = value
@@ -21,13 +21,13 @@ struct LoopBound<Value>: @unchecked Sendable {
 
     /// Wraps a value that the calling thread built and will not touch again; from then on it is
     /// used only on `loop`.
-    init(handingOff value: Value, to loop: EventLoop) {
+    public init(handingOff value: Value, to loop: EventLoop) {
         self.loop = loop
         self.wrapped = value
     }
 
     /// The value; only on `loop`'s thread.
-    var value: Value {
+    public var value: Value {
         loop.preconditionInEventLoop()
         return wrapped
     }

@@ -57,13 +57,11 @@ public final class FlowPolicy: Sendable {
     /// Classifies the request, finds its lineage and evaluates request-phase rules (atomically).
     public func decideRequest(_ view: FlowView) -> RequestDecision {
         var view = view
-        let tracker = self.tracker
-        let role = tracker?.role(of: view) ?? "business"
-        let credentials = tracker?.presentedCredentials(in: view) ?? []
-        let lineage = tracker?.lineage(of: credentials)
-        view.role = role
-        view.lineage = lineage
+        let identity = tracker?.identify(view)
+        view.role = identity?.role ?? FlowRole.business
+        view.lineage = identity?.lineage
         return RequestDecision(
-            role: role, credentials: credentials, lineage: lineage, fired: engine.evaluate(view, phase: .request))
+            role: view.role, credentials: identity?.credentials ?? [], lineage: view.lineage,
+            fired: engine.evaluate(view, phase: .request))
     }
 }

@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlineHTTP1
+import FaultlineRules
 import FaultlineTrace
 
 extension HTTP1ProxySession {
@@ -211,7 +212,7 @@ extension HTTP1ProxySession {
             if let lineage = decision.lineage { fields.append(.string("lineage", lineage.description)) }
             if !decision.credentials.isEmpty {
                 // "access=fp:…": the same fingerprints the redacted headers carry.
-                fields.append(.strings("credentials", decision.credentials.map { "\($0.kind.rawValue)=\($0.fingerprint)" }))
+                fields.append(.strings("credentials", decision.credentials.map(\.traceText)))
             }
         }
         trace.record(.requestReceived, connection: connectionID, flow: flow, fields)

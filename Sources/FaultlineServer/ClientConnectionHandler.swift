@@ -139,13 +139,14 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
     }
 
     private func hold(_ request: HoldRequest) {
-        let loop = context.loop
+        // The outcome may come from any thread; it is handed back to this loop.
+        let handler = LoopBound(WeakHandler(self), on: context.loop)
         let info = context.rules.holds.add(
             name: request.name, flow: request.flow, connection: client.id, phase: request.phase,
             summary: request.summary, releaseOn: request.releaseOn
-        ) { [weak self] outcome in
-            loop.execute { [weak self] in
-                guard let self else { return }
+        ) { outcome in
+            handler.loop.execute {
+                guard let self = handler.value.handler else { return }
                 self.queue.append(.holdEnded(request.flow, outcome))
                 self.drainQueue()
             }
@@ -276,4 +277,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         context.trace.record(.connectionClosed, connection: client.id, fields)
         context.remove(self, id: client.id)
     }
+}
+
+/// A weak reference, so a hold outlived by its connection does not keep the handler alive.
+private struct WeakHandler {
+    weak var handler: ClientConnectionHandler?
+    init(_ handler: ClientConnectionHandler) { self.handler = handler }
 }

@@ -1,5 +1,6 @@
 import FaultlineConfig
 import FaultlineCore
+import FaultlineProxy
 import FaultlineRules
 public import FaultlineTrace
 import Foundation

@@ -1,3 +1,4 @@
+import FaultlineCore
 import Foundation
 
 /// Calls an action every `interval` on a thread of its own until stopped.
@@ -12,7 +13,7 @@ final class PeriodicFlusher: @unchecked Sendable {
     private var stopped = false
 
     init(interval: Duration, action: @escaping @Sendable () -> Void) {
-        let seconds = interval.inSecondsForFlusher
+        let seconds = interval.inSeconds
         let thread = Thread { [self] in
             condition.lock()
             while !stopped {
@@ -34,12 +35,5 @@ final class PeriodicFlusher: @unchecked Sendable {
         stopped = true
         condition.signal()
         condition.unlock()
-    }
-}
-
-extension Duration {
-    fileprivate var inSecondsForFlusher: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -1,3 +1,4 @@
+import FaultlineConfig
 import FaultlineRules
 
 /// `faultline rules check DIR`: validate a rules folder the way `run --rules` loads it.

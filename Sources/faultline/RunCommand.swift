@@ -1,6 +1,7 @@
 import FaultlineCore
 import FaultlinePosix
 import FaultlineProxy
+import FaultlineConfig
 import FaultlineRules
 import FaultlineServer
 import FaultlineTrace
