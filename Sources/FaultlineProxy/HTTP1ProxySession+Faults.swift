@@ -21,13 +21,11 @@ extension HTTP1ProxySession {
         switch fault {
         case .malformedChunk:
             // A head that promises chunks, then a chunk-size line that is not hex (RFC 9112 §7.1).
-            var head = exchange.pendingResponseHead ?? exchange.responseHead!
-            head.headers.remove(name: "content-length")
-            head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+            guard let head = exchange.pendingResponseHead ?? exchange.responseHead else { return }
             exchange.pendingResponseHead = nil
             exchange.responseGate = .replaced
             self.exchange = exchange
-            relayResponseHead(head, &output)
+            relayResponseHead(head, framing: .chunked, &output)
             output.writeToClient(Array("zz\r\nnot a chunk\r\n".utf8))
             endAfterFault(.closeClient(afterFlush: true), &output)
         case .stall(let duration):

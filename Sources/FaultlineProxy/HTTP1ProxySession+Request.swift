@@ -113,7 +113,7 @@ extension HTTP1ProxySession {
 
     private mutating func forwardRequestBody(_ bytes: ArraySlice<UInt8>, _ output: inout SessionOutput) {
         collectRequestBody(bytes, &output)
-        guard var exchange = self.exchange else { return }
+        guard var exchange = self.exchange, exchange.requestGate != .answered else { return }
         bytes.withUnsafeBytes { exchange.requestBody.update($0) }
         switch exchange.requestFraming {
         case .chunked:
@@ -137,6 +137,10 @@ extension HTTP1ProxySession {
         exchange.requestComplete = true
         exchange.requestBodySummary = exchange.requestBody.finish()
         self.exchange = exchange
+        if exchange.requestGate == .answered {
+            finishAnsweredExchange(&output)
+            return
+        }
         if exchange.requestGate == .awaitingDecision {
             decideRequest(&output)
             return

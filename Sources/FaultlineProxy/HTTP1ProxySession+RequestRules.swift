@@ -87,13 +87,27 @@ extension HTTP1ProxySession {
         output.append(.connectUpstream(exchange.route.endpoint, fresh: false))
     }
 
-    /// Answers the client with a rule's response; the upstream is never contacted.
+    /// Bytes of request body the session reads and drops to keep a connection it answered itself.
+    static let discardableBodyLimit: Int64 = 64 * 1024
+
+    /// Answers the client with a rule's response; the upstream is never contacted. The rest of
+    /// the request body, if small, is read and dropped so the connection stays usable.
     mutating func answerWithoutUpstream(_ response: SyntheticResponse, _ output: inout SessionOutput) {
         guard var exchange else { return }
         exchange.requestGate = .answered
-        let closing = !exchange.requestComplete || exchange.closeClientAfter || clientReachedEOF
-        let bytes = response.encode(closing: closing, via: configuration.viaPseudonym)
-        output.writeToClient(bytes)
+        exchange.response = .complete
+        exchange.collectedBody = nil
+        exchange.pendingUpstreamBytes = []
+        let bodyLeft: Bool
+        switch exchange.requestFraming {
+        case .none: bodyLeft = false
+        case .contentLength(let length): bodyLeft = length > Self.discardableBodyLimit
+        case .chunked, .closeDelimited, .tunnel: bodyLeft = true
+        }
+        let closing = (!exchange.requestComplete && bodyLeft) || exchange.closeClientAfter || clientReachedEOF
+        exchange.closeClientAfter = closing
+        self.exchange = exchange
+        output.writeToClient(response.encode(closing: closing, via: configuration.viaPseudonym))
         let digest = trace.makeBodyDigest()
         response.body.withUnsafeBytes { digest.update($0) }
         trace.record(
@@ -102,8 +116,15 @@ extension HTTP1ProxySession {
         if let decision = exchange.decision {
             output.append(.observed(.flow(role: decision.role, stage: .delivered, lineage: decision.lineage)))
         }
+        if closing || exchange.requestComplete { finishAnsweredExchange(&output) }
+    }
+
+    /// Ends an exchange the session answered itself, once its request has been read (or at once
+    /// when the connection closes anyway).
+    mutating func finishAnsweredExchange(_ output: inout SessionOutput) {
+        guard let exchange else { return }
         self.exchange = nil
-        if closing {
+        if exchange.closeClientAfter {
             close(&output, reason: "rule-answered")
             return
         }

@@ -6,7 +6,8 @@ extension HTTP1ProxySession {
     /// Decodes buffered upstream bytes and relays the response to the client (through the
     /// response rules when the proxy has a policy).
     mutating func processUpstreamInput(_ output: inout SessionOutput) {
-        while case .exchanging = state, var exchange = self.exchange {
+        // A complete response waiting behind a rule's gate is not followed by another one.
+        while case .exchanging = state, var exchange = self.exchange, !exchange.upstreamEnded {
             let event: HTTP1ResponseEvent?
             do {
                 event = try exchange.responseDecoder.nextEvent()
@@ -60,9 +61,9 @@ extension HTTP1ProxySession {
         output.writeToClient(bytes)
     }
 
-    /// Sends a response head to the client, re-framed for it: the upstream framing unless the head
-    /// announces its own Content-Length for a replaced body.
-    mutating func relayResponseHead(_ head: HTTPResponseHead, _ output: inout SessionOutput) {
+    /// Sends a response head to the client, re-framed for it: the upstream body's framing, or
+    /// `framing` when the body sent is not the upstream's (a replacement, a fault).
+    mutating func relayResponseHead(_ head: HTTPResponseHead, framing: BodyFraming? = nil, _ output: inout SessionOutput) {
         guard var exchange = self.exchange else { return }
         exchange.flow.phase = .streamingResponse
         exchange.flow.responseStatus = head.status
@@ -70,11 +71,7 @@ extension HTTP1ProxySession {
         let upgrading = exchange.flow.kind == .upgrade && head.status == 101
         let clientFraming: BodyFraming
         var headers = HopByHopHeaders.removing(from: head.headers)
-        let framing =
-            exchange.responseGate == .replaced
-            ? BodyFraming.contentLength(Int64(head.headers.first(name: "content-length").flatMap { Int64($0) } ?? 0))
-            : exchange.responseDecoder.framing
-        switch framing {
+        switch framing ?? exchange.responseDecoder.framing {
         case .none, .tunnel:
             clientFraming = .none
             // A response without a body still states the representation's length (HEAD, 304):

@@ -179,14 +179,11 @@ extension HTTP1ProxySession {
     /// Sends `head` with `body` framed by Content-Length, then finishes once upstream is done.
     private mutating func sendReplacement(head: HTTPResponseHead, body: [UInt8], _ output: inout SessionOutput) {
         guard var exchange else { return }
-        var head = head
-        head.headers.remove(name: "content-length")
-        head.headers.add(name: "Content-Length", value: String(body.count))
         exchange.responseGate = .replaced
         exchange.heldResponseBody = []
         exchange.pendingResponseHead = nil
         self.exchange = exchange
-        relayResponseHead(head, &output)
+        relayResponseHead(head, framing: .contentLength(Int64(body.count)), &output)
         relayResponseBody(body[...], &output)
         if let current = self.exchange, current.upstreamEnded {
             finishResponse(trailers: nil, &output)

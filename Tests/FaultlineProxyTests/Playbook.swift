@@ -1,6 +1,7 @@
 import FaultlineCore
 import FaultlineHTTP1
 import FaultlineProxy
+import FaultlineRules
 import FaultlineTrace
 import Foundation
 import Testing
@@ -20,10 +21,16 @@ struct Playbook {
     /// A `connectUpstream` has not been answered yet.
     private(set) var connectPending = false
 
-    init(mode: ProxyMode = .forward, configure: (inout ProxyConfiguration) -> Void = { _ in }) {
+    init(
+        mode: ProxyMode = .forward, ruleSet: RuleSet? = nil, configure: (inout ProxyConfiguration) -> Void = { _ in }
+    ) {
         var configuration = ProxyConfiguration(mode: mode)
         configure(&configuration)
-        trace = try! TraceRecorder(output: .memory, flushInterval: .zero)
+        let trace = try! TraceRecorder(output: .memory, flushInterval: .zero)
+        self.trace = trace
+        if let ruleSet {
+            configuration.policy = FlowPolicy(ruleSet: ruleSet) { trace.fingerprint($0) }
+        }
         session = HTTP1ProxySession(
             connectionID: ConnectionID(1), configuration: configuration, trace: trace, flowIDs: IDGenerator())
         record(session.start())
@@ -83,6 +90,17 @@ struct Playbook {
         connectPending = false
         record(session.upstreamDidFailToConnect(failure)) }
     mutating func fire(_ timer: ProxyTimer) { record(session.timerFired(timer)) }
+    mutating func endHold(_ outcome: HoldOutcome) {
+        guard let flow = heldFlow else {
+            Issue.record("no hold to end")
+            return
+        }
+        heldFlow = nil
+        record(session.holdEnded(flow: flow, outcome: outcome))
+    }
+
+    /// The flow of the last `.hold` action not yet ended.
+    private(set) var heldFlow: FlowID?
 
     private mutating func record(_ actions: [ProxyAction]) {
         for action in actions {
@@ -91,6 +109,9 @@ struct Playbook {
             case .writeToUpstream(let bytes): toUpstream += bytes
             case .connectUpstream:
                 connectPending = true
+                log.append(action)
+            case .hold(let request):
+                heldFlow = request.flow
                 log.append(action)
             default: log.append(action)
             }
@@ -159,5 +180,28 @@ struct DecodedRequest: Equatable {
             }
         }
         body = String(decoding: bodyBytes, as: UTF8.self)
+    }
+}
+
+/// A rule set from JSON5 text, as a rule file would hold it (failing the test on load errors).
+func ruleSet(_ scenario: String, profile: String? = nil) -> RuleSet {
+    var loadedProfile: AuthProfile? = nil
+    if let profile {
+        let (value, errors) = RuleSetLoader.loadProfile(text: profile, file: "auth-profile.json5")
+        #expect(errors.isEmpty, "\(errors)")
+        loadedProfile = value
+    }
+    let (value, errors) = RuleSetLoader.loadScenario(text: scenario, file: "test.json5", profile: loadedProfile)
+    #expect(errors.isEmpty, "\(errors)")
+    return RuleSet(scenarios: value.map { [$0] } ?? [], profile: loadedProfile)
+}
+
+extension Playbook {
+    func didHold() -> Bool {
+        log.contains { if case .hold = $0 { return true } else { return false } }
+    }
+
+    func observed() -> [ObservedEvent] {
+        log.compactMap { if case .observed(let event) = $0 { return event } else { return nil } }
     }
 }

@@ -1,0 +1,139 @@
+import FaultlineCore
+import FaultlineHTTP1
+import FaultlineProxy
+import FaultlineRules
+import FaultlineTrace
+import Testing
+
+/// Request-phase rules through the session: decisions, synthetic answers, holds, delays, faults.
+@Suite struct RequestRuleTests {
+    static let get = "GET http://api.test/v1/messages HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer old\r\n\r\n"
+
+    @Test func respondAnswersWithoutContactingUpstream() throws {
+        let rules = ruleSet(
+            """
+            { rules: [{ name: "expired", match: { path: "/v1/*" }, when: { times: 2 },
+                        actions: [{ respond: { status: 401, json: { error: "invalid_token" } } }] }] }
+            """)
+        var play = Playbook(ruleSet: rules)
+        for _ in 0..<2 {
+            play.client(Self.get)
+            let answer = ParsedMessage(play.takeClientText())
+            #expect(answer.startLine == "HTTP/1.1 401 Unauthorized")
+            #expect(answer.body == #"{"error":"invalid_token"}"#)
+            #expect(answer.values("Content-Type") == ["application/json"])
+            #expect(!play.connectPending, "a forced 401 never reaches upstream")
+        }
+        play.client(Self.get)  // `times: 2` is used up: the third request goes upstream
+        #expect(play.connectPending)
+        let fired = try play.events().filter { $0.kind.rawValue == "rule.fired" }
+        #expect(fired.map { $0.int("hit") } == [1, 2])
+        #expect(fired.first?.string("rule") == "test/expired")
+    }
+
+    @Test func heldRequestGoesUpstreamOnlyAfterRelease() throws {
+        var play = Playbook(
+            ruleSet: ruleSet(#"{ rules: [{ name: "h", match: { method: "GET" }, actions: [{ hold: { name: "gate" } }] }] }"#))
+        play.client(Self.get)
+        #expect(play.didHold())
+        #expect(!play.connectPending)
+        play.endHold(.release(nil))
+        #expect(play.connectPending)
+        play.connected()
+        #expect(ParsedMessage(play.takeUpstreamText()).startLine == "GET /v1/messages HTTP/1.1")
+        #expect(try play.eventKinds().contains("hold.ended"))
+    }
+
+    @Test func releaseWithAResponseAnswersInstead() {
+        var play = Playbook(
+            ruleSet: ruleSet(#"{ rules: [{ name: "h", actions: [{ hold: { name: "gate" } }] }] }"#))
+        play.client(Self.get)
+        play.endHold(.release(SyntheticResponse(status: 503, body: Array("busy".utf8))))
+        let answer = ParsedMessage(play.takeClientText())
+        #expect(answer.startLine == "HTTP/1.1 503 Service Unavailable")
+        #expect(answer.body == "busy")
+        #expect(!play.connectPending)
+    }
+
+    @Test func holdDeadlineAppliesItsTimeoutOutcome() {
+        var play = Playbook(
+            ruleSet: ruleSet(
+                #"{ rules: [{ name: "h", actions: [{ hold: { name: "gate", timeout: 2, onTimeout: { status: 504 } } }] }] }"#))
+        play.client(Self.get)
+        #expect(play.takeLog().contains(.setTimer(.holdDeadline, .seconds(2))))
+        play.fire(.holdDeadline)
+        #expect(play.takeLog().contains { if case .unregisterHold = $0 { return true } else { return false } })
+        #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 504 Gateway Timeout")
+    }
+
+    @Test func failingAHoldResetsTheClient() {
+        var play = Playbook(ruleSet: ruleSet(#"{ rules: [{ name: "h", actions: [{ hold: { name: "gate" } }] }] }"#))
+        play.client(Self.get)
+        play.endHold(.fail)
+        #expect(play.takeLog().contains(.resetClient))
+    }
+
+    @Test func delayWaitsForItsTimerBeforeConnecting() {
+        var play = Playbook(ruleSet: ruleSet(#"{ rules: [{ name: "slow", actions: [{ delay: 1.5 }] }] }"#))
+        play.client(Self.get)
+        #expect(play.takeLog().contains(.setTimer(.flowDelay, .milliseconds(1500))))
+        #expect(!play.connectPending)
+        play.fire(.flowDelay)
+        #expect(play.connectPending)
+    }
+
+    @Test(arguments: [("reset", ProxyAction.resetClient), ("close-before-response", .closeClient(afterFlush: false))])
+    func requestFaultsBreakTheClientConnection(fault: String, expected: ProxyAction) throws {
+        var play = Playbook(ruleSet: ruleSet(#"{ rules: [{ name: "f", actions: [{ fault: "\#(fault)" }] }] }"#))
+        play.client(Self.get)
+        #expect(play.takeLog().contains(expected))
+        #expect(!play.connectPending)
+        #expect(try play.events().contains { $0.string("fault") == fault })
+    }
+
+    @Test func bodyMatchWaitsForTheBodyAndForwardsItIntact() throws {
+        let rules = ruleSet(
+            #"{ rules: [{ name: "pw", match: { body: { form: { grant_type: "password" } } }, actions: [{ delay: 1 }] }] }"#)
+        var play = Playbook(ruleSet: rules)
+        let body = "grant_type=password&username=a"
+        play.client("POST http://api.test/oauth/token HTTP/1.1\r\nHost: api.test\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+        #expect(!play.connectPending, "the decision waits for the body")
+        play.client(String(body.prefix(10)))
+        #expect(!play.connectPending)
+        play.client(String(body.dropFirst(10)))
+        #expect(play.takeLog().contains(.setTimer(.flowDelay, .seconds(1))), "the body matched")
+        play.fire(.flowDelay)
+        play.connected()
+        #expect(ParsedMessage(play.takeUpstreamText()).body == body)
+    }
+
+    @Test func duplicateHandsTheDriverTheWholeRequest() throws {
+        var play = Playbook(
+            ruleSet: ruleSet(
+                #"{ rules: [{ name: "twice", match: { method: "POST" }, actions: [{ duplicate: { count: 2, timing: "before-response" } }] }] }"#))
+        play.client("POST http://api.test/jobs/7/complete HTTP/1.1\r\nHost: api.test\r\nContent-Length: 2\r\n\r\nok")
+        play.connected()
+        let duplicate = try #require(
+            play.takeLog().compactMap { action -> DuplicateRequest? in
+                if case .duplicate(let request) = action { return request } else { return nil }
+            }.first)
+        #expect(duplicate.count == 2)
+        let copy = String(decoding: duplicate.bytes, as: UTF8.self)
+        #expect(copy.hasPrefix("POST /jobs/7/complete HTTP/1.1\r\n"))
+        #expect(copy.hasSuffix("Content-Length: 2\r\n\r\nok"))
+    }
+
+    @Test func observersHearEveryStageOfAFlow() {
+        var play = Playbook(ruleSet: ruleSet(#"{ rules: [] }"#))
+        play.client(Self.get)
+        play.connected()
+        play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        #expect(
+            play.observed() == [
+                .flow(role: "business", stage: .received, lineage: nil),
+                .flow(role: "business", stage: .forwarded, lineage: nil),
+                .flow(role: "business", stage: .responded, lineage: nil),
+                .flow(role: "business", stage: .delivered, lineage: nil),
+            ])
+    }
+}

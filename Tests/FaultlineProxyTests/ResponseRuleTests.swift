@@ -1,0 +1,153 @@
+import FaultlineCore
+import FaultlineHTTP1
+import FaultlineProxy
+import FaultlineRules
+import FaultlineTrace
+import Testing
+
+/// Response-phase rules through the session: rewrites, cookies, holds, replacements and faults.
+@Suite struct ResponseRuleTests {
+    static let get = "GET http://api.test/v1/me HTTP/1.1\r\nHost: api.test\r\n\r\n"
+    static let ok = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: session=abc; Path=/\r\nContent-Length: 28\r\n\r\n{\"user\":\"ann\",\"plan\":\"free\"}"
+
+    private func play(_ rule: String) -> Playbook {
+        var play = Playbook(ruleSet: ruleSet("{ rules: [\(rule)] }"))
+        play.client(Self.get)
+        play.connected()
+        _ = play.takeUpstreamText()
+        return play
+    }
+
+    @Test func rewriteChangesStatusHeadersAndJSON() {
+        var play = play(
+            #"""
+            { name: "r", phase: "response",
+              actions: [{ rewrite: { status: 500, headers: { set: { "X-Env": "test" }, remove: ["Set-Cookie"] },
+                                     jsonSet: { "/plan": "pro" } } }] }
+            """#)
+        play.upstream(String(Self.ok.dropLast(10)))
+        #expect(play.clientText.isEmpty, "a JSON edit waits for the whole body")
+        play.upstream(String(Self.ok.suffix(10)))
+        let answer = ParsedMessage(play.takeClientText())
+        #expect(answer.startLine == "HTTP/1.1 500 Internal Server Error")
+        #expect(answer.values("X-Env") == ["test"])
+        #expect(answer.values("Set-Cookie").isEmpty)
+        #expect(answer.body == #"{"user":"ann","plan":"pro"}"#)
+        #expect(answer.values("Content-Length") == ["\(answer.body.utf8.count)"])
+        #expect(play.takeLog().contains(.releaseUpstream), "the upstream body was read whole; the connection is reusable")
+    }
+
+    @Test func setCookieReplaysAnOldSessionsCookie() {
+        let rules = ruleSet(
+            #"""
+            { rules: [{ name: "inject", phase: "response", match: { path: "/later" },
+                        actions: [{ setCookie: { replay: "session" } }, { setCookie: "theme=dark" }] }] }
+            """#)
+        var play = Playbook(ruleSet: rules)
+        play.client(Self.get)
+        play.connected()
+        play.upstream(Self.ok)  // sets session=abc
+        _ = play.takeClientText()
+        play.client("GET http://api.test/later HTTP/1.1\r\nHost: api.test\r\n\r\n")
+        play.connected(reused: true)
+        play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        #expect(ParsedMessage(play.takeClientText()).values("Set-Cookie") == ["session=abc; Path=/", "theme=dark"])
+    }
+
+    @Test func stripCookieRemovesOnlyTheNamedCookie() {
+        var play = play(#"{ name: "s", actions: [{ stripCookie: "session" }] }"#)
+        play.upstream("HTTP/1.1 200 OK\r\nSet-Cookie: session=abc\r\nSet-Cookie: theme=dark\r\nContent-Length: 0\r\n\r\n")
+        #expect(ParsedMessage(play.takeClientText()).values("Set-Cookie") == ["theme=dark"])
+    }
+
+    @Test func heldResponseReachesTheClientOnlyAfterRelease() throws {
+        var play = play(#"{ name: "h", phase: "response", actions: [{ hold: { name: "late" } }] }"#)
+        play.upstream(Self.ok)
+        #expect(play.didHold())
+        #expect(play.clientText.isEmpty)
+        play.endHold(.release(nil))
+        let answer = ParsedMessage(play.takeClientText())
+        #expect(answer.startLine == "HTTP/1.1 200 OK")
+        #expect(answer.body == #"{"user":"ann","plan":"free"}"#)
+        #expect(play.takeLog().contains(.releaseUpstream))
+    }
+
+    @Test func heldResponseStaysHeldWhileItsBodyArrives() {
+        var play = play(#"{ name: "h", phase: "response", actions: [{ hold: { name: "late" } }] }"#)
+        play.upstream("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
+        #expect(play.clientText.isEmpty)
+        play.upstream("0\r\n\r\n")
+        play.endHold(.release(nil))
+        #expect(play.takeClientText().hasSuffix("5\r\nhello\r\n0\r\n\r\n"))
+    }
+
+    @Test func releasingAHeldResponseWithAReplacementAnswersIt() {
+        var play = play(#"{ name: "h", phase: "response", actions: [{ hold: { name: "late" } }] }"#)
+        play.upstream(Self.ok)
+        play.endHold(.release(SyntheticResponse(status: 401)))
+        #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 401 Unauthorized")
+    }
+
+    @Test func truncateSendsFewerBytesThanTheFramingPromises() throws {
+        var play = play(#"{ name: "t", actions: [{ fault: { kind: "truncate", bytes: 5 } }] }"#)
+        play.upstream(Self.ok)
+        let text = play.takeClientText()
+        #expect(text.hasSuffix("\r\n\r\n{\"use"))
+        #expect(ParsedMessage(text).values("Content-Length") == ["28"])
+        #expect(play.takeLog().contains(.closeClient(afterFlush: true)))
+    }
+
+    @Test func closeMidBodyResetsAfterItsBytes() {
+        var play = play(#"{ name: "c", actions: [{ fault: { kind: "close-mid-body", bytes: 3 } }] }"#)
+        play.upstream(Self.ok)
+        #expect(play.takeClientText().hasSuffix("\r\n\r\n{\"u"))
+        #expect(play.takeLog().contains(.resetClient))
+    }
+
+    @Test func malformedChunkBreaksChunkedFraming() {
+        var play = play(#"{ name: "m", actions: [{ fault: "malformed-chunk" }] }"#)
+        play.upstream(Self.ok)
+        let text = play.takeClientText()
+        #expect(ParsedMessage(text).values("Transfer-Encoding") == ["chunked"])
+        #expect(text.hasSuffix("zz\r\nnot a chunk\r\n"))
+    }
+
+    @Test func stallSendsNothingUntilItsDeadline() {
+        var play = play(#"{ name: "s", phase: "response", actions: [{ fault: { kind: "stall", seconds: 3 } }] }"#)
+        play.upstream(Self.ok)
+        #expect(play.takeLog().contains(.setTimer(.stall, .seconds(3))))
+        #expect(play.clientText.isEmpty)
+        play.fire(.stall)
+        #expect(play.takeLog().contains(.closeClient(afterFlush: false)))
+    }
+
+    @Test func delayedResponseWaitsForItsTimer() {
+        var play = play(#"{ name: "d", phase: "response", actions: [{ delay: 0.5 }] }"#)
+        play.upstream(Self.ok)
+        #expect(play.clientText.isEmpty)
+        play.fire(.flowDelay)
+        #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 200 OK")
+    }
+
+    @Test func loginResponseStartsALineageWithFingerprintsOnly() throws {
+        let profile = #"""
+            { login: { method: "POST", path: "/oauth/token" },
+              credentials: { request: [{ header: "Authorization", scheme: "Bearer", kind: "access" }],
+                             response: [{ json: "/access_token", kind: "access" }] } }
+            """#
+        var play = Playbook(ruleSet: ruleSet("{ rules: [] }", profile: profile))
+        play.client("POST http://api.test/oauth/token HTTP/1.1\r\nHost: api.test\r\nContent-Length: 0\r\n\r\n")
+        play.connected()
+        let body = #"{"access_token":"tok-123-secret"}"#
+        play.upstream("HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        play.client("GET http://api.test/v1/me HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer tok-123-secret\r\n\r\n")
+        let events = try play.events()
+        let login = try #require(events.first { $0.kind.rawValue == "lineage.login" })
+        #expect(login.string("lineage") == "L1")
+        let business = try #require(events.last { $0.kind == .requestReceived })
+        #expect(business.string("role") == "business")
+        #expect(business.string("lineage") == "L1")
+        #expect(login.strings("issued") == business.strings("credentials"))
+        #expect(!play.trace.memoryContents().contains("tok-123-secret"))
+    }
+}
