@@ -1,0 +1,93 @@
+import Foundation
+
+/// One signed-in account's tokens, coordinated the way the token-refresh article recommends:
+/// one shared refresh in flight, the current token compared with the rejected one before
+/// refreshing, and a generation checked after every await so a logout wins over a late refresh.
+/// Each `ClientFlaws` member switches one of those safeguards off.
+actor AuthSession {
+    enum Failure: Error, Equatable {
+        /// The account logged out while this work was waiting.
+        case loggedOut
+        /// The refresh was refused; the user must sign in again.
+        case refreshRefused(Int)
+    }
+
+    let flaws: ClientFlaws
+    private let http: DemoHTTPClient
+    private(set) var accessToken: String?
+    private var refreshToken: String?
+    /// Bumped by logout; work that started under an older generation must not touch the tokens.
+    private(set) var generation = 0
+    private var refreshInFlight: Task<(access: String, refresh: String), any Error>?
+
+    init(http: DemoHTTPClient, flaws: ClientFlaws) {
+        self.http = http
+        self.flaws = flaws
+    }
+
+    /// Signs in with the password grant (RFC 6749 §4.3).
+    func login(_ username: String) async throws {
+        let response = try await http.send(
+            "POST", "/oauth/token", form: ["grant_type": "password", "username": username, "password": "demo"])
+        guard response.status == 200, let json = response.json, let access = json["access_token"] as? String,
+            let refresh = json["refresh_token"] as? String
+        else { throw Failure.refreshRefused(response.status) }
+        accessToken = access
+        refreshToken = refresh
+    }
+
+    /// A token to retry with after `rejected` got a 401: the current one if another request has
+    /// already refreshed, the shared in-flight refresh's result, or a new refresh.
+    func token(afterRejectionOf rejected: String?, startedIn generation: Int) async throws -> String {
+        guard flaws.contains(.noGenerationCheck) || generation == self.generation else { throw Failure.loggedOut }
+        let checksCurrentToken = !flaws.contains(.refreshOnStale401) && !flaws.contains(.noSingleFlight)
+        if checksCurrentToken, let accessToken, accessToken != rejected { return accessToken }
+        if !flaws.contains(.noSingleFlight), let refreshInFlight {
+            return try await finish(refreshInFlight, startedIn: generation)
+        }
+        guard let refreshToken else { throw Failure.loggedOut }
+        let http = self.http
+        let task = Task { try await Self.refresh(refreshToken, http: http) }
+        if !flaws.contains(.noSingleFlight) { refreshInFlight = task }
+        return try await finish(task, startedIn: generation)
+    }
+
+    private func finish(
+        _ task: Task<(access: String, refresh: String), any Error>, startedIn generation: Int
+    ) async throws -> String {
+        let tokens: (access: String, refresh: String)
+        do {
+            tokens = try await task.value
+        } catch {
+            if refreshInFlight == task { refreshInFlight = nil }
+            throw error
+        }
+        if refreshInFlight == task { refreshInFlight = nil }
+        // The article's rule: after the await, check the generation before touching anything.
+        guard flaws.contains(.noGenerationCheck) || generation == self.generation else { throw Failure.loggedOut }
+        accessToken = tokens.access
+        refreshToken = tokens.refresh
+        return tokens.access
+    }
+
+    private static func refresh(_ token: String, http: DemoHTTPClient) async throws -> (access: String, refresh: String) {
+        let response = try await http.send("POST", "/oauth/token", form: ["grant_type": "refresh_token", "refresh_token": token])
+        guard response.status == 200, let json = response.json, let access = json["access_token"] as? String,
+            let refresh = json["refresh_token"] as? String
+        else { throw Failure.refreshRefused(response.status) }
+        return (access, refresh)
+    }
+
+    /// Signs out: bumps the generation first, so waiting work sees it, then tells the server.
+    /// (The flawed client only drops the access token and relies on nothing else.)
+    func logout() async throws {
+        generation += 1
+        let token = accessToken
+        accessToken = nil
+        if !flaws.contains(.noGenerationCheck) {
+            refreshToken = nil
+            refreshInFlight = nil
+        }
+        _ = try await http.send("POST", "/logout", bearer: token)
+    }
+}

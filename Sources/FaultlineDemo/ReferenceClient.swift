@@ -1,0 +1,80 @@
+import Foundation
+
+/// A client app for the demo and the mutation table: business calls that refresh and retry once,
+/// several accounts each with its own cookie store, and a job pipeline that respects its
+/// dependencies. Built with `ClientFlaws`, it makes exactly those mistakes.
+public final class ReferenceClient: Sendable {
+    public let flaws: ClientFlaws
+    let baseURL: URL
+    /// Only with `.sharedCookieStore`: the one HTTP stack every account uses.
+    private let sharedHTTP: DemoHTTPClient?
+
+    public init(baseURL: URL, flaws: ClientFlaws = []) {
+        self.baseURL = baseURL
+        self.flaws = flaws
+        self.sharedHTTP = flaws.contains(.sharedCookieStore) ? DemoHTTPClient(baseURL: baseURL) : nil
+    }
+
+    /// A signed-in account: its HTTP stack (own cookie store unless the flaw says otherwise) and tokens.
+    public final class Account: Sendable {
+        let name: String
+        let http: DemoHTTPClient
+        let auth: AuthSession
+        let flaws: ClientFlaws
+
+        init(name: String, http: DemoHTTPClient, flaws: ClientFlaws) {
+            self.name = name
+            self.http = http
+            self.flaws = flaws
+            self.auth = AuthSession(http: http, flaws: flaws)
+        }
+
+        /// A business call: on 401, one refresh (shared with concurrent calls) and one retry; a
+        /// second 401 surfaces as the result (`.retryLoop` keeps going).
+        public func call(_ method: String, _ path: String, json: Data? = nil, idempotencyKey: String? = nil)
+            async throws -> Int
+        {
+            let generation = await auth.generation
+            var token = await auth.accessToken
+            var headers: [String: String] = [:]
+            if let idempotencyKey { headers["Idempotency-Key"] = idempotencyKey }
+            var response = try await http.send(method, path, bearer: token, json: json, headers: headers)
+            var attempts = 1
+            let limit = flaws.contains(.retryLoop) ? 4 : 2
+            while response.status == 401, attempts < limit {
+                token = try await auth.token(afterRejectionOf: token, startedIn: generation)
+                let body = flaws.contains(.retryWithEmptyBody) ? nil : json
+                response = try await http.send(method, path, bearer: token, json: body, headers: headers)
+                attempts += 1
+            }
+            return response.status
+        }
+
+        /// A request with the cookie store only (no token), as a web view or image loader makes.
+        public func cookieCall(_ path: String) async throws -> Int {
+            try await http.send("GET", path).status
+        }
+
+        public func logout() async throws {
+            try await auth.logout()
+            // The correct client drops the account's cookie store with the session, so a late
+            // Set-Cookie lands in a store nobody uses again.
+            if !flaws.contains(.keepCookiesAfterLogout) && !flaws.contains(.sharedCookieStore) { http.invalidate() }
+        }
+    }
+
+    /// Signs an account in on its own HTTP stack (or the shared one).
+    public func signIn(_ name: String, reusing previous: Account? = nil) async throws -> Account {
+        let http: DemoHTTPClient
+        if let sharedHTTP {
+            http = sharedHTTP
+        } else if flaws.contains(.keepCookiesAfterLogout), let previous {
+            http = previous.http
+        } else {
+            http = DemoHTTPClient(baseURL: baseURL)
+        }
+        let account = Account(name: name, http: http, flaws: flaws)
+        try await account.auth.login(name)
+        return account
+    }
+}
