@@ -78,7 +78,7 @@ extension ControlAPI {
         for info in held where !names.contains(info.name) { names.append(info.name) }
         let listing = names.isEmpty ? "nothing is held" : "held now: " + names.joined(separator: ", ")
         throw ControlFailure(
-            404, "no hold named '\(name)' (\(listing))", suggestion: EditDistance.nearest(to: name, in: names))
+            404, "no hold named '\(name)' (\(listing))", suggestion: ConfigError.nearest(to: name, in: names))
     }
 }
 

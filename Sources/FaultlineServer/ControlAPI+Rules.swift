@@ -2,6 +2,7 @@ import FaultlineConfig
 import FaultlineCore
 import FaultlineProxy
 import FaultlineRules
+import Synchronization
 
 /// Health, the rule list, rule and scenario switches, reload.
 extension ControlAPI {
@@ -14,6 +15,8 @@ extension ControlAPI {
                 "listeners": .array(
                     listeners.map { ControlJSON.object(["address": .string($0.address), "mode": .string($0.mode)]) }),
                 "rules": .bool(runtime.policy != nil),
+                "holds": ControlJSON.number(runtime.holds.list().count),
+                "waits": ControlJSON.number(pendingWaits.load(ordering: .relaxed)),
             ]))
     }
 

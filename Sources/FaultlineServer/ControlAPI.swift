@@ -3,6 +3,7 @@ import FaultlineHTTP1
 import FaultlineProxy
 import FaultlineRules
 import FaultlineTrace
+import Synchronization
 
 /// The control API's behaviour without the sockets: checks the token, routes a decoded call and
 /// answers it from the running server's rule runtime, holds and trace.
@@ -21,6 +22,9 @@ final class ControlAPI: Sendable {
     let trace: TraceRecorder
     let listeners: [ListenerInfo]
     let configuration: ControlConfiguration
+    /// Hold waits (long polls) pending now; `GET /v1/health` reports it as `waits`, so a test can
+    /// tell its wait is registered before it lets the flow arrive.
+    let pendingWaits = Atomic<Int>(0)
 
     init(runtime: RuleRuntime, trace: TraceRecorder, listeners: [ListenerInfo], configuration: ControlConfiguration) {
         self.runtime = runtime

@@ -3,6 +3,7 @@ import FaultlineCore
 import FaultlineHTTP1
 import FaultlinePosix
 import FaultlineTrace
+import Synchronization
 
 /// One client connection of the control listener: decodes HTTP/1.1 requests, has `ControlAPI`
 /// answer them, and carries out the two answers that take time without ever blocking the loop.
@@ -160,12 +161,6 @@ final class ControlConnection: StreamConnectionDelegate {
         if closeAfterAnswer { connection.closeAfterFlush() }
     }
 
-    /// Back to decoding after a wait ended.
-    private func resumeReading() {
-        state = .reading
-        decodeRequests()
-    }
-
     // MARK: Hold waits
 
     private func startWait(_ name: String, timeout: Duration) {
@@ -179,24 +174,33 @@ final class ControlConnection: StreamConnectionDelegate {
             self?.waitTimedOut(serial: serial)
         }
         state = .waiting(Wait(serial: serial, name: name, seconds: timeout.inSeconds, token: token, timer: timer))
+        api.pendingWaits.add(1, ordering: .relaxed)
+    }
+
+    /// Leaves the waiting state before its answer is written (writing may close the connection,
+    /// and the close must not find the wait still pending).
+    private func leaveWait(_ wait: Wait) {
+        connection.loop.cancelTimer(wait.timer)
+        api.pendingWaits.subtract(1, ordering: .relaxed)
+        state = .reading
     }
 
     private func holdAppeared(_ info: HoldInfo, serial: UInt64) {
         guard case .waiting(let wait) = state, wait.serial == serial, connection.isOpen else { return }
-        connection.loop.cancelTimer(wait.timer)
+        leaveWait(wait)
         answer(200, ControlJSON.hold(info))
-        resumeReading()
+        decodeRequests()
     }
 
     private func waitTimedOut(serial: UInt64) {
         guard case .waiting(let wait) = state, wait.serial == serial, connection.isOpen else { return }
         // A false `cancelWait` means the hold arrived meanwhile: its answer is already queued.
         guard let token = wait.token, api.runtime.holds.cancelWait(token) else { return }
+        leaveWait(wait)
         // RFC 9110 §15.5.9: a server sending 408 should close the connection.
         closeAfterAnswer = true
         answer(
             408, ControlJSON.error("no hold named '\(wait.name)' appeared within \(Self.secondsText(wait.seconds)) s"))
-        resumeReading()
     }
 
     // MARK: Trace stream
@@ -265,7 +269,7 @@ final class ControlConnection: StreamConnectionDelegate {
         switch state {
         case .waiting(let wait):
             if let token = wait.token { api.runtime.holds.cancelWait(token) }
-            connection.loop.cancelTimer(wait.timer)
+            leaveWait(wait)
         case .streaming(let stream, _):
             stream.stop()
         case .reading, .closed:
