@@ -35,7 +35,10 @@ final class ControlHarness {
 
     /// `rules`: scenario text (nil: run without rules). `rulesDirectory`: load the rules from this
     /// folder instead, and let reload read it.
-    init(rules: String? = ControlHarness.scenario, rulesDirectory: String? = nil, loops: Int = 1) throws {
+    init(
+        rules: String? = ControlHarness.scenario, rulesDirectory: String? = nil, loops: Int = 1,
+        streamBacklog: Int = 8 * 1024 * 1024
+    ) throws {
         origin = try ScriptedOrigin()
         var ruleSet: RuleSet? = nil
         if let rulesDirectory {
@@ -52,7 +55,8 @@ final class ControlHarness {
             configuration: ServerConfiguration(
                 listeners: [ListenerConfiguration(address: any, mode: .forward)], loopCount: loops),
             trace: try TraceRecorder(output: .memory, flushInterval: .zero), ruleSet: ruleSet,
-            control: ControlConfiguration(address: any, token: Self.token, rulesDirectory: rulesDirectory))
+            control: ControlConfiguration(
+                address: any, token: Self.token, rulesDirectory: rulesDirectory, maximumStreamBacklog: streamBacklog))
         do {
             try server.start()
         } catch {
