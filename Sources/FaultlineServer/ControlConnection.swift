@@ -126,7 +126,9 @@ final class ControlConnection: StreamConnectionDelegate {
         let connectionTokens = head.headers.values(name: "connection").flatMap {
             $0.lowercased().split(separator: ",").map { String($0.filter { $0 != " " && $0 != "\t" }) }
         }
-        closeAfterAnswer = head.version != .http1_1 || connectionTokens.contains("close")
+        // HEAD is answered like any method the API does not take (405 with a body), so the
+        // connection ends after it: the client would not read that body (RFC 9110 §9.3.2).
+        closeAfterAnswer = head.version != .http1_1 || connectionTokens.contains("close") || head.method == "HEAD"
         guard let request = ControlRequest(method: head.method, target: head.target, headers: head.headers, body: body)
         else {
             answer(400, ControlJSON.error("expected a path such as /v1/health, not '\(head.target)'"))

@@ -130,4 +130,21 @@ import Testing
             #expect(text.components(separatedBy: "\"status\":\"ok\"").count == 3)
         }
     }
+
+    @Test func http10AndHeadRequestsEndTheConnectionAfterTheAnswer() throws {
+        try withControl { harness in
+            let raw = RawControlConnection(address: harness.controlAddress)
+            for request in [
+                "GET /v1/health HTTP/1.0\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n",
+                "HEAD /v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n",
+            ] {
+                let connection = try raw.open()
+                try raw.send(connection, request)
+                // readUntil stops at EOF: the whole text arrives and then the server closes.
+                let text = try raw.readUntil(connection) { _ in false }
+                #expect(text.contains("Connection: close"), "\(request)")
+                #expect(text.contains("HTTP/1.1 200 OK") || text.contains("HTTP/1.1 405 "))
+            }
+        }
+    }
 }
