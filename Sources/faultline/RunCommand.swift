@@ -109,11 +109,14 @@ enum RunCommand {
             printError("faultline run: \(error)")
             return 1
         }
-        let controlFile = control.flatMap { publish($0, server: server, path: parsed.value("--control-file")) }
+        var notices: [String] = []
+        let controlFile = control.flatMap { publish($0, server: server, path: parsed.value("--control-file"), notices: &notices) }
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
         }
         printError(banner(server: server, output: output))
+        // After the banner, which tools read as the first "faultline " line.
+        for notice in notices { printError(notice) }
         let signal = TerminationSignals.wait()
         watcher?.stop()
         server.stop()
@@ -180,13 +183,15 @@ enum RunCommand {
         return try address(text, option: "--control")
     }
 
-    /// Writes the control file so the other commands find this proxy; nil (after saying why) when
-    /// it cannot be written, since the proxy itself is still useful.
-    static func publish(_ control: ControlConfiguration, server: ProxyServer, path: String?) -> ControlFile? {
+    /// Writes the control file so the other commands find this proxy; nil when it cannot be
+    /// written (the proxy itself is still useful). What the user should know goes to `notices`.
+    static func publish(
+        _ control: ControlConfiguration, server: ProxyServer, path: String?, notices: inout [String]
+    ) -> ControlFile? {
         guard let address = server.controlAddress else { return nil }
         let file = ControlFile(path: path ?? ControlFile.defaultPath())
         if let previous = try? file.read(), previous.pid != getpid(), ControlFile.isRunning(previous.pid) {
-            printError(
+            notices.append(
                 "faultline run: \(file.displayPath) named another running proxy (pid \(previous.pid)); "
                     + "the control commands now find this one (give each proxy its own --control-file)")
         }
@@ -194,7 +199,7 @@ enum RunCommand {
             try file.write(ControlFile.Contents(url: "http://\(address)", token: control.token, pid: getpid()))
             return file
         } catch {
-            printError("faultline run: \(error); the control commands will not find this proxy")
+            notices.append("faultline run: \(error); the control commands will not find this proxy")
             return nil
         }
     }
@@ -235,8 +240,10 @@ enum RunCommand {
         case .memory: destination = "memory"
         }
         // The token is a secret: only the address goes here; the token is in the control file.
+        // "control on" comes after the trace so that readers of the older banner
+        // ("...; trace to X (Ctrl-C stops)") still find the listeners where they were.
         let control = server.controlAddress.map { "; control on \($0)" } ?? ""
-        return "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", "))\(control); trace to \(destination) "
+        return "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", ")); trace to \(destination)\(control) "
             + "(Ctrl-C stops)"
     }
 }
