@@ -138,8 +138,11 @@ public struct ControlClient: Sendable {
 
 /// An answer of the control API.
 public struct ControlResponse: Sendable {
+    /// The HTTP status (200, 404, 408, ...).
     public let status: Int
+    /// The header fields in the order received.
     public let headers: [(name: String, value: String)]
+    /// The body bytes (JSON for every answer of the API).
     public let body: [UInt8]
 
     /// The first value of a header (names compared case-insensitively).
@@ -170,6 +173,7 @@ public struct ControlResponse: Sendable {
 
 /// A control call that got no answer, with a sentence a person can act on.
 public struct ControlClientError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, naming the address.
     public let description: String
     /// Nothing listens at the address (a stale control file, a stopped proxy).
     public let connectionRefused: Bool

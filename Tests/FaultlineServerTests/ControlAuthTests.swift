@@ -1,5 +1,6 @@
 import FaultlineConfig
 import FaultlinePosix
+import FaultlineProxy
 import FaultlineServer
 import FaultlineTrace
 import Foundation
@@ -145,6 +146,24 @@ import Testing
                 #expect(text.contains("Connection: close"), "\(request)")
                 #expect(text.contains("HTTP/1.1 200 OK") || text.contains("HTTP/1.1 405 "))
             }
+        }
+    }
+
+    @Test func aControlPortInUseIsAClearStartError() throws {
+        try withControl { harness in
+            let taken = harness.controlAddress
+            let second = ProxyServer(
+                configuration: ServerConfiguration(
+                    listeners: [ListenerConfiguration(address: try SocketAddress(parsing: "127.0.0.1:0"), mode: .forward)],
+                    loopCount: 1),
+                trace: try TraceRecorder(output: .memory, flushInterval: .zero),
+                control: ControlConfiguration(address: taken, token: "t"))
+            #expect {
+                try second.start()
+            } throws: { error in
+                "\(error)".contains("cannot listen for the control API on \(taken): address already in use")
+            }
+            #expect(second.boundAddresses.isEmpty, "nothing is left running")
         }
     }
 }
