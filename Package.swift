@@ -73,7 +73,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineServerTests",
-            dependencies: ["FaultlineCore", "FaultlineServer", "FaultlinePosix", "FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace"],
+            dependencies: [
+                "FaultlineCore", "FaultlineServer", "FaultlinePosix", "FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace",
+                "FaultlineRules", "FaultlineConfig",
+            ],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -15,23 +15,30 @@ public final class ProxyServer: Sendable {
         let resolver: HostResolver
         let listeners: [Listener]
         let contexts: [LoopContext]
+        let control: ControlServer?
     }
 
     public let configuration: ServerConfiguration
     public let trace: TraceRecorder
     /// Rules, auth profile and holds (empty when started without rules).
     public let rules: RuleRuntime
+    /// The control API's listener settings; nil when the server runs without one.
+    public let control: ControlConfiguration?
     private let running = Mutex<Running?>(nil)
 
-    /// A server without rules when `ruleSet` is nil.
-    public init(configuration: ServerConfiguration, trace: TraceRecorder, ruleSet: RuleSet? = nil) {
+    /// A server without rules when `ruleSet` is nil, and without a control API when `control` is nil.
+    public init(
+        configuration: ServerConfiguration, trace: TraceRecorder, ruleSet: RuleSet? = nil,
+        control: ControlConfiguration? = nil
+    ) {
         self.configuration = configuration
         self.trace = trace
+        self.control = control
         self.rules = RuleRuntime(policy: ruleSet.map { FlowPolicy(ruleSet: $0, fingerprint: trace.fingerprint) })
     }
 
-    /// Starts the loops and binds every listener. Throws `ServerError` naming the address that could
-    /// not be bound (in use, not local, ...); nothing is left running then.
+    /// Starts the loops and binds every listener (the control listener last). Throws `ServerError`
+    /// naming the address that could not be bound (in use, not local, ...); nothing is left running then.
     public func start() throws(ServerError) {
         let group: EventLoopGroup
         do {
@@ -69,9 +76,30 @@ public final class ProxyServer: Sendable {
                 throw ServerError("cannot listen on \(listenerConfiguration.address): \(Self.explain(error))")
             }
         }
-        running.withLock {
-            $0 = Running(group: group, resolver: resolver, listeners: listeners, contexts: contexts)
+        var controlServer: ControlServer? = nil
+        if let control {
+            let infos = zip(configuration.listeners, listeners).map { configuration, listener in
+                ControlAPI.ListenerInfo(address: listener.localAddress.description, mode: configuration.mode.description)
+            }
+            let api = ControlAPI(runtime: rules, trace: trace, listeners: infos, configuration: control)
+            do {
+                controlServer = try ControlServer(api: api, group: group)
+            } catch {
+                for listener in listeners { listener.stop() }
+                group.shutdown()
+                resolver.shutdown()
+                throw ServerError("cannot listen for the control API on \(control.address): \(Self.explain(error))")
+            }
         }
+        running.withLock {
+            $0 = Running(group: group, resolver: resolver, listeners: listeners, contexts: contexts, control: controlServer)
+        }
+    }
+
+    /// Where the control API listens (the real port when 0 was asked for); nil when not running
+    /// or started without one.
+    public var controlAddress: SocketAddress? {
+        running.withLock { $0?.control?.localAddress }
     }
 
     /// The addresses actually bound, in configuration order (the real port when 0 was asked for).
@@ -87,6 +115,7 @@ public final class ProxyServer: Sendable {
             return current
         }) else { return }
         for listener in state.listeners { listener.stop() }
+        state.control?.stop()
         for context in state.contexts {
             context.loop.execute { context.shutdown() }
         }

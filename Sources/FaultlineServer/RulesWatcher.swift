@@ -53,23 +53,45 @@ public final class RulesWatcher: Sendable {
             defer { last = signature }
             return last != signature
         }
-        guard changed, let policy = runtime.policy else { return false }
-        let result = RuleSetLoader.load(directory: directory)
-        if result.errors.isEmpty {
-            policy.replace(result.ruleSet)
-            trace.record(
-                .rulesReloaded,
-                [.string("directory", directory), .int("scenarios", result.ruleSet.scenarios.count)])
-            report("faultline: reloaded rules from \(directory) (\(result.ruleSet.scenarios.count) scenarios)")
-        } else {
-            trace.record(
-                .rulesRejected,
-                [.string("directory", directory), .strings("errors", result.errors.map(\.description))])
+        guard changed, runtime.policy != nil else { return false }
+        switch Self.reload(directory: directory, runtime: runtime, trace: trace) {
+        case .reloaded(let scenarios):
+            report("faultline: reloaded rules from \(directory) (\(scenarios) scenarios)")
+        case .rejected(let errors):
             report(
                 "faultline: rules in \(directory) not reloaded; the last good rules keep running:\n"
-                    + result.errors.map { "  \($0)" }.joined(separator: "\n"))
+                    + errors.map { "  \($0)" }.joined(separator: "\n"))
+        case .noRules:
+            break
         }
         return true
+    }
+
+    /// What `reload` did.
+    public enum ReloadOutcome: Sendable, Equatable {
+        /// The folder loaded cleanly and its rule set now runs; the number of scenarios.
+        case reloaded(scenarios: Int)
+        /// The folder has errors (`file:line:column: message`); the last good rules keep running.
+        case rejected(errors: [String])
+        /// The runtime has no rules to replace (the proxy started without rules).
+        case noRules
+    }
+
+    /// Loads `directory` and, when it has no errors, swaps its rule set into `runtime`; traces
+    /// `rules.reloaded` or `rules.rejected`. Used by the watcher and by the control API's
+    /// `POST /v1/rules/reload`; callable from any thread (it reads the folder, so not in a hot path).
+    public static func reload(directory: String, runtime: RuleRuntime, trace: TraceRecorder) -> ReloadOutcome {
+        guard let policy = runtime.policy else { return .noRules }
+        let result = RuleSetLoader.load(directory: directory)
+        guard result.errors.isEmpty else {
+            let errors = result.errors.map(\.description)
+            trace.record(.rulesRejected, [.string("directory", directory), .strings("errors", errors)])
+            return .rejected(errors: errors)
+        }
+        policy.replace(result.ruleSet)
+        trace.record(
+            .rulesReloaded, [.string("directory", directory), .int("scenarios", result.ruleSet.scenarios.count)])
+        return .reloaded(scenarios: result.ruleSet.scenarios.count)
     }
 
     /// Names, sizes and modification times of the folder's rule files.

@@ -34,6 +34,9 @@ public final class TraceRecorder: Sendable {
         var buffer: JSONOutput
         var closed = false
         var clock: WallClock
+        /// Live-stream subscribers (the control API's trace stream); usually empty.
+        var observers: [(id: UInt64, callback: @Sendable (UnsafeBufferPointer<UInt8>) -> Void)] = []
+        var nextObserverID: UInt64 = 0
     }
 
     /// What writing touches, under the second lock: the file and an empty buffer to swap in.
@@ -126,6 +129,7 @@ public final class TraceRecorder: Sendable {
         let start = self.start
         let buffered = state.withLock { state -> Int in
             guard !state.closed else { return 0 }
+            let lineStart = state.buffer.count
             state.seq += 1
             let monotonic = start.duration(to: MonotonicInstant.now())
             state.buffer.appendRaw("{\"seq\":")
@@ -137,6 +141,13 @@ public final class TraceRecorder: Sendable {
             state.buffer.appendInteger(UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
             state.buffer.appendByte(UInt8(ascii: ","))
             state.buffer.append(line)
+            if !state.observers.isEmpty {
+                let observers = state.observers
+                state.buffer.withBytes { all in
+                    let written = UnsafeBufferPointer(rebasing: all[lineStart...])
+                    for observer in observers { observer.callback(written) }
+                }
+            }
             return state.buffer.count
         }
         if !isMemory && buffered >= Self.flushThreshold {
@@ -183,6 +194,28 @@ public final class TraceRecorder: Sendable {
     public func memoryContents() -> String {
         guard isMemory else { return "" }
         return state.withLock { $0.buffer.text }
+    }
+
+    /// Subscribes `observer` to every line recorded from now on (the whole line, newline
+    /// included, exactly as written), in `seq` order. It runs on the recording thread under the
+    /// recorder's lock and the bytes are valid only during the call: copy them, hand them off and
+    /// return; never record or block in it. Returns the token for `removeObserver`.
+    public func addObserver(_ observer: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void) -> UInt64 {
+        state.withLock { state in
+            state.nextObserverID += 1
+            state.observers.append((state.nextObserverID, observer))
+            return state.nextObserverID
+        }
+    }
+
+    /// Unsubscribes; once it returns the observer is never called again. Unknown tokens are ignored.
+    public func removeObserver(_ token: UInt64) {
+        state.withLock { $0.observers.removeAll { $0.id == token } }
+    }
+
+    /// Observers subscribed now (for tests that check a stream let go).
+    public var observerCount: Int {
+        state.withLock { $0.observers.count }
     }
 
     /// How many events have been recorded (the last `seq` assigned).

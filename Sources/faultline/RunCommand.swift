@@ -20,6 +20,15 @@ enum RunCommand {
         OptionSpec(name: "--response-timeout", value: "SECONDS", help: "wait for an upstream response head, 504 after (default 60)"),
         OptionSpec(name: "--idle-timeout", value: "SECONDS", help: "close idle client connections after (default 120)"),
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default: one per CPU)"),
+        OptionSpec(
+            name: "--control", value: "ADDR",
+            help: "control API address (default 127.0.0.1:0, an ephemeral port); 'off' turns it off"),
+        OptionSpec(
+            name: "--control-token", value: "TOKEN",
+            help: "the control API's bearer token (default: 32 random bytes, written to the control file only)"),
+        OptionSpec(
+            name: "--control-file", value: "PATH",
+            help: "where the control URL and token go, mode 0600 (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
@@ -29,6 +38,8 @@ enum RunCommand {
             Runs the proxy. Clients use it as an HTTP proxy (http_proxy=http://ADDR) in forward mode, or \
             send their requests to it directly in reverse mode. Every connection, request and response \
             is written to the trace as JSON Lines; credentials appear only as fingerprints.
+            A control API (HTTP+JSON) listens on --control; 'faultline holds', 'release', 'fail', 'mark', \
+            'state' and 'rules enable|disable' find it through the control file.
             Examples:
               faultline run --listen 127.0.0.1:8080 --trace trace.jsonl
               faultline run --listen 127.0.0.1:9000 --mode reverse:http://127.0.0.1:3000
@@ -40,6 +51,7 @@ enum RunCommand {
         let configuration: ServerConfiguration
         let output: TraceOutput
         let redaction: RedactionPolicy
+        let controlAddress: SocketAddress?
         do {
             parsed = try ParsedArguments.parse(arguments, specs: specs, command: "run")
             if parsed.has("--help") {
@@ -54,6 +66,7 @@ enum RunCommand {
             output = tracePath == "-" ? .standardOutput : .file(path: tracePath)
             redaction = RedactionPolicy(
                 extraHeaderNames: parsed.values("--redact-header"), extraQueryParameters: parsed.values("--redact-query"))
+            controlAddress = try control(parsed)
         } catch {
             printError("\(error)")
             return 2
@@ -77,7 +90,18 @@ enum RunCommand {
             }
             ruleSet = report.ruleSet
         }
-        let server = ProxyServer(configuration: configuration, trace: trace, ruleSet: ruleSet)
+        var control: ControlConfiguration? = nil
+        if let controlAddress {
+            do {
+                let token = try parsed.value("--control-token") ?? ControlToken.generate()
+                control = ControlConfiguration(address: controlAddress, token: token, rulesDirectory: parsed.value("--rules"))
+            } catch {
+                trace.close()
+                printError("faultline run: \(error)")
+                return 1
+            }
+        }
+        let server = ProxyServer(configuration: configuration, trace: trace, ruleSet: ruleSet, control: control)
         do {
             try server.start()
         } catch {
@@ -85,13 +109,18 @@ enum RunCommand {
             printError("faultline run: \(error)")
             return 1
         }
+        var notices: [String] = []
+        let controlFile = control.flatMap { publish($0, server: server, path: parsed.value("--control-file"), notices: &notices) }
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
         }
         printError(banner(server: server, output: output))
+        // After the banner, which tools read as the first "faultline " line.
+        for notice in notices { printError(notice) }
         let signal = TerminationSignals.wait()
         watcher?.stop()
         server.stop()
+        controlFile?.remove(ifOwnedBy: getpid())
         trace.close()
         printError("faultline: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(trace.eventCount) events traced")
         return 0
@@ -136,8 +165,47 @@ enum RunCommand {
         return configuration
     }
 
+    /// The control listener's address from `--control` (nil for `off`), with its companions checked.
+    static func control(_ parsed: ParsedArguments) throws(UsageError) -> SocketAddress? {
+        let text = parsed.value("--control") ?? "127.0.0.1:0"
+        if text == "off" {
+            if parsed.has("--control-token") || parsed.has("--control-file") {
+                throw UsageError(description: "faultline run: --control-token and --control-file need the control API, not --control off")
+            }
+            return nil
+        }
+        if let token = parsed.value("--control-token") {
+            // The token travels in a header field and a JSON file: visible ASCII only (RFC 9110 §5.5).
+            guard !token.isEmpty, token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw UsageError(description: "faultline run: --control-token takes visible ASCII characters without spaces")
+            }
+        }
+        return try address(text, option: "--control")
+    }
+
+    /// Writes the control file so the other commands find this proxy; nil when it cannot be
+    /// written (the proxy itself is still useful). What the user should know goes to `notices`.
+    static func publish(
+        _ control: ControlConfiguration, server: ProxyServer, path: String?, notices: inout [String]
+    ) -> ControlFile? {
+        guard let address = server.controlAddress else { return nil }
+        let file = ControlFile(path: path ?? ControlFile.defaultPath())
+        if let previous = try? file.read(), previous.pid != getpid(), ControlFile.isRunning(previous.pid) {
+            notices.append(
+                "faultline run: \(file.displayPath) named another running proxy (pid \(previous.pid)); "
+                    + "the control commands now find this one (give each proxy its own --control-file)")
+        }
+        do {
+            try file.write(ControlFile.Contents(url: "http://\(address)", token: control.token, pid: getpid()))
+            return file
+        } catch {
+            notices.append("faultline run: \(error); the control commands will not find this proxy")
+            return nil
+        }
+    }
+
     /// `HOST:PORT`, `[V6]:PORT` or a bare port (on 127.0.0.1); `localhost` means 127.0.0.1.
-    static func address(_ text: String) throws(UsageError) -> SocketAddress {
+    static func address(_ text: String, option: String = "--listen") throws(UsageError) -> SocketAddress {
         var spelled = text
         if Int(text) != nil { spelled = "127.0.0.1:\(text)" }
         if spelled.hasPrefix("localhost:") { spelled = "127.0.0.1:" + spelled.dropFirst("localhost:".count) }
@@ -145,7 +213,7 @@ enum RunCommand {
             return try SocketAddress(parsing: spelled)
         } catch {
             throw UsageError(
-                description: "faultline run: --listen '\(text)' is not an address: expected IP:PORT such as "
+                description: "faultline run: \(option) '\(text)' is not an address: expected IP:PORT such as "
                     + "127.0.0.1:8080 or [::1]:8080")
         }
     }
@@ -171,7 +239,12 @@ enum RunCommand {
         case .standardOutput: destination = "stdout"
         case .memory: destination = "memory"
         }
-        return "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", ")); trace to \(destination) (Ctrl-C stops)"
+        // The token is a secret: only the address goes here; the token is in the control file.
+        // "control on" comes after the trace so that readers of the older banner
+        // ("...; trace to X (Ctrl-C stops)") still find the listeners where they were.
+        let control = server.controlAddress.map { "; control on \($0)" } ?? ""
+        return "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", ")); trace to \(destination)\(control) "
+            + "(Ctrl-C stops)"
     }
 }
 

@@ -14,8 +14,17 @@ let usage = """
 
     commands:
       run        run the proxy (faultline run --help)
-      rules      check a rules folder: faultline rules check DIR
+      rules      check a rules folder (rules check DIR), or switch a running proxy's rules
+                 (rules enable|disable SCENARIO[/RULE], rules list, rules reload)
+      holds      list the flows a running proxy holds, or wait for one (holds wait NAME)
+      release    release a held flow, or answer it (release NAME [--status CODE])
+      fail       reset the client of a held flow (fail NAME)
+      mark       write a mark to the trace and fire mark:LABEL (mark LABEL [KEY=VALUE]...)
+      state      show, set or reset scenario states (state, state set, state reset)
       help       show this help, or a command's: faultline help run
+
+    The commands that talk to a running proxy find it through its control file
+    ($FAULTLINE_HOME/control.json or ~/.faultline/control.json), or --control URL --token TOKEN.
 
     options:
       --version  print the version
@@ -23,7 +32,10 @@ let usage = """
     """
 
 func main(_ arguments: [String]) -> Int32 {
-    let commands: [String: ([String]) -> Int32] = ["run": RunCommand.run, "rules": RulesCommand.run]
+    let commands: [String: ([String]) -> Int32] = [
+        "run": RunCommand.run, "rules": RulesCommand.run, "holds": HoldsCommand.run, "release": ReleaseCommand.release,
+        "fail": ReleaseCommand.fail, "mark": MarkCommand.run, "state": StateCommand.run,
+    ]
     guard let first = arguments.first else {
         print(usage)
         return 0

@@ -1,0 +1,31 @@
+public import FaultlinePosix
+
+/// Where the control API listens and the secret its callers must present.
+///
+/// Pass one to `ProxyServer.init(configuration:trace:ruleSet:control:)`; the server binds it at
+/// `start()` beside the proxy listeners, on the same event loops.
+public struct ControlConfiguration: Sendable {
+    /// Usually `127.0.0.1:0` (an ephemeral port; `ProxyServer.controlAddress` tells the real one).
+    public var address: SocketAddress
+    /// Every call must carry `Authorization: Bearer <token>`. Never printed, never traced.
+    public var token: String
+    /// The folder `POST /v1/rules/reload` loads; nil when the rules were not loaded from a folder
+    /// (reload then answers 409).
+    public var rulesDirectory: String?
+    /// Request bodies larger than this are refused with 413.
+    public var maximumBodyBytes: Int
+    /// Bytes of trace lines a `GET /v1/trace/stream` client may fall behind before it is cut off.
+    public var maximumStreamBacklog: Int
+
+    /// A control listener on `address` that accepts `token`.
+    public init(
+        address: SocketAddress, token: String, rulesDirectory: String? = nil, maximumBodyBytes: Int = 64 * 1024,
+        maximumStreamBacklog: Int = 8 * 1024 * 1024
+    ) {
+        self.address = address
+        self.token = token
+        self.rulesDirectory = rulesDirectory
+        self.maximumBodyBytes = maximumBodyBytes
+        self.maximumStreamBacklog = maximumStreamBacklog
+    }
+}

@@ -1,0 +1,316 @@
+import FaultlineConfig
+import FaultlineCore
+import FaultlineHTTP1
+import FaultlinePosix
+import FaultlineTrace
+import Synchronization
+
+/// One client connection of the control listener: decodes HTTP/1.1 requests, has `ControlAPI`
+/// answer them, and carries out the two answers that take time without ever blocking the loop.
+///
+/// Theory of operation. The state is:
+/// - `reading`: requests are decoded and answered one after another (keep-alive and pipelining
+///   work; HTTP/1.0 or `Connection: close` ends the connection after the answer);
+/// - `waiting`: a hold wait is pending. The registry's `whenHeld` callback (from any thread) hops
+///   back here with `EventLoop.execute`; a loop timer answers 408 unless `cancelWait` says the hold
+///   already arrived (then its callback is on its way). Bytes the client pipelines meanwhile stay in
+///   the decoder; EOF means the client gave up, so the wait is cancelled and the connection closed;
+/// - `streaming`: a trace stream (chunked for HTTP/1.1) runs until the client sends EOF or the
+///   connection closes; client bytes are ignored;
+/// - `closed`: `didCloseWith` cancelled whatever was pending (wait, timer, trace subscription).
+///
+/// Loop-thread confined: every entry point is a `StreamConnectionDelegate` callback, a timer, or
+/// a task hopped onto `connection.loop`.
+final class ControlConnection: StreamConnectionDelegate {
+    private enum State {
+        case reading
+        case waiting(Wait)
+        case streaming(ControlTraceStream, chunked: Bool)
+        case closed
+    }
+
+    private struct Wait {
+        let serial: UInt64
+        let name: String
+        let seconds: Double
+        /// The registry's wait token; nil when the hold existed already (its callback is queued).
+        let token: UInt64?
+        let timer: TimerHandle
+    }
+
+    private let connection: StreamConnection
+    private let api: ControlAPI
+    private let onClose: (ControlConnection) -> Void
+    private var decoder = HTTP1RequestDecoder()
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var state = State.reading
+    private var waitSerial: UInt64 = 0
+    /// The connection ends after the current answer (HTTP/1.0, or `Connection: close`).
+    private var closeAfterAnswer = false
+
+    init(connection: StreamConnection, api: ControlAPI, onClose: @escaping (ControlConnection) -> Void) {
+        self.connection = connection
+        self.api = api
+        self.onClose = onClose
+    }
+
+    func start() {
+        connection.delegate = self
+        connection.start()
+    }
+
+    private var limit: Int { api.configuration.maximumBodyBytes }
+
+    // MARK: Requests
+
+    /// Decodes and answers requests until one takes time, more bytes are needed, or the connection ends.
+    private func decodeRequests() {
+        while case .reading = state, connection.isOpen {
+            let event: HTTP1RequestEvent?
+            do throws(HTTP1Error) {
+                event = try decoder.nextEvent()
+            } catch {
+                closeAfterAnswer = true
+                answer(error.status, ControlJSON.error("malformed request: \(error.description)"))
+                return
+            }
+            guard let event else { break }
+            switch event {
+            case .head(let head):
+                guard begin(head) else { return }
+            case .body(let bytes):
+                body.append(contentsOf: bytes)
+                if body.count > limit {
+                    refuseLargeBody()
+                    return
+                }
+            case .end:
+                guard let head else { preconditionFailure("request end without a head") }
+                self.head = nil
+                dispatch(head, body)
+                body = []
+            }
+        }
+        if case .reading = state, decoder.sawEOF, decoder.isAtMessageBoundary, connection.isOpen {
+            connection.closeAfterFlush()
+        }
+    }
+
+    /// Checks a new head before its body arrives; false when it was answered already.
+    private func begin(_ head: HTTPRequestHead) -> Bool {
+        self.head = head
+        body = []
+        if head.method == "CONNECT" {
+            closeAfterAnswer = true
+            answer(405, ControlJSON.error("the control API does not tunnel"), allow: ["GET", "POST", "PUT"])
+            return false
+        }
+        if case .contentLength(let length) = decoder.framing, length > Int64(limit) {
+            refuseLargeBody()
+            return false
+        }
+        if head.version == .http1_1, head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+            // RFC 9110 §10.1.1: tell the client to send the body rather than make it wait.
+            connection.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        }
+        return true
+    }
+
+    private func refuseLargeBody() {
+        closeAfterAnswer = true
+        answer(413, ControlJSON.error("request bodies are limited to \(limit) bytes"))
+    }
+
+    private func dispatch(_ head: HTTPRequestHead, _ body: [UInt8]) {
+        let connectionTokens = head.headers.values(name: "connection").flatMap {
+            $0.lowercased().split(separator: ",").map { String($0.filter { $0 != " " && $0 != "\t" }) }
+        }
+        // HEAD is answered like any method the API does not take (405 with a body), so the
+        // connection ends after it: the client would not read that body (RFC 9110 §9.3.2).
+        closeAfterAnswer = head.version != .http1_1 || connectionTokens.contains("close") || head.method == "HEAD"
+        guard let request = ControlRequest(method: head.method, target: head.target, headers: head.headers, body: body)
+        else {
+            answer(400, ControlJSON.error("expected a path such as /v1/health, not '\(head.target)'"))
+            return
+        }
+        switch api.handle(request) {
+        case .json(let status, let value, let allow):
+            answer(status, value, allow: allow)
+        case .waitForHold(let name, let timeout):
+            startWait(name, timeout: timeout)
+        case .traceStream:
+            startStream(version: head.version)
+        }
+    }
+
+    /// Writes a complete JSON answer; closes after it when the request asked to.
+    private func answer(_ status: Int, _ value: ConfigValue, allow: [String] = []) {
+        var payload = value.jsonBytes()
+        payload.append(UInt8(ascii: "\n"))
+        var headers: HTTPHeaders = [
+            ("Content-Type", "application/json"), ("Content-Length", String(payload.count)), ("Cache-Control", "no-store"),
+        ]
+        if !allow.isEmpty { headers.add(name: "Allow", value: allow.joined(separator: ", ")) }
+        // RFC 6750 §3: a 401 names the scheme the client must use.
+        if status == 401 { headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"faultline\"") }
+        if closeAfterAnswer { headers.add(name: "Connection", value: "close") }
+        var bytes: [UInt8] = []
+        HTTP1Encoder.encode(
+            HTTPResponseHead(status: status, reason: Self.reasonPhrase(status), headers: headers), into: &bytes)
+        bytes.append(contentsOf: payload)
+        connection.write(bytes)
+        if closeAfterAnswer { connection.closeAfterFlush() }
+    }
+
+    // MARK: Hold waits
+
+    private func startWait(_ name: String, timeout: Duration) {
+        waitSerial += 1
+        let serial = waitSerial
+        let bound = LoopBound(WeakControlConnection(self), on: connection.loop)
+        let token = api.runtime.holds.whenHeld(name) { info in
+            bound.loop.execute { bound.value.connection?.holdAppeared(info, serial: serial) }
+        }
+        let timer = connection.loop.scheduleTimer(after: timeout) { [weak self] in
+            self?.waitTimedOut(serial: serial)
+        }
+        state = .waiting(Wait(serial: serial, name: name, seconds: timeout.inSeconds, token: token, timer: timer))
+        api.pendingWaits.add(1, ordering: .relaxed)
+    }
+
+    /// Leaves the waiting state before its answer is written (writing may close the connection,
+    /// and the close must not find the wait still pending).
+    private func leaveWait(_ wait: Wait) {
+        connection.loop.cancelTimer(wait.timer)
+        api.pendingWaits.subtract(1, ordering: .relaxed)
+        state = .reading
+    }
+
+    private func holdAppeared(_ info: HoldInfo, serial: UInt64) {
+        guard case .waiting(let wait) = state, wait.serial == serial, connection.isOpen else { return }
+        leaveWait(wait)
+        answer(200, ControlJSON.hold(info))
+        decodeRequests()
+    }
+
+    private func waitTimedOut(serial: UInt64) {
+        guard case .waiting(let wait) = state, wait.serial == serial, connection.isOpen else { return }
+        // A false `cancelWait` means the hold arrived meanwhile: its answer is already queued.
+        guard let token = wait.token, api.runtime.holds.cancelWait(token) else { return }
+        leaveWait(wait)
+        // RFC 9110 §15.5.9: a server sending 408 should close the connection.
+        closeAfterAnswer = true
+        answer(
+            408, ControlJSON.error("no hold named '\(wait.name)' appeared within \(Self.secondsText(wait.seconds)) s"))
+    }
+
+    // MARK: Trace stream
+
+    private func startStream(version: HTTPVersion) {
+        // HTTP/1.0 has no chunked coding (RFC 9112 §7.1): the stream is then close-delimited.
+        let chunked = version == .http1_1
+        var headers: HTTPHeaders = [("Content-Type", "application/x-ndjson"), ("Cache-Control", "no-store")]
+        headers.add(name: chunked ? "Transfer-Encoding" : "Connection", value: chunked ? "chunked" : "close")
+        let stream = ControlTraceStream(trace: api.trace)
+        let deliver: ControlTraceStream.Deliver = { [weak self] bytes, overflowed in
+            self?.streamDelivered(bytes, overflowed: overflowed)
+        }
+        // Subscribe before the head goes out: a client that has read the head knows every later
+        // line reaches it.
+        stream.start(limit: api.configuration.maximumStreamBacklog, deliver: LoopBound(deliver, on: connection.loop))
+        state = .streaming(stream, chunked: chunked)
+        var bytes: [UInt8] = []
+        HTTP1Encoder.encode(HTTPResponseHead(status: 200, reason: "OK", headers: headers), into: &bytes)
+        connection.write(bytes)
+    }
+
+    private func streamDelivered(_ lines: [UInt8], overflowed: Bool) {
+        guard case .streaming(_, let chunked) = state, connection.isOpen else { return }
+        if chunked {
+            var bytes: [UInt8] = []
+            HTTP1Encoder.encodeChunk(lines, into: &bytes)
+            connection.write(bytes)
+        } else {
+            connection.write(lines)
+        }
+        // A reader that fell this far behind would otherwise grow our memory without bound; cut
+        // it off, leaving the body unterminated so the client can tell it lost lines.
+        if overflowed || connection.outboundBufferedBytes > api.configuration.maximumStreamBacklog {
+            connection.close()
+        }
+    }
+
+    // MARK: StreamConnectionDelegate
+
+    func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
+        switch state {
+        case .reading:
+            decoder.receive(bytes)
+            decodeRequests()
+        case .waiting:
+            decoder.receive(bytes)
+            if decoder.bufferedByteCount > 2 * limit { connection.close() }
+        case .streaming, .closed:
+            break
+        }
+    }
+
+    func streamConnectionDidReadEOF(_ connection: StreamConnection) {
+        decoder.receiveEOF()
+        switch state {
+        case .reading: decodeRequests()
+        case .waiting, .streaming: connection.close()
+        case .closed: break
+        }
+    }
+
+    func streamConnectionDidDrainOutbound(_ connection: StreamConnection) {}
+
+    func streamConnection(_ connection: StreamConnection, didCloseWith error: SystemError?) {
+        switch state {
+        case .waiting(let wait):
+            if let token = wait.token { api.runtime.holds.cancelWait(token) }
+            leaveWait(wait)
+        case .streaming(let stream, _):
+            stream.stop()
+        case .reading, .closed:
+            break
+        }
+        state = .closed
+        onClose(self)
+    }
+
+    // MARK: Helpers
+
+    private static func secondsText(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+
+    /// RFC 9110 §15 reason phrases for the statuses this API answers with.
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 408: return "Request Timeout"
+        case 409: return "Conflict"
+        case 413: return "Content Too Large"
+        case 414: return "URI Too Long"
+        case 422: return "Unprocessable Content"
+        case 431: return "Request Header Fields Too Large"
+        case 501: return "Not Implemented"
+        case 505: return "HTTP Version Not Supported"
+        default: return ""
+        }
+    }
+}
+
+/// A weak reference a cross-thread callback can carry (inside a `LoopBound`) without keeping
+/// a closed connection alive.
+private struct WeakControlConnection {
+    weak var connection: ControlConnection?
+    init(_ connection: ControlConnection) { self.connection = connection }
+}

@@ -1,0 +1,35 @@
+import FaultlineConfig
+
+/// What the routes answer with: a JSON document now, or one of the two answers that take time
+/// (the connection carries those out on its loop).
+enum ControlReply: Sendable {
+    /// A complete JSON answer; `allow` fills the `Allow` field of a 405 (RFC 9110 §15.5.6).
+    case json(status: Int, ConfigValue, allow: [String] = [])
+    /// Long poll: answer 200 with the hold once one named `name` exists, 408 after `timeout`.
+    case waitForHold(name: String, timeout: Duration)
+    /// Stream every trace line recorded from now on, until the client goes away.
+    case traceStream
+
+    /// 200 with `value`.
+    static func ok(_ value: ConfigValue) -> ControlReply { .json(status: 200, value) }
+}
+
+/// A call the API refuses, with the status and message to answer (peer misbehaviour as a value).
+struct ControlFailure: Error, Sendable {
+    let status: Int
+    let message: String
+    let suggestion: String?
+
+    init(_ status: Int, _ message: String, suggestion: String? = nil) {
+        self.status = status
+        self.message = message
+        self.suggestion = suggestion
+    }
+
+    var reply: ControlReply {
+        .json(status: status, ControlJSON.error(message, suggestion: suggestion))
+    }
+
+    /// 409 for a change asked of a proxy that runs without rules.
+    static let noRules = ControlFailure(409, "the proxy was started without --rules; there are no rules to change")
+}

@@ -1,0 +1,44 @@
+import FaultlineConfig
+
+/// `faultline mark LABEL [KEY=VALUE]...`: posts a mark to a running proxy.
+enum MarkCommand {
+    static let specs: [OptionSpec] = ControlCommand.connectionSpecs
+
+    static let help = helpText(
+        command: "mark", synopsis: "LABEL [KEY=VALUE]...",
+        summary: """
+            Writes a 'mark' event with LABEL and the given attributes to the running proxy's trace, and \
+            fires 'mark:LABEL' for rules ('after'/'before' conditions, holds with release: { on: "mark:LABEL" }).
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String]) -> Int32 {
+        ControlCommand.run("mark") {
+            guard
+                let parsed = try ControlCommand.parse(
+                    arguments, specs: specs, command: "mark", help: help, positionals: 1...Int.max)
+            else { return 0 }
+            let label = parsed.positionals[0]
+            var attributes: [ConfigMember] = []
+            for pair in parsed.positionals.dropFirst() {
+                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                    throw UsageError(description: "faultline mark: attributes are KEY=VALUE, not '\(pair)'")
+                }
+                let key = String(pair[..<equals])
+                guard !attributes.contains(where: { $0.key == key }) else {
+                    throw UsageError(description: "faultline mark: attribute '\(key)' given twice")
+                }
+                attributes.append(ConfigMember(key: key, value: .string(String(pair[pair.index(after: equals)...]))))
+            }
+            let client = try ControlCommand.client(parsed, command: "mark")
+            _ = try ControlCommand.call(
+                client, "POST", "/v1/marks",
+                body: .object([
+                    ConfigMember(key: "label", value: .string(label)),
+                    ConfigMember(key: "attributes", value: .object(attributes)),
+                ]))
+            print("marked '\(label)'")
+            return 0
+        }
+    }
+}
