@@ -47,7 +47,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineServer",
-            dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineTrace"],
+            dependencies: [
+                "FaultlineConfig", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
+                "FaultlineTrace",
+            ],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "faultline",
