@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from harness.rawhttp import RawConnection, request_bytes
 from harness.rules import example_files
 from harness.session_client import SessionClient
 
@@ -137,3 +138,28 @@ def test_lost_refresh_response_times_out_into_a_503(start_with_rules, rules_fold
     assert not trace.of("lineage.refresh")
     assert not trace.of("hold.started", flow=second)
     assert trace.one("response.delivered", flow=second)["status"] == 400
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "proxy bug: a request-phase `respond` on a complete bodyless request closes the client's "
+    "keep-alive connection (Connection: close, connection.closed reason rule-answered): the "
+    "decision runs at the request head, before the decoder's end-of-message sets requestComplete, "
+    "so answerWithoutUpstream takes the request for unfinished"))
+def test_forced_401_keeps_the_keep_alive_connection(start_with_rules, rules_folder, auth_backend):
+    """A server answering 401 keeps the connection open (RFC 9112 §9.3), and so must a forced 401:
+    a client that finds its connection closed after every 401 behaves differently under test
+    than in production (a new connection, a new TLS handshake for the retry)."""
+    proxy = start_with_rules(rules_folder("force-401-first-business.json5"))
+    access, _, _ = auth_backend.login("frank")
+    target = f"{auth_backend.url}/v1/messages"
+    head = [("Host", f"127.0.0.1:{auth_backend.port}"), ("Authorization", f"Bearer {access}")]
+    with RawConnection("127.0.0.1", proxy.forward.port) as connection:
+        connection.send(request_bytes("GET", target, head))
+        forced = connection.read_response()
+        assert forced.status == 401 and forced.header("www-authenticate").startswith("Bearer")
+        assert "close" not in (forced.header("connection") or "").lower(), forced.headers
+        connection.send(request_bytes("GET", target, head))
+        second = connection.read_response()
+        assert second.status == 401  # the second of three
+    trace = proxy.trace()
+    assert len({event["conn"] for event in trace.of("request.received")}) == 1
