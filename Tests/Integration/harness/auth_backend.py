@@ -69,7 +69,7 @@ class AuthBackend:
         self._calls = {}
         self._callbacks = {}
         self._uploads = []
-        self.log = []  # (method, path, status) in the order requests were answered
+        self.log = []  # (method, path, status) in the order requests were handled
         backend = self
 
         class Handler(AuthHandler):
@@ -96,7 +96,8 @@ class AuthBackend:
     # -- what the test asks ----------------------------------------------------------------
 
     def calls(self, path):
-        """How many requests for `path` (exact, without query) were answered."""
+        """How many requests for `path` (exact, without query) were handled (counted as the answer
+        is about to be sent)."""
         with self._lock:
             return self._calls.get(path, 0)
 
@@ -230,6 +231,9 @@ class AuthHandler(BaseHTTPRequestHandler):
     def answer(self, status, body=b"", content_type="application/json", extra=()):
         if isinstance(body, (dict, list)):
             body = json.dumps(body).encode()
+        # Counted before the answer leaves, so a test that has seen the answer (or the proxy
+        # acting on it) finds the count up to date.
+        self.backend._count(self.path_only, self.command, status)
         self.send_response(status)
         if body or status not in (204, 304):
             self.send_header("Content-Type", content_type)
@@ -238,7 +242,6 @@ class AuthHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
-        self.backend._count(self.path_only, self.command, status)
 
     @property
     def path_only(self):
