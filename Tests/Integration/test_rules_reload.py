@@ -162,3 +162,33 @@ def test_rules_check_help(faultline_binary):
     done = subprocess.run([faultline_binary, "rules", "check", "--help"], capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert b"usage: faultline rules check DIR" in done.stdout + done.stderr
+
+
+def test_reload_keeps_counters_of_an_unchanged_scenario_and_rearms_an_edited_one(
+        start_with_rules, rules_folder, auth_backend):
+    """What force-401-first-business.json5 tells its users about re-arming it: a reload that
+    finds the scenario unchanged keeps its `times` counter; an edit starts it afresh."""
+    folder = rules_folder("force-401-first-business.json5")
+    path = os.path.join(folder, "force-401-first-business.json5")
+    proxy = start_with_rules(folder)
+    access, _, _ = auth_backend.login("gina")
+
+    def statuses(count):
+        with httpx.Client(proxy=proxy.forward.url, trust_env=False, timeout=15) as client:
+            return [client.get(f"{auth_backend.url}/v1/count", headers={"Authorization": f"Bearer {access}"})
+                    .status_code for _ in range(count)]
+
+    assert statuses(4) == [401, 401, 401, 200]
+    # Rewritten unchanged (a later modification time, the same text): reloaded, still spent.
+    stat = os.stat(path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
+    proxy.wait_for_event("rules.reloaded", timeout=10)
+    assert statuses(1) == [200]
+    # Edited: a new scenario as far as the engine is concerned, armed again.
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    write_atomically(path, text.replace("description: \"", "description: \"(edited) ", 1))
+    proxy.wait_for_event("rules.reloaded", timeout=10, where=lambda event: len(_events(proxy, "rules.reloaded")) >= 2)
+    assert statuses(4) == [401, 401, 401, 200]
+    fired = proxy.trace().of("rule.fired", rule="force-401-first-business/expire-first-three")
+    assert [event["hit"] for event in fired] == [1, 2, 3, 1, 2, 3]
