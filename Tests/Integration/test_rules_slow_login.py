@@ -50,7 +50,7 @@ def test_login_answer_is_delayed_then_throttled(start_with_rules, rules_folder, 
     "login's 256 B/s (no `.throttle(.client, nil)` is ever sent)"))
 def test_the_throttle_ends_with_the_login_exchange(start_with_rules, rules_folder, auth_backend):
     """After the slow login, a 16 KiB avatar on the same keep-alive connection matches no rule and
-    must arrive at full speed: well within 5 s (at 256 B/s it would take 64 s)."""
+    must arrive at full speed: well within 3 s (at 256 B/s it would take 64 s)."""
     proxy = start_with_rules(rules_folder(SCENARIO, enable=[SCENARIO]))
     client = SessionClient(proxy.forward.url, auth_backend.url, timeout=5)
     received = b""
@@ -58,12 +58,12 @@ def test_the_throttle_ends_with_the_login_exchange(start_with_rules, rules_folde
         client.login("dana")
         # httpx's timeout is per read and a throttle keeps every read short, so the deadline for
         # the whole body is kept here.
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 3
         with client.http.stream("GET", f"{auth_backend.url}/v1/avatar", headers=client._credentials()[1]) as avatar:
             assert avatar.status_code == 200
             for piece in avatar.iter_raw():
                 received += piece
-                assert time.monotonic() < deadline, f"only {len(received)} of {len(AVATAR)} bytes within 5 s"
+                assert time.monotonic() < deadline, f"only {len(received)} of {len(AVATAR)} bytes within 3 s"
     finally:
         client.close()
     assert received == AVATAR
