@@ -110,3 +110,39 @@ def ws_origin():
     server = EchoServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def auth_backend():
+    """A fresh fake OAuth-2 backend (harness/auth_backend.py) for one test."""
+    from harness.auth_backend import AuthBackend
+
+    server = AuthBackend().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def rules_folder(tmp_path):
+    """Returns `make(*example_names, profile=True, enable=(), disable=())`: a new private folder
+    holding copies of those Rules/ examples (see harness/rules.py `copy_examples`)."""
+    from harness.rules import copy_examples
+
+    made = []
+
+    def make(*names, **options):
+        folder = str(tmp_path / f"rules-{len(made)}")
+        made.append(folder)
+        return copy_examples(folder, *names, **options)
+
+    return make
+
+
+@pytest.fixture
+def start_with_rules(start_faultline):
+    """Returns `start(folder, *more_args)`: a forward proxy on an ephemeral port running
+    `--rules folder`."""
+    def start(folder, *args):
+        return start_faultline("--listen", "127.0.0.1:0", "--rules", folder, *args)
+
+    return start
