@@ -5,15 +5,29 @@ import Synchronization
 final class CookieMemory: Sendable {
     private let values = Mutex<[String: String]>([:])
 
-    /// Remembers every Set-Cookie of a response.
+    /// Remembers every Set-Cookie of a response that sets a cookie; one that deletes it (empty
+    /// value, `Max-Age` of zero or less, RFC 6265 §5.2.2) is not a value worth replaying.
     func remember(setCookieValues: [String]) {
         guard !setCookieValues.isEmpty else { return }
         values.withLock { values in
-            for value in setCookieValues {
+            for value in setCookieValues where !Self.isDeletion(value) {
                 guard let name = Self.cookieName(value) else { continue }
                 values[name] = value
             }
         }
+    }
+
+    /// True for a Set-Cookie that removes its cookie rather than setting one.
+    static func isDeletion(_ setCookie: String) -> Bool {
+        let parts = setCookie.split(separator: ";", omittingEmptySubsequences: false)
+        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return true }
+        if pair[pair.index(after: equals)...].trimmed(of: " \t").isEmpty { return true }
+        for attribute in parts.dropFirst() {
+            let trimmed = attribute.trimmed(of: " \t")
+            guard trimmed.lowercased().hasPrefix("max-age=") else { continue }
+            if let seconds = Int(trimmed.dropFirst("max-age=".count)), seconds <= 0 { return true }
+        }
+        return false
     }
 
     /// The last Set-Cookie value for `name`.

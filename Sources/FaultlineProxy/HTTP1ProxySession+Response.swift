@@ -186,6 +186,8 @@ extension HTTP1ProxySession {
             upstreamKeepsAlive && exchange.requestForwarded && exchange.responseDecoder.bufferedByteCount == 0
             && exchange.responseDecoder.framing != .closeDelimited && !exchange.responseDecoder.sawEOF
         output.append(reusable ? .releaseUpstream : .closeUpstream)
+        // A throttle paces one exchange's response, not the connection.
+        if exchange.responsePlan.throttle != nil { output.append(.throttle(.client, bytesPerSecond: nil)) }
         self.exchange = nil
         if exchange.closeClientAfter || !exchange.requestComplete {
             close(&output, reason: "connection-close")

@@ -95,8 +95,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
             connect(to: endpoint, fresh: fresh)
         case .releaseUpstream:
             if let upstream, let upstreamEndpoint {
+                // Paced request bytes still queued mean the connection is mid-message.
+                let midMessage = (upstreamPacer?.queuedBytes ?? 0) > 0
                 detachUpstream()
-                context.pool.put(upstream, for: upstreamEndpoint)
+                if midMessage { upstream.close() } else { context.pool.put(upstream, for: upstreamEndpoint) }
             }
         case .closeUpstream:
             connectGeneration += 1
@@ -154,23 +156,34 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         heldID = info.id
     }
 
+    /// Starts, changes or ends pacing on one side. Ending waits until the paced bytes are out.
     private func throttle(_ side: ThrottleSide, _ rate: Int?) {
+        let current = side == .client ? clientPacer : upstreamPacer
+        if let current {
+            if let rate {
+                current.setRate(rate)
+            } else {
+                current.finishWhenDrained { [weak self, weak current] in
+                    guard let self, let current else { return }
+                    if self.clientPacer === current { self.clientPacer = nil }
+                    if self.upstreamPacer === current { self.upstreamPacer = nil }
+                }
+            }
+            return
+        }
+        guard let rate else { return }
         switch side {
         case .client:
-            clientPacer?.flush()
-            clientPacer = rate.map { rate in
-                Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in self?.client.write(bytes) }
-            }
+            clientPacer = Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in self?.client.write(bytes) }
         case .upstream:
-            upstreamPacer?.flush()
-            upstreamPacer = rate.map { rate in
-                Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in self?.upstream?.write(bytes) }
+            upstreamPacer = Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in
+                self?.upstream?.write(bytes)
             }
         }
     }
 
     private func detachUpstream() {
-        upstreamPacer?.flush()
+        upstreamPacer?.cancel()
         upstreamPacer = nil
         upstream?.delegate = nil
         if upstreamReadsPausedForBackpressure { upstream?.setReadingPaused(false) }

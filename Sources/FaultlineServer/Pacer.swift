@@ -2,37 +2,51 @@ import FaultlinePosix
 
 /// Paces writes to one connection at a byte rate (a `throttle` action): bytes queue here and a
 /// timer releases a slice every tick. Loop-confined.
+///
+/// Bytes leave in the order they were queued, so ending a throttle does not let later bytes
+/// overtake paced ones: the pacer keeps its rate until its queue is empty and then tells its
+/// owner it is done (`finishWhenDrained`).
 final class Pacer {
     static let tick: Duration = .milliseconds(20)
 
     private let loop: EventLoop
-    private let bytesPerTick: Int
+    private var bytesPerTick: Int
     private let write: ([UInt8]) -> Void
     private var queue: [UInt8] = []
     private var readIndex = 0
     private var timer: TimerHandle?
+    private var onDrained: (() -> Void)?
 
     init(loop: EventLoop, bytesPerSecond: Int, write: @escaping ([UInt8]) -> Void) {
         self.loop = loop
-        self.bytesPerTick = max(1, bytesPerSecond / 50)
+        self.bytesPerTick = Self.perTick(bytesPerSecond)
         self.write = write
     }
 
+    private static func perTick(_ bytesPerSecond: Int) -> Int { max(1, bytesPerSecond / 50) }
+
     /// Bytes waiting to be written.
     var queuedBytes: Int { queue.count - readIndex }
+
+    /// A new rate for what is queued and what comes next (a later `throttle` on the same side);
+    /// a pending `finishWhenDrained` is called off.
+    func setRate(_ bytesPerSecond: Int) {
+        bytesPerTick = Self.perTick(bytesPerSecond)
+        onDrained = nil
+    }
 
     func enqueue(_ bytes: [UInt8]) {
         queue.append(contentsOf: bytes)
         if timer == nil { release() }
     }
 
-    /// Writes everything still queued (the throttle ends) and stops the timer.
-    func flush() {
-        if let timer { loop.cancelTimer(timer) }
-        timer = nil
-        if queuedBytes > 0 { write(Array(queue[readIndex...])) }
-        queue = []
-        readIndex = 0
+    /// Calls `done` once everything queued has been written (at once if nothing is).
+    func finishWhenDrained(_ done: @escaping () -> Void) {
+        if queuedBytes == 0 {
+            done()
+        } else {
+            onDrained = done
+        }
     }
 
     /// Drops what is queued (the connection is gone).
@@ -41,6 +55,7 @@ final class Pacer {
         timer = nil
         queue = []
         readIndex = 0
+        onDrained = nil
     }
 
     private func release() {
@@ -52,6 +67,10 @@ final class Pacer {
         if readIndex == queue.count {
             queue = []
             readIndex = 0
+            if let onDrained {
+                self.onDrained = nil
+                onDrained()
+            }
             return
         }
         timer = loop.scheduleTimer(after: Self.tick) { [weak self] in self?.release() }

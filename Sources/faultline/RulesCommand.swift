@@ -31,6 +31,10 @@ enum RulesCommand {
         if ["enable", "disable", "list", "reload"].contains(first) {
             return RulesControlCommand.run(first, Array(arguments.dropFirst()))
         }
+        if first == "check", arguments.count == 2, ["--help", "-h"].contains(arguments[1]) {
+            print(help)
+            return 0
+        }
         guard first == "check", arguments.count == 2 else {
             printError("faultline rules: expected 'faultline rules check DIR' or enable, disable, list, reload; see 'faultline rules --help'")
             return 2

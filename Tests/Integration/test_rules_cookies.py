@@ -78,11 +78,6 @@ def test_late_set_cookie_after_logout_replays_the_old_session(start_with_rules, 
     _check_replayed_cookie(proxy, backend_keeping_cookie_on_logout)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "proxy bug: setCookie { replay } re-sends the last Set-Cookie seen for the name, and a logout "
-    "that deletes the cookie (Set-Cookie: session=; Max-Age=0, as real backends do) is that last "
-    "one, so the 'old session cookie after logout' is the deletion; CookieMemory should skip "
-    "deletions as CredentialExtractor does"))
 def test_late_set_cookie_after_a_logout_that_deletes_the_cookie(start_with_rules, rules_folder, auth_backend):
     """The realistic backend: its logout answers Set-Cookie: session=; Max-Age=0. The late
     response must still carry A's session cookie, not the deletion."""

@@ -155,9 +155,6 @@ def test_rules_usage_errors_exit_2(faultline_binary, arguments):
     assert b"faultline rules check DIR" in done.stderr + done.stdout, done
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "CLI bug: `faultline rules check --help` takes --help for the folder: prints "
-    "'--help:1:1: cannot read the rules folder' and exits 1 (`faultline rules --help` works)"))
 def test_rules_check_help(faultline_binary):
     done = subprocess.run([faultline_binary, "rules", "check", "--help"], capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr

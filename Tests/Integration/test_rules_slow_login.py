@@ -43,11 +43,6 @@ def test_login_answer_is_delayed_then_throttled(start_with_rules, rules_folder, 
     assert trace.one("lineage.login")["seq"] > delivered["seq"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "proxy bug: a response `throttle` is never lifted when its exchange ends: the client "
-    "connection's Pacer (ClientConnectionHandler.throttle(.client, rate)) stays for the "
-    "connection's life, so every later response on that keep-alive connection crawls at the "
-    "login's 256 B/s (no `.throttle(.client, nil)` is ever sent)"))
 def test_the_throttle_ends_with_the_login_exchange(start_with_rules, rules_folder, auth_backend):
     """After the slow login, a 16 KiB avatar on the same keep-alive connection matches no rule and
     must arrive at full speed: well within 3 s (at 256 B/s it would take 64 s)."""

@@ -140,11 +140,6 @@ def test_lost_refresh_response_times_out_into_a_503(start_with_rules, rules_fold
     assert trace.one("response.delivered", flow=second)["status"] == 400
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "proxy bug: a request-phase `respond` on a complete bodyless request closes the client's "
-    "keep-alive connection (Connection: close, connection.closed reason rule-answered): the "
-    "decision runs at the request head, before the decoder's end-of-message sets requestComplete, "
-    "so answerWithoutUpstream takes the request for unfinished"))
 def test_forced_401_keeps_the_keep_alive_connection(start_with_rules, rules_folder, auth_backend):
     """A server answering 401 keeps the connection open (RFC 9112 §9.3), and so must a forced 401:
     a client that finds its connection closed after every 401 behaves differently under test

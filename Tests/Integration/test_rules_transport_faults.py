@@ -122,11 +122,6 @@ def test_truncate_closes_cleanly_after_part_of_the_body(fault_proxy, auth_backen
     assert [injected["fault"] for _, injected in flows] == ["truncate", "truncate"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "proxy bug: the malformed-chunk fault sends `Content-Length: 0` and no Transfer-Encoding "
-    "(injectResponseFault sets responseGate = .replaced, so relayResponseHead frames the head by its "
-    "now-removed Content-Length, i.e. 0, and drops Transfer-Encoding as hop-by-hop): the client "
-    "reads a complete empty 200 and the 'zz' chunk line is stray bytes; curl exits 0"))
 def test_malformed_chunk_is_a_framing_error(fault_proxy, auth_backend):
     proxy, access = fault_proxy
     code, received, stderr = _curl_avatar(proxy, auth_backend, access, "malformed-chunk")
