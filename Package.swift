@@ -46,14 +46,18 @@ let package = Package(
             dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .target(
+            name: "FaultlineBackend",
+            dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineHTTP1", "FaultlineConfig"],
+            swiftSettings: strictSettings),
+        .target(
             name: "FaultlineServer",
             dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "faultline",
             dependencies: [
-                "FaultlineConfig", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineServer",
-                "FaultlineTrace",
+                "FaultlineBackend", "FaultlineConfig", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
+                "FaultlineServer", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         // A tiny URLSession client the integration tests run as a child process with http_proxy set.
@@ -70,6 +74,10 @@ let package = Package(
         .testTarget(
             name: "FaultlineProxyTests",
             dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineBackendTests",
+            dependencies: ["FaultlineBackend", "FaultlineCore", "FaultlinePosix", "FaultlineHTTP1", "FaultlineConfig"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineServerTests",
