@@ -94,22 +94,35 @@ final class BackendClient {
             "POST", "/oauth/token", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form)
     }
 
-    /// A business or logout request with a Bearer token and/or a session cookie.
-    func call(_ method: String = "GET", _ path: String, bearer: String? = nil, session: String? = nil) throws -> Response {
+    /// A GET with a Bearer token and/or a session cookie.
+    func call(_ path: String, bearer: String? = nil, session: String? = nil) throws -> Response {
+        try call("GET", path, bearer: bearer, session: session)
+    }
+
+    /// A request (a POST has an empty body) with a Bearer token and/or a session cookie.
+    func call(_ method: String, _ path: String, bearer: String? = nil, session: String? = nil) throws -> Response {
         var headers: [(String, String)] = []
         if let bearer { headers.append(("Authorization", "Bearer \(bearer)")) }
         if let session { headers.append(("Cookie", "session=\(session)")) }
         return try request(method, path, headers: headers, body: method == "POST" ? "" : nil)
     }
 
-    func readResponse(method: String = "GET") throws -> Response {
+    /// Reads the response to a request already sent. With `stopAtInterim`, returns the first 1xx
+    /// response instead (and the final one must then be read with `finishResponse()`).
+    func readResponse(method: String = "GET", stopAtInterim: Bool = false) throws -> Response {
         decoder.expectResponse(toMethod: method)
+        return try finishResponse(stopAtInterim: stopAtInterim)
+    }
+
+    /// Reads the rest of a response whose request was already announced to the decoder.
+    func finishResponse(stopAtInterim: Bool = false) throws -> Response {
         var response = Response()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             while let event = try decoder.nextEvent() {
                 switch event {
-                case .interim: continue
+                case .interim(let head):
+                    if stopAtInterim { return Response(status: head.status, headers: head.headers) }
                 case .head(let head):
                     response.status = head.status
                     response.headers = head.headers
