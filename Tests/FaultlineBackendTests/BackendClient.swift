@@ -141,6 +141,11 @@ final class BackendClient {
         }
     }
 
+    /// Sends FIN: the server reads EOF.
+    func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// True when the server closed the connection (read returns 0) within the deadline.
     func readsEOF() -> Bool {
         var byte: UInt8 = 0
