@@ -1,20 +1,19 @@
 import FaultlineCore
 import FaultlineHTTP1
-import Synchronization
 
 /// The backend without sockets: turns a whole request (head and body) into a response.
 ///
-/// Thread-safe: every connection of every loop calls `respond`, and the one `Mutex` around the
+/// Thread-safe: every connection of every loop calls `respond`, and the one lock around the
 /// state makes each request one atomic step (the store is small and no handler does I/O or waits,
 /// so one lock is simpler than finer ones and never contended for long).
 final class BackendService: Sendable {
     let configuration: BackendConfiguration
-    private let state: Mutex<BackendState>
+    private let state: StateLock<BackendState>
 
     /// A service with empty stores. `makeToken` replaces the random token generator in tests.
     init(configuration: BackendConfiguration, makeToken: (@Sendable (String) -> String)? = nil) {
         self.configuration = configuration
-        state = Mutex(BackendState(configuration: configuration, makeToken: makeToken))
+        state = StateLock(BackendState(configuration: configuration, makeToken: makeToken))
     }
 
     /// Routes and answers one request. `now` defaults to the clock read under the lock, so a

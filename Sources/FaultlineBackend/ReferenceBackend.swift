@@ -1,7 +1,6 @@
 import Dispatch
 import FaultlineCore
 public import FaultlinePosix
-import Synchronization
 
 /// Faultline's reference auth backend: OAuth-style login, refresh with rotation and reuse
 /// detection, logout, business endpoints that need a valid token, a job pipeline, and test
@@ -22,7 +21,7 @@ public final class ReferenceBackend: Sendable {
     /// The configuration it was created with.
     public let configuration: BackendConfiguration
     let service: BackendService
-    private let running = Mutex<Running?>(nil)
+    private let running = StateLock<Running?>(nil)
 
     /// A backend with empty state; nothing runs until `start`.
     public init(configuration: BackendConfiguration = BackendConfiguration()) {
