@@ -1,6 +1,7 @@
 import FaultlineCore
 import FaultlineHTTP1
 import FaultlinePosix
+import Synchronization
 
 /// Serves one client connection: decodes requests, answers each through the service, keeps the
 /// connection alive between them (RFC 9112 §9.3), and never lets bad input crash the process.
@@ -74,6 +75,7 @@ final class BackendConnection: StreamConnectionDelegate {
         while !closing {
             if connection.outboundBufferedBytes > Self.outboundHighWatermark {
                 connection.setReadingPaused(true)
+                service.backpressurePauses.add(1, ordering: .relaxed)
                 return
             }
             let event: HTTP1RequestEvent?

@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlineHTTP1
+import Synchronization
 
 /// The backend without sockets: turns a whole request (head and body) into a response.
 ///
@@ -9,6 +10,9 @@ import FaultlineHTTP1
 final class BackendService: Sendable {
     let configuration: BackendConfiguration
     private let state: StateLock<BackendState>
+    /// Times a connection stopped reading because its client was not reading its answers; tests
+    /// watch it to know that backpressure engaged.
+    let backpressurePauses = Atomic<Int>(0)
 
     /// A service with empty stores. `makeToken` replaces the random token generator in tests.
     init(configuration: BackendConfiguration, makeToken: (@Sendable (String) -> String)? = nil) {

@@ -46,11 +46,17 @@ final class BackendClient {
     private var decoder = HTTP1ResponseDecoder()
     let port: Int
 
-    init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`. `receiveBuffer` shrinks the kernel's receive buffer, so a
+    /// client that does not read pushes back on the server sooner.
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
         self.port = port
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

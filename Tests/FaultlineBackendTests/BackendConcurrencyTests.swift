@@ -67,4 +67,32 @@ import Testing
             #expect(try BackendClient(port: port).call("/v1/me", bearer: winner).status == 401)
         }
     }
+
+    @Test func pipelinedBurstsFromManyClientsLoseNoUpdate() throws {
+        try withBackend(Self.configuration) { backend, port in
+            let alice = try login(try BackendClient(port: port))
+            let clients = 8
+            let burst = 250
+            let failures = Collected<String>()
+            let finished = runConcurrently(clients) { _ in
+                do {
+                    let client = try BackendClient(port: port)
+                    let request = "GET /v1/count HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice.access)\r\n\r\n"
+                    client.send(String(repeating: request, count: burst))
+                    for _ in 0..<burst {
+                        let response = try client.readResponse()
+                        if response.status != 200 { failures.append("status \(response.status)") }
+                    }
+                } catch {
+                    failures.append("\(error)")
+                }
+            }
+            #expect(finished, "the clients did not finish within the deadline")
+            #expect(failures.all == [])
+            // Every read-modify-write of the shared counter happened under the lock.
+            let final = try BackendClient(port: port).call("/v1/count", bearer: alice.access)
+            #expect(final.int("/count") == clients * burst + 1)
+            #expect(backend.stats().requestCount("GET /v1/count") == clients * burst + 1)
+        }
+    }
 }

@@ -1,6 +1,8 @@
-import FaultlineBackend
+@testable import FaultlineBackend
 import FaultlineHTTP1
 import FaultlinePosix
+import Glibc
+import Synchronization
 import Testing
 
 /// HTTP/1.1 behaviour of the backend's connections: keep-alive, pipelining, framing, bad bytes.
@@ -30,6 +32,29 @@ import Testing
             #expect(try client.readResponse(method: "POST").int("/calls") == 1)
             #expect(try client.readResponse().status == 404)
         }
+    }
+
+    @Test func aClientThatReadsLateMakesTheBackendPauseAndStillGetsEveryResponse() throws {
+        let backend = ReferenceBackend()
+        let port = try backend.start().port
+        defer { backend.stop() }
+        let alice = try login(try BackendClient(port: port))
+        let client = try BackendClient(port: port, receiveBuffer: 16 * 1024)
+        let request = "GET /v1/avatar HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice.access)\r\n\r\n"
+        // ~120 KB of requests asking for ~16 MB of answers, more than the kernel buffers hold:
+        // the backend's output passes its high watermark and it stops reading until we drain it.
+        let count = 1000
+        client.send(String(repeating: request, count: count))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while backend.service.backpressurePauses.load(ordering: .relaxed) == 0, ContinuousClock.now < deadline {
+            usleep(1000)
+        }
+        #expect(backend.service.backpressurePauses.load(ordering: .relaxed) > 0, "the backend never paused")
+        for index in 0..<count {
+            let response = try client.readResponse()
+            #expect(response.status == 200 && response.body.count > 16 * 1024, "response \(index)")
+        }
+        #expect(try client.call("/v1/me", bearer: alice.access).status == 200)
     }
 
     @Test func connectionCloseAndHTTP10AreHonoured() throws {
