@@ -68,6 +68,6 @@ final class BackendService: Sendable {
 
     /// Forgets every family, job, note and counter.
     func reset() {
-        _ = respond(to: HTTPRequestHead(method: "POST", target: "/_backend/reset"), body: [])
+        state.withLock { $0.reset() }
     }
 }

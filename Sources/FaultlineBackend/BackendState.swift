@@ -43,7 +43,7 @@ struct BackendState: Sendable {
             case .stats: return .json(200, stats.json)
             case .expire: return expire(request, now: now)
             case .reset:
-                self = BackendState(configuration: configuration, tokens: tokens)
+                reset()
                 return .noContent()
             }
         } catch {
@@ -51,10 +51,15 @@ struct BackendState: Sendable {
         }
     }
 
-    /// A fresh state with the same configuration and token generator (`POST /_backend/reset`).
-    private init(configuration: BackendConfiguration, tokens previous: TokenStore) {
+    /// Forgets every family, job, note and counter (`POST /_backend/reset`); the configuration and
+    /// the token generator stay.
+    mutating func reset() {
+        self = BackendState(configuration: configuration, tokens: tokens.emptied())
+    }
+
+    private init(configuration: BackendConfiguration, tokens: TokenStore) {
         self.configuration = configuration
-        tokens = previous.emptied()
+        self.tokens = tokens
     }
 
     /// All counters, merged from the stores.

@@ -72,7 +72,8 @@ public final class ReferenceBackend: Sendable {
     /// Stops listening and closes every connection; stops the loops it started itself. Returns
     /// once the port is free and, from a thread outside the loops, once the connections are
     /// closed. State (tokens, jobs, counters) is kept, so `stats()` still answers, and `start`
-    /// may be called again. Idempotent.
+    /// may be called again. Idempotent. Not from a thread of the loops it started itself (they
+    /// cannot join themselves).
     public func stop() {
         guard let state = running.withLock({ current -> Running? in
             defer { current = nil }
@@ -122,6 +123,8 @@ public final class ReferenceBackend: Sendable {
 
 /// Why a `ReferenceBackend` could not start, as a sentence a person can act on.
 public struct BackendError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong and what to do about it, e.g. "cannot listen on 127.0.0.1:9000: address
+    /// already in use (...)".
     public let description: String
     init(_ description: String) { self.description = description }
 }
