@@ -46,6 +46,10 @@ let package = Package(
             dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .target(
+            name: "FaultlineBackend",
+            dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineHTTP1", "FaultlineConfig"],
+            swiftSettings: strictSettings),
+        .target(
             name: "FaultlineServer",
             dependencies: [
                 "FaultlineConfig", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
@@ -55,8 +59,8 @@ let package = Package(
         .executableTarget(
             name: "faultline",
             dependencies: [
-                "FaultlineConfig", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineServer",
-                "FaultlineTrace",
+                "FaultlineBackend", "FaultlineConfig", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
+                "FaultlineServer", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         // A tiny URLSession client the integration tests run as a child process with http_proxy set.
@@ -73,6 +77,10 @@ let package = Package(
         .testTarget(
             name: "FaultlineProxyTests",
             dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineBackendTests",
+            dependencies: ["FaultlineBackend", "FaultlineCore", "FaultlinePosix", "FaultlineHTTP1", "FaultlineConfig"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineServerTests",

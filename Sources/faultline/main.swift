@@ -21,6 +21,7 @@ let usage = """
       fail       reset the client of a held flow (fail NAME)
       mark       write a mark to the trace and fire mark:LABEL (mark LABEL [KEY=VALUE]...)
       state      show, set or reset scenario states (state, state set, state reset)
+      backend    run the reference auth backend for demos and tests (faultline backend --help)
       help       show this help, or a command's: faultline help run
 
     The commands that talk to a running proxy find it through its control file
@@ -34,7 +35,7 @@ let usage = """
 func main(_ arguments: [String]) -> Int32 {
     let commands: [String: ([String]) -> Int32] = [
         "run": RunCommand.run, "rules": RulesCommand.run, "holds": HoldsCommand.run, "release": ReleaseCommand.release,
-        "fail": ReleaseCommand.fail, "mark": MarkCommand.run, "state": StateCommand.run,
+        "fail": ReleaseCommand.fail, "mark": MarkCommand.run, "state": StateCommand.run, "backend": BackendCommand.run,
     ]
     guard let first = arguments.first else {
         print(usage)
