@@ -47,9 +47,6 @@ extension ControlAPI {
         return .ok(.array(engine.states().map(ControlJSON.state)))
     }
 
-    /// Keys a mark's attributes cannot use: the trace's own fields and the label.
-    static let reservedMarkKeys: Set<String> = ["seq", "wall", "mono_ns", "event", "conn", "flow", "label"]
-
     /// `POST /v1/marks` with `{label, attributes?}`: traces a `mark` event (the label and the
     /// attributes as fields) and publishes `mark:<label>`, which `after`/`before` conditions and
     /// `release: { on: "mark:<label>" }` holds wait for. Works without rules too.
@@ -65,7 +62,7 @@ extension ControlAPI {
             var attributes: [(String, String)] = []
             if let object = try body.object("attributes", context: "'attributes'") {
                 for member in object.members {
-                    if Self.reservedMarkKeys.contains(member.key) {
+                    if Mark.reservedKeys.contains(member.key) {
                         throw ConfigError(
                             "attribute '\(member.key)' is reserved by the trace; use another name", at: member.keyLocation)
                     }
@@ -74,8 +71,7 @@ extension ControlAPI {
             }
             return (label, attributes)
         }
-        trace.record(.mark, [.string("label", label)] + attributes.map { TraceField.string($0.0, $0.1) })
-        runtime.publish(.mark(label))
+        Mark.record(label, attributes: attributes, trace: trace, rules: runtime)
         return .ok(
             ControlJSON.object([
                 "marked": .string(label),
