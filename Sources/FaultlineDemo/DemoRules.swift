@@ -1,0 +1,108 @@
+/// The rule files the demo and the mutation table run with, as text: the auth profile of the
+/// reference backend and one small scenario per race. `faultline demo --write-rules DIR` writes
+/// them out so people can read and reuse them.
+enum DemoRules {
+    /// The reference backend's auth profile (`faultline backend`).
+    static let profile = """
+        // Auth profile of the reference backend (faultline backend).
+        {
+          login: { method: "POST", path: "/oauth/token", body: { form: { grant_type: "password" } } },
+          refresh: { method: "POST", path: "/oauth/token", body: { form: { grant_type: "refresh_token" } } },
+          logout: { method: "POST", path: "/logout" },
+          roles: { callback: { method: "POST", path: "/jobs/*/complete" } },
+          credentials: {
+            request: [
+              { header: "Authorization", scheme: "Bearer", kind: "access" },
+              { cookie: "session", kind: "session" },
+              { form: "refresh_token", kind: "refresh" },
+            ],
+            response: [
+              { json: "/access_token", kind: "access" },
+              { json: "/refresh_token", kind: "refresh" },
+              { setCookie: "session", kind: "session" },
+            ],
+          },
+          idempotencyHeader: "Idempotency-Key",
+        }
+        """
+
+    /// A 401 that answers an old token arrives only after the refresh it raced is delivered.
+    static let late401 = """
+        // The avatar's 401 (for the expired token) reaches the client after another request's
+        // refresh has completed: a correct client retries with the new token, no second refresh.
+        {
+          rules: [{
+            name: "late-401", phase: "response",
+            match: { path: "/v1/avatar", status: 401 }, when: { times: 1 },
+            actions: [{ hold: { name: "late-401", release: { on: "refresh.delivered" }, timeout: 10 } }],
+          }],
+        }
+        """
+
+    /// Every call to /v1/count is refused: a correct client surfaces the second 401.
+    static let alwaysRejected = """
+        // /v1/count answers 401 whatever the token: one refresh and one retry, then give up.
+        {
+          rules: [{
+            name: "count-always-401", match: { path: "/v1/count" },
+            actions: [{ respond: { status: 401, json: { error: "invalid_token" } } }],
+          }],
+        }
+        """
+
+    /// A 401 held until the account's logout has been sent.
+    static let logoutRace = """
+        // The messages request's 401 arrives after the user logged out: the refresh it would
+        // start must not happen (the generation changed while the request was in flight).
+        {
+          rules: [{
+            name: "401-after-logout", phase: "response",
+            match: { path: "/v1/messages", status: 401 }, when: { times: 1 },
+            actions: [{ hold: { name: "401-after-logout", release: { on: "logout.forwarded" }, timeout: 10 } }],
+          }],
+        }
+        """
+
+    /// A response held past logout that then sets the old session cookie again.
+    static let lateSetCookie = """
+        // The messages response is held until the logout's response was delivered, then carries
+        // the old session's Set-Cookie: a correct client dropped that account's cookie store.
+        {
+          rules: [{
+            name: "late-set-cookie", phase: "response",
+            match: { path: "/v1/messages" }, when: { times: 1 },
+            actions: [
+              { hold: { name: "late-response", release: { on: "logout.delivered" }, timeout: 10 } },
+              { setCookie: { replay: "session" } },
+            ],
+          }],
+        }
+        """
+
+    /// The first download fails.
+    static let failedDownload = """
+        // The first job's download fails: convert and write must be skipped, the callback still
+        // reports the job once.
+        {
+          rules: [{
+            name: "download-fails", match: { method: "POST", path: "/jobs/*/download" }, when: { times: 1 },
+            actions: [{ respond: { status: 500, json: { error: "download_failed" } } }],
+          }],
+        }
+        """
+
+    /// The pipeline contract: completions once per job, steps in order, no write after cancel.
+    static let pipelineContract = """
+        {
+          callbacks: [{ match: { method: "POST", path: "/jobs/{job}/complete" }, key: "job" }],
+          steps: [
+            { name: "download", match: { method: "POST", path: "/jobs/{job}/download" }, key: "job" },
+            { name: "convert", match: { method: "POST", path: "/jobs/{job}/convert" }, key: "job" },
+            { name: "write", match: { method: "POST", path: "/jobs/{job}/write" }, key: "job" },
+          ],
+          dependencies: [{ step: "convert", needs: "download" }, { step: "write", needs: "convert" }],
+          cancel: { mark: "cancel", key: "job" },
+          commit: ["write"],
+        }
+        """
+}

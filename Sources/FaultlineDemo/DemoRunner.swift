@@ -1,0 +1,60 @@
+import FaultlineBackend
+public import FaultlineContract
+import FaultlineTesting
+public import FaultlineTrace
+public import Foundation
+
+/// Runs demo cases: the reference backend and a proxy in this process, a reference client
+/// through the proxy's reverse listener, and the contract checker on the trace.
+public final class DemoRunner: Sendable {
+    /// One case's outcome.
+    public struct Result: Sendable {
+        public let demoCase: DemoCase
+        public let report: ContractReport
+        public let trace: Trace
+        /// Where the trace was written, when a trace folder was given.
+        public let tracePath: String?
+        /// The clauses the checker named.
+        public var violated: Set<ClauseID> { Set(report.violations.map(\.clause)) }
+        /// True when the checker named exactly the expected clauses.
+        public var asExpected: Bool { violated == demoCase.expected }
+    }
+
+    private let backend: ReferenceBackend
+    private let traceDirectory: String?
+    private let contract: Contract
+
+    /// Starts the reference backend; traces go to `traceDirectory` when given.
+    public init(traceDirectory: String? = nil) throws {
+        backend = ReferenceBackend()
+        try backend.start()
+        self.traceDirectory = traceDirectory
+        let (loaded, errors) = ContractLoader.load(text: DemoRules.pipelineContract, file: "demo.contract.json5")
+        precondition(errors.isEmpty, "the built-in demo contract does not load: \(errors)")
+        contract = loaded!
+    }
+
+    /// Runs one case on a fresh proxy (own rules, state and trace) against a reset backend.
+    public func run(_ demoCase: DemoCase) async throws -> Result {
+        backend.reset()
+        guard let address = backend.address else { preconditionFailure("backend not running") }
+        var files = demoCase.scenario.ruleFiles
+        files["auth-profile.json5"] = DemoRules.profile
+        let proxy = try TestProxy.start(upstream: URL(string: "http://\(address)")!, rules: .files(files))
+        defer { proxy.stop() }
+        let client = ReferenceClient(baseURL: proxy.baseURL!, flaws: demoCase.flaws)
+        try await demoCase.scenario.play(client, proxy: proxy, backend: backend)
+        let trace = try proxy.trace()
+        var tracePath: String? = nil
+        if let traceDirectory {
+            let path = "\(traceDirectory)/\(demoCase.scenario.rawValue)-\(demoCase.variant).jsonl"
+            try proxy.traceText.write(toFile: path, atomically: true, encoding: .utf8)
+            tracePath = path
+        }
+        return Result(
+            demoCase: demoCase, report: ContractChecker.check(trace, contract: contract), trace: trace,
+            tracePath: tracePath)
+    }
+
+    public func stop() { backend.stop() }
+}

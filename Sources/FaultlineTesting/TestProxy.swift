@@ -1,0 +1,183 @@
+public import FaultlineContract
+import FaultlineCore
+import FaultlinePosix
+import FaultlineProxy
+public import FaultlineRules
+public import FaultlineServer
+public import FaultlineTrace
+public import Foundation
+
+/// A Faultline proxy started inside a test: its own listeners on ephemeral ports, its own rules,
+/// scenario state and trace, so tests running in parallel never see each other.
+///
+/// ```swift
+/// let proxy = try TestProxy.start(upstream: backendURL, rules: .files(["race.json5": raceRules]))
+/// defer { proxy.stop() }
+/// // point the client at proxy.baseURL (reverse mode), or give a child process proxy.environment
+/// let held = try await proxy.waitForHold("refresh-response")
+/// try await logout()
+/// held.release()
+/// try proxy.expectContractHolds()
+/// ```
+public final class TestProxy: Sendable {
+    /// Where the rules come from.
+    public enum Rules: Sendable {
+        /// A folder of rule files, as `faultline run --rules` loads it.
+        case directory(String)
+        /// Rule files given as text, keyed by file name (`auth-profile.json5` is the profile).
+        case files([String: String])
+        /// A rule set built in code.
+        case ruleSet(RuleSet)
+    }
+
+    /// A rule folder or file that does not load, with every error as `file:line:column: message`.
+    public struct RulesError: Error, CustomStringConvertible {
+        public let errors: [String]
+        public var description: String { "rules do not load:\n" + errors.joined(separator: "\n") }
+    }
+
+    public let server: ProxyServer
+    /// The reverse-mode listener's URL (only when started with an `upstream`): clients that cannot
+    /// use a proxy, such as Foundation on Linux, send their requests here.
+    public let baseURL: URL?
+    /// The forward-proxy listener's URL, for `http_proxy`.
+    public let proxyURL: URL
+
+    private init(server: ProxyServer, baseURL: URL?, proxyURL: URL) {
+        self.server = server
+        self.baseURL = baseURL
+        self.proxyURL = proxyURL
+    }
+
+    /// Starts a proxy on 127.0.0.1 with a forward listener and, given `upstream`, a reverse one.
+    /// The trace is kept in memory (and also written to `traceFile` when given... not supported:
+    /// read it with `trace()`).
+    public static func start(upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1) throws -> TestProxy {
+        let any = try SocketAddress(parsing: "127.0.0.1:0")
+        var listeners = [ListenerConfiguration(address: any, mode: .forward)]
+        if let upstream {
+            guard let host = upstream.host, upstream.scheme == "http" else {
+                throw RulesError(errors: ["upstream must be an http:// URL with a host, not \(upstream)"])
+            }
+            let endpoint = UpstreamEndpoint(scheme: "http", host: host, port: upstream.port ?? 80)
+            listeners.append(ListenerConfiguration(address: any, mode: .reverse(endpoint)))
+        }
+        let trace = try TraceRecorder(output: .memory, flushInterval: .zero)
+        let server = ProxyServer(
+            configuration: ServerConfiguration(listeners: listeners, loopCount: loops), trace: trace,
+            ruleSet: try rules.map(load))
+        try server.start()
+        let addresses = server.boundAddresses
+        return TestProxy(
+            server: server,
+            baseURL: upstream == nil ? nil : URL(string: "http://\(addresses[1])"),
+            proxyURL: URL(string: "http://\(addresses[0])")!)
+    }
+
+    private static func load(_ rules: Rules) throws -> RuleSet {
+        switch rules {
+        case .ruleSet(let set):
+            return set
+        case .directory(let path):
+            let report = RuleSetLoader.load(directory: path)
+            guard report.errors.isEmpty else { throw RulesError(errors: report.errors.map(\.description)) }
+            return report.ruleSet
+        case .files(let files):
+            var errors: [String] = []
+            var profile: AuthProfile? = nil
+            if let text = files["auth-profile.json5"] {
+                let (loaded, problems) = RuleSetLoader.loadProfile(text: text, file: "auth-profile.json5")
+                profile = loaded
+                errors += problems.map(\.description)
+            }
+            var scenarios: [Scenario] = []
+            for (name, text) in files.sorted(by: { $0.key < $1.key }) where name != "auth-profile.json5" {
+                let (scenario, problems) = RuleSetLoader.loadScenario(text: text, file: name, profile: profile)
+                if let scenario { scenarios.append(scenario) }
+                errors += problems.map(\.description)
+            }
+            guard errors.isEmpty else { throw RulesError(errors: errors) }
+            return RuleSet(scenarios: scenarios, profile: profile)
+        }
+    }
+
+    /// Variables that send a child process's HTTP traffic through the forward listener
+    /// (libcurl, and so URLSession on Linux, honour the lowercase spellings; DESIGN.md §7).
+    public var environment: [String: String] {
+        let url = proxyURL.absoluteString
+        return ["http_proxy": url, "https_proxy": url, "HTTP_PROXY": url, "HTTPS_PROXY": url, "no_proxy": ""]
+    }
+
+    /// Waits until a flow is held by a `hold` action named `name`; throws `HoldTimeout` after `timeout`.
+    public func waitForHold(_ name: String, timeout: Duration = .seconds(10)) async throws -> HeldFlow {
+        guard let info = await server.rules.holds.waitForHold(named: name, timeout: timeout) else {
+            throw HoldTimeout(name: name, timeout: timeout, held: server.rules.holds.list().map(\.name))
+        }
+        return HeldFlow(info: info, registry: server.rules.holds)
+    }
+
+    /// The holds in place now, oldest first.
+    public var holds: [HoldInfo] { server.rules.holds.list() }
+
+    /// Writes a mark into the trace (`cancel job=42`) and fires `mark:<label>` for rules and holds.
+    public func mark(_ label: String, _ attributes: [String: String] = [:]) {
+        Mark.record(
+            label, attributes: attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, trace: server.trace,
+            rules: server.rules)
+    }
+
+    /// The trace so far, parsed.
+    public func trace() throws -> Trace {
+        try TraceReader.read(server.trace.memoryContents())
+    }
+
+    /// The trace so far as JSON Lines (to save next to a failing test's logs).
+    public var traceText: String { server.trace.memoryContents() }
+
+    /// Checks the trace so far against the session-boundary contract.
+    public func checkContract(_ contract: Contract = .default) throws -> ContractReport {
+        ContractChecker.check(try trace(), contract: contract)
+    }
+
+    /// Stops listening and closes every connection. Safe to call twice.
+    public func stop() {
+        server.stop()
+    }
+}
+
+/// A held flow a test can release, answer or fail.
+public struct HeldFlow: Sendable {
+    public let info: HoldInfo
+    let registry: HoldRegistry
+
+    /// Lets the flow continue.
+    @discardableResult
+    public func release() -> Bool {
+        !registry.end(id: info.id, with: .release(nil)).isEmpty
+    }
+
+    /// Answers the flow's client with this response instead.
+    @discardableResult
+    public func release(status: Int, headers: [String: String] = [:], body: String = "") -> Bool {
+        let response = SyntheticResponse(
+            status: status, headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
+            body: Array(body.utf8))
+        return !registry.end(id: info.id, with: .release(response)).isEmpty
+    }
+
+    /// Resets the flow's client connection.
+    @discardableResult
+    public func fail() -> Bool {
+        !registry.end(id: info.id, with: .fail).isEmpty
+    }
+}
+
+/// No hold with that name appeared in time.
+public struct HoldTimeout: Error, CustomStringConvertible {
+    public let name: String
+    public let timeout: Duration
+    public let held: [String]
+    public var description: String {
+        "no hold named '\(name)' within \(timeout); held now: \(held.isEmpty ? "none" : held.joined(separator: ", "))"
+    }
+}
