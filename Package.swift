@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "faultline", targets: ["faultline"]),
         .library(name: "FaultlineServer", targets: ["FaultlineServer"]),
         .library(name: "FaultlineTrace", targets: ["FaultlineTrace"]),
+        .library(name: "FaultlineContract", targets: ["FaultlineContract"]),
     ],
     targets: [
         // System libraries: a module map and a shim header each, no C compiled.
@@ -42,6 +43,9 @@ let package = Package(
         .target(name: "FaultlineRules", dependencies: ["FaultlineCore", "FaultlineConfig"], swiftSettings: strictSettings),
         .target(name: "FaultlineTrace", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
         .target(
+            name: "FaultlineContract", dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .target(
             name: "FaultlineProxy",
             dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
             swiftSettings: strictSettings),
@@ -52,8 +56,8 @@ let package = Package(
         .executableTarget(
             name: "faultline",
             dependencies: [
-                "FaultlineConfig", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules", "FaultlineServer",
-                "FaultlineTrace",
+                "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
+                "FaultlineServer", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         // A tiny URLSession client the integration tests run as a child process with http_proxy set.
@@ -67,6 +71,9 @@ let package = Package(
         .testTarget(
             name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineContractTests", dependencies: ["FaultlineContract", "FaultlineConfig", "FaultlineTrace"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineProxyTests",
             dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
