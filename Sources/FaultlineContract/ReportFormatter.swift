@@ -8,7 +8,7 @@ public enum ReportFormatter {
     /// the offending request `✗▶`), then the clauses that held, were skipped or disabled, and any
     /// trace problems. `traceName` (a path) is named in the verdict line.
     public static func text(_ report: ContractReport, traceName: String? = nil) -> String {
-        var lines: [String] = [verdictLine(report, traceName: traceName)]
+        var lines: [String] = [verdict(report, traceName: traceName)]
         for violation in report.violations {
             lines.append("")
             lines += block(violation)
@@ -56,8 +56,9 @@ public enum ReportFormatter {
         }
     }
 
-    /// `FAILED: …` or `PASSED: …`, with what was checked.
-    static func verdictLine(_ report: ContractReport, traceName: String?) -> String {
+    /// One line: `TRACE: FAILED: 2 violations of logout-boundary (…)` or `TRACE: PASSED: …`, with
+    /// what was checked. The first line of ``text(_:traceName:)``.
+    public static func verdict(_ report: ContractReport, traceName: String?) -> String {
         let subject = traceName.map { "\($0): " } ?? ""
         let lineages = report.lineages.isEmpty ? "no lineages" : "lineages " + report.lineages.joined(separator: ", ")
         let scope = "\(report.eventCount) events, \(lineages)"

@@ -15,6 +15,7 @@ let usage = """
     commands:
       run        run the proxy (faultline run --help)
       rules      check a rules folder: faultline rules check DIR
+      check      check a trace against the session-boundary contract (faultline check --help)
       help       show this help, or a command's: faultline help run
 
     options:
@@ -23,7 +24,7 @@ let usage = """
     """
 
 func main(_ arguments: [String]) -> Int32 {
-    let commands: [String: ([String]) -> Int32] = ["run": RunCommand.run, "rules": RulesCommand.run]
+    let commands: [String: ([String]) -> Int32] = ["run": RunCommand.run, "rules": RulesCommand.run, "check": CheckCommand.run]
     guard let first = arguments.first else {
         print(usage)
         return 0
