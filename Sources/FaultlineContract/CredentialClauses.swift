@@ -89,7 +89,11 @@ struct CredentialClauses {
             let phrases = owned.filter { $0.owner.lineage == lineage }.map(\.credential.phrase)
             parts.append(phrases.joined(separator: " and ") + " of lineage \(lineage)")
         }
-        var witnesses = [log.request(request, lineage: nil, note: "credentials of \(lineages.joined(separator: " and "))", marker: .offending)]
+        let claimed = ledger.lineage(of: request)
+        var witnesses = [
+            log.request(
+                request, lineage: claimed, note: "credentials of \(lineages.joined(separator: " and "))", marker: .offending)
+        ]
         for lineage in lineages {
             guard let record = ledger.record(lineage) else { continue }
             witnesses.append(origin(record, log: log))
