@@ -6,9 +6,10 @@ extension ContractFileDecoder {
     static let stepKeys = ["name", "match", "key"]
     static let callbackKeys = ["name", "match", "key", "required", "after"]
 
-    /// `steps: [{ name: "download", match: {...}, key?: "job" }]`; names are unique.
-    func steps(_ node: ConfigNode) -> [StepDeclaration] {
-        guard let elements = attempt({ try node.array("'steps'") }) else { return [] }
+    /// `steps: [{ name: "download", match: {...}, key?: "job" }]`; names are unique. Also returns
+    /// every name declared, including steps with errors, so references to them are not reported too.
+    func steps(_ node: ConfigNode) -> (steps: [StepDeclaration], names: [String]) {
+        guard let elements = attempt({ try node.array("'steps'") }) else { return ([], []) }
         var steps: [StepDeclaration] = []
         var firstDefinitions: [String: SourceLocation] = [:]
         for (offset, element) in elements.enumerated() {
@@ -33,7 +34,7 @@ extension ContractFileDecoder {
             guard let key = key(reader, pattern: pattern) else { continue }
             steps.append(StepDeclaration(name: name, match: pattern, key: key))
         }
-        return steps
+        return (steps, Array(firstDefinitions.keys))
     }
 
     /// `callbacks: [{ match: {...}, key: "job", required?: ["42"], after?: "write" }]`.

@@ -59,13 +59,17 @@ final class ContractFileDecoder {
         _ = attempt { try reader.string("description") }
         if let node = reader.node("clauses") { contract.enabledClauses = clauses(node) }
         if let node = reader.node("retryIdentity") { contract.retryIdentityHeader = retryIdentity(node) }
-        if let node = reader.node("steps") { contract.steps = steps(node) }
-        let stepNames = contract.steps.map(\.name)
+        var stepNames: [String] = []
+        if let node = reader.node("steps") {
+            let declared = steps(node)
+            contract.steps = declared.steps
+            stepNames = declared.names.sorted()
+        }
         if let node = reader.node("callbacks") { contract.callbacks = callbacks(node, stepNames: stepNames) }
         if let node = reader.node("dependencies") { contract.dependencies = dependencies(node, stepNames: stepNames) }
         if let node = reader.node("cancel") { contract.cancel = cancel(node) }
         if let node = reader.node("commit") { contract.commitSteps = commit(node, stepNames: stepNames) }
-        if !contract.commitSteps.isEmpty, contract.cancel == nil, let location = reader.keyLocation("commit") {
+        if reader.node("cancel") == nil, let location = reader.keyLocation("commit") {
             report("'commit' needs 'cancel' to say which marks cancel a job", at: location)
         }
         return errors.isEmpty ? contract : nil
