@@ -76,6 +76,7 @@ private struct LineSplitter {
     private var lineNumber = 0
     private var firstBlankLine: Int?
     private var previousSeq: UInt64?
+    private var sawHeader = false
 
     init(path: String) { self.path = path }
 
@@ -112,7 +113,7 @@ private struct LineSplitter {
             partial = []
             try whole.withUnsafeBufferPointer { buffer throws(TraceInputError) in try line(buffer, header, event) }
         }
-        if lineNumber == 0 || (lineNumber == firstBlankLine && lineNumber == 1) {
+        if !sawHeader {
             throw .malformed(path: path, TraceReadError(line: 1, message: "empty trace: the header line is missing"))
         }
     }
@@ -136,6 +137,7 @@ private struct LineSplitter {
         do throws(TraceReadError) {
             if lineNumber == 1 {
                 header(try TraceReader.parseHeader(line: text))
+                sawHeader = true
                 return
             }
             let parsed = try TraceReader.parseEvent(line: text, number: lineNumber)
