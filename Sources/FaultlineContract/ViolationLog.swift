@@ -17,6 +17,11 @@ struct ViolationLog {
     private var counts: [ClauseID: Int] = [:]
     /// Flow → (violation index, seq of the witness that waits for the flow's status).
     private var pendingStatus: [UInt64: [(index: Int, seq: UInt64)]] = [:]
+    /// Statuses of recently ended flows, for witnesses of requests already answered.
+    private var endedStatus: [UInt64: Int] = [:]
+    private var endedOrder: [UInt64] = []
+    private var endedHead = 0
+    static let rememberedStatuses = 4096
 
     init(enabled: Set<ClauseID>, limitPerClause: Int) {
         self.enabled = enabled
@@ -40,23 +45,41 @@ struct ViolationLog {
         }
         var seen = Set<UInt64>()
         var events: [WitnessEvent] = []
-        for witness in witnesses.sorted(by: { $0.event.seq < $1.event.seq }) where seen.insert(witness.event.seq).inserted {
-            events.append(witness.event)
+        for var witness in witnesses.sorted(by: { $0.event.seq < $1.event.seq })
+        where seen.insert(witness.event.seq).inserted {
             if witness.event.status == nil, let flow = witness.flow {
-                pendingStatus[flow, default: []].append((violations.count, witness.event.seq))
+                if let status = endedStatus[flow] {
+                    witness.event.status = status
+                } else {
+                    pendingStatus[flow, default: []].append((violations.count, witness.event.seq))
+                }
             }
+            events.append(witness.event)
         }
         violations.append(Violation(clause: clause, summary: summary, lineage: lineage, details: details, timeline: events))
     }
 
     /// A flow ended: witnesses waiting for its status get it.
     mutating func flowEnded(_ flow: UInt64, status: Int?) {
+        if let status { remember(flow, status) }
         guard let waiting = pendingStatus.removeValue(forKey: flow), let status else { return }
         for (index, seq) in waiting {
             if let position = violations[index].timeline.firstIndex(where: { $0.seq == seq }) {
                 violations[index].timeline[position].status = status
             }
         }
+    }
+
+    /// Keeps the last ``rememberedStatuses`` statuses (a ring, so memory stays flat).
+    private mutating func remember(_ flow: UInt64, _ status: Int) {
+        if endedOrder.count < Self.rememberedStatuses {
+            endedOrder.append(flow)
+        } else {
+            endedStatus[endedOrder[endedHead]] = nil
+            endedOrder[endedHead] = flow
+            endedHead = (endedHead + 1) % Self.rememberedStatuses
+        }
+        endedStatus[flow] = status
     }
 
     // MARK: Witness builders
