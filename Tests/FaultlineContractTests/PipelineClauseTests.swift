@@ -83,7 +83,11 @@ import Testing
 
     @Test func proxyDuplicatesOfACallbackDoNotCount() throws {
         var trace = Self.pipeline(job: "42")
-        trace.request("POST", "/jobs/42/complete", duplicateOf: 4)
+        // What the proxy writes for a `duplicate` copy: its own flow, forwarded, answer discarded.
+        let copy = trace.request("POST", "/jobs/42/complete", duplicateOf: 4).flow
+        trace.event("request.forwarded", flow: copy, conn: 900, ["upstream_conn": 900, "duplicate_of": 4])
+        trace.event("response.received", flow: copy, ["status": 200, "duplicate_of": 4])
+        trace.event("response.discarded", flow: copy, ["status": 200, "length": 0, "duplicate_of": 4])
         #expect(try trace.check(Self.contract()).passed)
     }
 
@@ -123,6 +127,16 @@ import Testing
         trace.exchange("POST", "/jobs/42/download", status: 200, profile: false)
         trace.exchange("POST", "/jobs/42/convert", status: 200, profile: false)
         #expect(try trace.check(Self.contract()).passed)
+    }
+
+    @Test func convertAfterADownloadThatFailedOnItsRerunFails() throws {
+        var trace = TraceBuilder()
+        trace.exchange("POST", "/jobs/42/download", status: 200, profile: false)
+        trace.exchange("POST", "/jobs/42/download", status: 500, profile: false)  // the latest outcome counts
+        trace.exchange("POST", "/jobs/42/convert", status: 200, profile: false)
+        let report = try trace.check(Self.contract())
+        #expect(report.brokenClauses == [.dependencyRespected], "\(report.violations)")
+        #expect(report.violations.first?.summary.contains("after download of job 42 failed with 500") == true)
     }
 
     @Test func writeAfterACancelMarkFails() throws {
