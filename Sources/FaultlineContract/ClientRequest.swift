@@ -92,26 +92,27 @@ struct ClientRequest: Sendable {
         self.role = event.string("role")
         self.lineageField = event.string("lineage")
         self.credentials = (event.strings("credentials") ?? []).compactMap(PresentedCredential.init(traceText:))
-        let headers = event.headers("headers") ?? []
         var cookies: [(name: String, value: String)] = []
         var identityKey: String?
         var contentLength: Int64?
         var chunked = false
         let wantedIdentity = identityHeader?.lowercased()
-        for header in headers {
-            let name = header.name.lowercased()
-            if name == "cookie" {
-                for pair in header.value.split(separator: ";") {
-                    let trimmed = pair.trimmingSpaces
+        for header in event.attributes["headers"]?.arrayValue ?? [] {
+            guard let pair = header.arrayValue, pair.count == 2, let name = pair[0].stringValue,
+                let value = pair[1].stringValue
+            else { continue }
+            if name.equalsIgnoringASCIICase("cookie") {
+                for piece in value.split(separator: ";") {
+                    let trimmed = piece.trimmingSpaces
                     guard let equals = trimmed.firstIndex(of: "=") else { continue }
                     cookies.append((String(trimmed[..<equals]), String(trimmed[trimmed.index(after: equals)...])))
                 }
-            } else if name == "content-length" {
-                contentLength = Int64(header.value.trimmingSpaces)
-            } else if name == "transfer-encoding" {
+            } else if name.equalsIgnoringASCIICase("content-length") {
+                contentLength = Int64(value.trimmingSpaces)
+            } else if name.equalsIgnoringASCIICase("transfer-encoding") {
                 chunked = true
-            } else if name == wantedIdentity, identityKey == nil {
-                identityKey = String(header.value.trimmingSpaces)
+            } else if let wantedIdentity, identityKey == nil, name.equalsIgnoringASCIICase(wantedIdentity) {
+                identityKey = String(value.trimmingSpaces)
             }
         }
         self.cookies = cookies
@@ -168,6 +169,14 @@ struct FlowOutcome: Sendable {
     var body: BodySummary?
 
     var succeeded: Bool { ending == .answered && (status.map { $0 < 400 } ?? false) }
+}
+
+extension String {
+    /// ASCII case-insensitive equality with a lowercase name (header names, RFC 9110 §5.1).
+    func equalsIgnoringASCIICase(_ lowercase: String) -> Bool {
+        guard utf8.count == lowercase.utf8.count else { return false }
+        return zip(utf8, lowercase.utf8).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0) == $1 }
+    }
 }
 
 extension StringProtocol {

@@ -60,7 +60,12 @@ public enum ReportFormatter {
     /// what was checked. The first line of ``text(_:traceName:)``.
     public static func verdict(_ report: ContractReport, traceName: String?) -> String {
         let subject = traceName.map { "\($0): " } ?? ""
-        let lineages = report.lineages.isEmpty ? "no lineages" : "lineages " + report.lineages.joined(separator: ", ")
+        let lineages: String
+        switch report.lineages.count {
+        case 0: lineages = "no lineages"
+        case 1...4: lineages = "lineages " + report.lineages.joined(separator: ", ")
+        default: lineages = "\(report.lineages.count) lineages, \(report.lineages[0]) to \(report.lineages[report.lineages.count - 1])"
+        }
         let scope = "\(report.eventCount) events, \(lineages)"
         let broken = report.brokenClauses
         if report.passed {
