@@ -85,7 +85,9 @@ public struct ContractChecker {
             refreshes.requestForwarded(flow: flow)
         case "response.delivered":
             guard let flow else { return }
-            end(flow, .answered, event, status: event.int("status").map { Int($0) }, synthetic: event.bool("synthetic") ?? false)
+            end(
+                flow, .answered, event, status: event.int("status").map { Int($0) },
+                synthetic: event.bool("synthetic") ?? false)
         case "flow.aborted":
             guard let flow else { return }
             end(flow, .aborted, event, status: nil, synthetic: false)
@@ -129,7 +131,8 @@ public struct ContractChecker {
             }
         }
         return ContractReport(
-            violations: log.violations, omittedViolations: log.omitted, clausesChecked: checked, clausesSkipped: skipped,
+            violations: log.violations, omittedViolations: log.omitted, clausesChecked: checked,
+            clausesSkipped: skipped,
             clausesDisabled: disabled, traceProblems: integrity.problems, omittedTraceProblems: integrity.omitted,
             eventCount: eventCount, lineages: ledger.order)
     }

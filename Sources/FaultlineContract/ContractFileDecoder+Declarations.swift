@@ -54,9 +54,13 @@ extension ContractFileDecoder {
                     switch value.kind {
                     case .string(let text): required.append(text)
                     case .number:
-                        if let number = attempt({ try value.int("'required' entry") }) { required.append(String(number)) }
+                        if let number = attempt({ try value.int("'required' entry") }) {
+                            required.append(String(number))
+                        }
                     default:
-                        report(ConfigError.mismatch("'required' entry", expected: "a key (string or integer)", found: value))
+                        report(
+                            ConfigError.mismatch(
+                                "'required' entry", expected: "a key (string or integer)", found: value))
                     }
                 }
             }
@@ -85,8 +89,10 @@ extension ContractFileDecoder {
         if let methodNode = match.node("method") {
             switch methodNode.kind {
             case .string(let method): methods = [method]
-            case .array(let elements): methods = elements.compactMap { element in attempt { try element.string("'method'") } }
-            default: report(ConfigError.mismatch("'method'", expected: "a method or a list of methods", found: methodNode))
+            case .array(let elements):
+                methods = elements.compactMap { element in attempt { try element.string("'method'") } }
+            default:
+                report(ConfigError.mismatch("'method'", expected: "a method or a list of methods", found: methodNode))
             }
             for method in methods where method.isEmpty || !method.utf8.allSatisfy(Self.isTokenByte) {
                 report(ConfigError.mismatch("'method'", expected: "an HTTP method such as \"POST\"", found: methodNode))
@@ -126,7 +132,8 @@ extension ContractFileDecoder {
             let known =
                 parameters.isEmpty
                 ? " (the path has no parameter)" : ConfigError.didYouMean(key, in: parameters)
-            report("'key' must name a parameter of '\(pattern.path.text)', found '\(key)'\(known)", at: keyNode.location)
+            report(
+                "'key' must name a parameter of '\(pattern.path.text)', found '\(key)'\(known)", at: keyNode.location)
             return .none
         }
         return .some(key)

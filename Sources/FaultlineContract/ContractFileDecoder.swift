@@ -124,7 +124,9 @@ final class ContractFileDecoder {
             let mark = attempt({ try markNode.string("'mark'") })
         else { return nil }
         guard !mark.isEmpty, !mark.contains(where: { $0 == " " || $0 == "\t" || $0 == "=" }) else {
-            report(ConfigError.mismatch("'mark'", expected: "one word (the first word of the mark label)", found: markNode))
+            report(
+                ConfigError.mismatch("'mark'", expected: "one word (the first word of the mark label)", found: markNode)
+            )
             return nil
         }
         let key = attempt { try reader.string("key") } ?? nil
@@ -134,7 +136,9 @@ final class ContractFileDecoder {
     /// `commit: ["write"]` (or one name).
     private func commit(_ node: ConfigNode, stepNames: [String]) -> [String] {
         let elements: [ConfigNode]
-        if case .string = node.kind { elements = [node] } else {
+        if case .string = node.kind {
+            elements = [node]
+        } else {
             guard let array = attempt({ try node.array("'commit'") }) else { return [] }
             elements = array
         }

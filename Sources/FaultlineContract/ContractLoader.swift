@@ -39,7 +39,9 @@ public enum ContractLoader {
     public static func load(contentsOfFile path: String) -> (Contract?, [ConfigError]) {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
-            return (nil, [ConfigError("the contract file \(reason)", at: SourceLocation(file: path, line: 1, column: 1))])
+            return (
+                nil, [ConfigError("the contract file \(reason)", at: SourceLocation(file: path, line: 1, column: 1))]
+            )
         }
         let decoder = ContractFileDecoder(file: path)
         let contract = decoder.decode([UInt8](data))

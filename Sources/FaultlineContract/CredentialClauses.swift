@@ -39,7 +39,9 @@ struct CredentialClauses {
         }
         guard log.isEnabled(.logoutBoundary), request.role != "logout" else { return }
         for entry in owned {
-            guard let boundary = ledger.record(entry.owner.lineage)?.logout, boundary.seq < request.seq else { continue }
+            guard let boundary = ledger.record(entry.owner.lineage)?.logout, boundary.seq < request.seq else {
+                continue
+            }
             reportAfterLogout(request, entry.credential, entry.owner, boundary, ledger: ledger, log: &log)
             return
         }
@@ -75,7 +77,8 @@ struct CredentialClauses {
             "\(request.label) was sent at seq \(request.seq) with \(credential.phrase) of lineage \(lineage) that \(source) delivered at seq \(owner.issuedSeq)\(boundaryText)",
             lineage: lineage,
             details: [
-                "request_seq": String(request.seq), "issued_seq": String(owner.issuedSeq), "credential": credential.kind,
+                "request_seq": String(request.seq), "issued_seq": String(owner.issuedSeq),
+                "credential": credential.kind,
             ],
             witnesses: witnesses)
     }
@@ -92,7 +95,8 @@ struct CredentialClauses {
         let claimed = ledger.lineage(of: request)
         var witnesses = [
             log.request(
-                request, lineage: claimed, note: "credentials of \(lineages.joined(separator: " and "))", marker: .offending)
+                request, lineage: claimed, note: "credentials of \(lineages.joined(separator: " and "))",
+                marker: .offending)
         ]
         for lineage in lineages {
             guard let record = ledger.record(lineage) else { continue }
@@ -123,7 +127,8 @@ struct CredentialClauses {
         var witnesses = [
             log.boundary(boundary, lineage: lineage),
             log.request(
-                request, lineage: lineage, note: request.role == "refresh" ? "refresh after logout" : "sent after logout",
+                request, lineage: lineage,
+                note: request.role == "refresh" ? "refresh after logout" : "sent after logout",
                 marker: .offending),
         ]
         if let record = ledger.record(lineage) { witnesses.append(origin(record, log: log)) }

@@ -46,7 +46,8 @@ struct FlowTable {
             if byConnection[connection]?.isEmpty == true { byConnection[connection] = nil }
         }
         let outcome = FlowOutcome(
-            ending: ending, status: status, synthetic: synthetic, errorCode: entry.errorCode, endSeq: seq, endMono: mono,
+            ending: ending, status: status, synthetic: synthetic, errorCode: entry.errorCode, endSeq: seq,
+            endMono: mono,
             forwarded: entry.forwarded, body: entry.body)
         return (entry.request, outcome)
     }
@@ -60,6 +61,8 @@ struct FlowTable {
     /// Ends every flow still open when the trace ends, in arrival order.
     mutating func endAll(seq: UInt64, mono: UInt64) -> [(ClientRequest, FlowOutcome)] {
         let flows = open.values.map(\.request).sorted { $0.seq < $1.seq }.map(\.flow)
-        return flows.compactMap { end(flow: $0, ending: .unfinished, status: nil, synthetic: false, seq: seq, mono: mono) }
+        return flows.compactMap {
+            end(flow: $0, ending: .unfinished, status: nil, synthetic: false, seq: seq, mono: mono)
+        }
     }
 }

@@ -92,7 +92,9 @@ struct LineageLedger {
         ensure(id, seq: event.seq, mono: event.monoNanoseconds, event: kind)
         let issued = (event.strings("issued") ?? []).compactMap(PresentedCredential.init(traceText:))
         let replaced = (event.strings("replaced") ?? []).compactMap(PresentedCredential.init(traceText:))
-        if kind == "lineage.logout" { closeLineage(id, seq: event.seq, mono: event.monoNanoseconds, event: kind, request: nil) }
+        if kind == "lineage.logout" {
+            closeLineage(id, seq: event.seq, mono: event.monoNanoseconds, event: kind, request: nil)
+        }
         let boundary = records[id]?.logout
         let late = (event.bool("after_logout") ?? false) || boundary.map { $0.seq < event.seq } ?? false
         for credential in issued {
@@ -116,7 +118,8 @@ struct LineageLedger {
         order.append(id)
     }
 
-    private mutating func closeLineage(_ id: String, seq: UInt64, mono: UInt64, event: String, request: ClientRequest?) {
+    private mutating func closeLineage(_ id: String, seq: UInt64, mono: UInt64, event: String, request: ClientRequest?)
+    {
         guard records[id]?.logout == nil else { return }
         records[id]?.logout = Boundary(seq: seq, mono: mono, event: event, request: request)
     }

@@ -77,7 +77,11 @@ struct PipelineClauses {
         if let (step, key) = step(of: request) {
             var state = steps[step.name, default: [:]][key, default: StepState()]
             state.running.removeAll { $0.flow == request.flow }
-            if outcome.succeeded { state.lastSuccess = (request, outcome) } else { state.lastFailure = (request, outcome) }
+            if outcome.succeeded {
+                state.lastSuccess = (request, outcome)
+            } else {
+                state.lastFailure = (request, outcome)
+            }
             steps[step.name, default: [:]][key] = state
         }
         for (index, callback) in contract.callbacks.enumerated() {
@@ -134,9 +138,11 @@ struct PipelineClauses {
             let how = failure.outcome.status.map { "with \($0)" } ?? "without an answer"
             reason = "after \(needs)\(keyText(needed, neededKey)) failed \(how) at seq \(failure.outcome.endSeq)"
             witnesses.append(
-                log.request(failure.request, lineage: lineage, note: "\(needs) requested", status: failure.outcome.status))
+                log.request(
+                    failure.request, lineage: lineage, note: "\(needs) requested", status: failure.outcome.status))
             witnesses.append(
-                log.answer(failure.request, failure.outcome, lineage: lineage, note: "\(needs) failed", marker: .boundary))
+                log.answer(
+                    failure.request, failure.outcome, lineage: lineage, note: "\(needs) failed", marker: .boundary))
         } else if let running = state.running.first {
             reason = "while \(needs)\(keyText(needed, neededKey)) sent at seq \(running.seq) was still running"
             witnesses.append(log.request(running, lineage: lineage, note: "\(needs) running", marker: .boundary))
@@ -159,9 +165,12 @@ struct PipelineClauses {
             .dependencyRespected,
             "\(request.label) (\(step.name)\(keyText(step, key)), a commit) was requested at seq \(request.seq), \(distance) event\(distance == 1 ? "" : "s") after the mark '\(cancel.label)' at seq \(cancel.seq)",
             lineage: lineage,
-            details: ["request_seq": String(request.seq), "mark_seq": String(cancel.seq), "step": step.name, "key": key],
+            details: [
+                "request_seq": String(request.seq), "mark_seq": String(cancel.seq), "step": step.name, "key": key,
+            ],
             witnesses: [
-                log.event(seq: cancel.seq, mono: cancel.mono, kind: "mark", lineage: nil, note: "cancel", marker: .boundary),
+                log.event(
+                    seq: cancel.seq, mono: cancel.mono, kind: "mark", lineage: nil, note: "cancel", marker: .boundary),
                 log.request(request, lineage: lineage, note: "commit after cancel", marker: .offending),
             ])
     }
@@ -215,9 +224,11 @@ struct PipelineClauses {
         var because = "it is required"
         if let after = callback.after, let success = steps[after]?[key]?.lastSuccess {
             because = "\(after) succeeded at seq \(success.outcome.endSeq)"
-            witnesses.append(log.request(success.request, lineage: nil, note: "\(after) requested", status: success.outcome.status))
             witnesses.append(
-                log.answer(success.request, success.outcome, lineage: nil, note: "\(after) succeeded", marker: .boundary))
+                log.request(success.request, lineage: nil, note: "\(after) requested", status: success.outcome.status))
+            witnesses.append(
+                log.answer(
+                    success.request, success.outcome, lineage: nil, note: "\(after) succeeded", marker: .boundary))
         }
         for attempt in tally.rejected {
             witnesses.append(
@@ -229,7 +240,8 @@ struct PipelineClauses {
                 marker: .offending))
         let attempts =
             tally.rejected.isEmpty
-            ? "was never sent" : "was sent \(tally.rejected.count) time\(tally.rejected.count == 1 ? "" : "s") but never accepted"
+            ? "was never sent"
+            : "was sent \(tally.rejected.count) time\(tally.rejected.count == 1 ? "" : "s") but never accepted"
         log.record(
             .exactlyOnce,
             "The callback \(callback.match.summary)\(callbackKeyText(callback, key)) \(attempts), although \(because)",

@@ -136,7 +136,8 @@ struct RefreshClauses {
             details: ["request_seq": String(attempt.request.seq), "first_seq": String(first.request.seq)],
             witnesses: [
                 log.request(first.request, lineage: first.lineage, note: "refresh token presented"),
-                log.request(attempt.request, lineage: attempt.lineage, note: "same refresh token again", marker: .offending),
+                log.request(
+                    attempt.request, lineage: attempt.lineage, note: "same refresh token again", marker: .offending),
             ])
     }
 
@@ -150,7 +151,8 @@ struct RefreshClauses {
             let late = rejections.last(where: { $0.fingerprint != current })
         else { return }
         var witnesses = [
-            log.request(late.request, lineage: lineage, note: "request with a replaced token", status: late.outcome.status),
+            log.request(
+                late.request, lineage: lineage, note: "request with a replaced token", status: late.outcome.status),
             log.answer(late.request, late.outcome, lineage: lineage, note: "401 for the replaced token"),
             log.request(attempt.request, lineage: lineage, note: "stale refresh", marker: .offending),
         ]
@@ -161,7 +163,8 @@ struct RefreshClauses {
                 log.event(
                     seq: refresh.completedSeq, mono: refresh.completedMono, kind: "lineage.refresh", lineage: lineage,
                     note: "token replaced"))
-            replacedText = "a token that the refresh sent at seq \(refresh.request.seq) had already replaced (at seq \(refresh.completedSeq))"
+            replacedText =
+                "a token that the refresh sent at seq \(refresh.request.seq) had already replaced (at seq \(refresh.completedSeq))"
         }
         log.record(
             .noStaleRefresh,

@@ -37,17 +37,21 @@ extension ReportFormatter {
         var integrity = "    <testcase classname=\"\(escape(className))\" name=\"trace-integrity\""
         if problems > 0 {
             let body = report.traceProblems.map { "\($0.kind.rawValue): \($0.message)" }.joined(separator: "\n")
-            integrity += ">\n      <failure type=\"trace-integrity\" message=\"\(problems) trace problem\(problems == 1 ? "" : "s")\">"
+            integrity +=
+                ">\n      <failure type=\"trace-integrity\" message=\"\(problems) trace problem\(problems == 1 ? "" : "s")\">"
             integrity += escape(body) + "</failure>\n    </testcase>"
         } else {
             integrity += "/>"
         }
         let total = ClauseID.allCases.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"faultline check\" tests=\"\(total + 1)\" failures=\"\(failures + (problems > 0 ? 1 : 0))\">\n"
-        xml += "  <testsuite name=\"\(suiteName)\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skips)\">\n"
+        xml +=
+            "<testsuites name=\"faultline check\" tests=\"\(total + 1)\" failures=\"\(failures + (problems > 0 ? 1 : 0))\">\n"
+        xml +=
+            "  <testsuite name=\"\(suiteName)\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skips)\">\n"
         xml += cases.joined(separator: "\n") + "\n  </testsuite>\n"
-        xml += "  <testsuite name=\"trace\" tests=\"1\" failures=\"\(problems > 0 ? 1 : 0)\" errors=\"0\" skipped=\"0\">\n"
+        xml +=
+            "  <testsuite name=\"trace\" tests=\"1\" failures=\"\(problems > 0 ? 1 : 0)\" errors=\"0\" skipped=\"0\">\n"
         xml += integrity + "\n  </testsuite>\n</testsuites>\n"
         return xml
     }

@@ -64,7 +64,9 @@ public enum ReportFormatter {
         switch report.lineages.count {
         case 0: lineages = "no lineages"
         case 1...4: lineages = "lineages " + report.lineages.joined(separator: ", ")
-        default: lineages = "\(report.lineages.count) lineages, \(report.lineages[0]) to \(report.lineages[report.lineages.count - 1])"
+        default:
+            lineages =
+                "\(report.lineages.count) lineages, \(report.lineages[0]) to \(report.lineages[report.lineages.count - 1])"
         }
         let scope = "\(report.eventCount) events, \(lineages)"
         let broken = report.brokenClauses

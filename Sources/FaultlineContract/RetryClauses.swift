@@ -52,7 +52,9 @@ struct RetryClauses {
 
     init(identityHeader: String?) { self.identityHeader = identityHeader }
 
-    mutating func flowEnded(_ request: ClientRequest, _ outcome: FlowOutcome, ledger: LineageLedger, log: inout ViolationLog) {
+    mutating func flowEnded(
+        _ request: ClientRequest, _ outcome: FlowOutcome, ledger: LineageLedger, log: inout ViolationLog
+    ) {
         guard request.isBusinessLike else { return }
         let key = request.method + " " + request.url
         var group = groups[key, default: Group()]
@@ -113,7 +115,8 @@ struct RetryClauses {
     ) {
         var witnesses: [ViolationLog.Witness] = []
         for member in chain {
-            witnesses.append(log.request(member.request, lineage: lineage, note: "attempt", status: member.outcome.status))
+            witnesses.append(
+                log.request(member.request, lineage: lineage, note: "attempt", status: member.outcome.status))
             witnesses.append(log.answer(member.request, member.outcome, lineage: lineage, note: "401"))
         }
         witnesses.append(
@@ -154,12 +157,15 @@ struct RetryClauses {
             lineage: lineage,
             details: [
                 "request_seq": String(retry.seq), "original_seq": String(original.request.seq),
-                "original_length": original.bodyLength.map(String.init) ?? "", "length": bodyLength.map(String.init) ?? "",
+                "original_length": original.bodyLength.map(String.init) ?? "",
+                "length": bodyLength.map(String.init) ?? "",
             ],
             witnesses: [
-                log.request(original.request, lineage: lineage, note: "original attempt", status: original.outcome.status),
+                log.request(
+                    original.request, lineage: lineage, note: "original attempt", status: original.outcome.status),
                 log.answer(original.request, original.outcome, lineage: lineage, note: "failed"),
-                log.request(retry, lineage: lineage, note: "retry without its body", marker: .offending, status: outcome.status),
+                log.request(
+                    retry, lineage: lineage, note: "retry without its body", marker: .offending, status: outcome.status),
             ])
     }
 

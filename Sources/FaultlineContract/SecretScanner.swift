@@ -24,7 +24,9 @@ enum SecretScanner {
             }
         }
         for key in ["url", "path"] {
-            if let target = event.string(key), let problem = targetProblem(target) { found.append("'\(key)' \(problem)") }
+            if let target = event.string(key), let problem = targetProblem(target) {
+                found.append("'\(key)' \(problem)")
+            }
         }
         for key in ["credentials", "issued", "presented", "replaced"] {
             guard let list = event.attributes[key]?.arrayValue else { continue }
@@ -166,7 +168,8 @@ enum SecretScanner {
     }
 
     static func isFingerprint(_ bytes: Bytes) -> Bool {
-        guard bytes.count == 19, bytes[0] == UInt8(ascii: "f"), bytes[1] == UInt8(ascii: "p"), bytes[2] == UInt8(ascii: ":")
+        guard bytes.count == 19, bytes[0] == UInt8(ascii: "f"), bytes[1] == UInt8(ascii: "p"),
+            bytes[2] == UInt8(ascii: ":")
         else { return false }
         for index in 3..<19 {
             let byte = bytes[index]
@@ -221,7 +224,8 @@ enum SecretScanner {
     private static func isKnownCookieAttribute(_ name: Bytes) -> Bool {
         name.equalsLowercase("path") || name.equalsLowercase("domain") || name.equalsLowercase("expires")
             || name.equalsLowercase("max-age") || name.equalsLowercase("httponly") || name.equalsLowercase("secure")
-            || name.equalsLowercase("samesite") || name.equalsLowercase("partitioned") || name.equalsLowercase("priority")
+            || name.equalsLowercase("samesite") || name.equalsLowercase("partitioned")
+            || name.equalsLowercase("priority")
     }
 
     /// `name=fp:…`, `name=` or a bare `fp:…`.

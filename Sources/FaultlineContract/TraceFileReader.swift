@@ -94,7 +94,9 @@ private struct LineSplitter {
                         partial.append(contentsOf: bytes[start..<newline])
                         let whole = partial
                         partial.removeAll(keepingCapacity: true)
-                        try whole.withUnsafeBufferPointer { buffer throws(TraceInputError) in try line(buffer, header, event) }
+                        try whole.withUnsafeBufferPointer { buffer throws(TraceInputError) in
+                            try line(buffer, header, event)
+                        }
                     }
                     start = newline + 1
                 }
@@ -130,7 +132,8 @@ private struct LineSplitter {
             return
         }
         if let blankLine = firstBlankLine {
-            let message = blankLine == 1 ? "empty trace: the header line is missing" : "blank line in the middle of the trace"
+            let message =
+                blankLine == 1 ? "empty trace: the header line is missing" : "blank line in the middle of the trace"
             throw .malformed(path: path, TraceReadError(line: blankLine, message: message))
         }
         let text = String(decoding: bytes, as: UTF8.self)

@@ -27,14 +27,20 @@ struct TraceIntegrity {
                 add(.seqOrder, seq: seq, "seq \(seq) does not follow seq \(previous)")
             } else if seq > previous + 1 {
                 let missing = seq - previous - 1
-                add(.seqGap, seq: seq, "seq jumps from \(previous) to \(seq): \(missing) event\(missing == 1 ? " is" : "s are") missing")
+                add(
+                    .seqGap, seq: seq,
+                    "seq jumps from \(previous) to \(seq): \(missing) event\(missing == 1 ? " is" : "s are") missing")
             }
             if event.monoNanoseconds < previousMono {
-                add(.clockOrder, seq: seq, "mono_ns goes back at seq \(seq) (\(event.monoNanoseconds) after \(previousMono))")
+                add(
+                    .clockOrder, seq: seq,
+                    "mono_ns goes back at seq \(seq) (\(event.monoNanoseconds) after \(previousMono))")
             }
         } else if seq > 1 {
             let missing = seq - 1
-            add(.seqGap, seq: seq, "the first event has seq \(seq): \(missing) earlier event\(missing == 1 ? " is" : "s are") missing")
+            add(
+                .seqGap, seq: seq,
+                "the first event has seq \(seq): \(missing) earlier event\(missing == 1 ? " is" : "s are") missing")
         }
         if previousSeq.map({ seq > $0 }) ?? true { previousSeq = seq }
         previousMono = max(previousMono, event.monoNanoseconds)

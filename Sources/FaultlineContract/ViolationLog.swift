@@ -56,7 +56,8 @@ struct ViolationLog {
             }
             events.append(witness.event)
         }
-        violations.append(Violation(clause: clause, summary: summary, lineage: lineage, details: details, timeline: events))
+        violations.append(
+            Violation(clause: clause, summary: summary, lineage: lineage, details: details, timeline: events))
     }
 
     /// A flow ended: witnesses waiting for its status get it.

@@ -10,7 +10,9 @@ import Foundation
 /// `TRACE:LINE: message`, bad contract file as `FILE:LINE:COLUMN: message`).
 enum CheckCommand {
     static let specs: [OptionSpec] = [
-        OptionSpec(name: "--contract", value: "FILE", help: "a contract file (JSON5): clauses on/off, callbacks, steps, cancel marks"),
+        OptionSpec(
+            name: "--contract", value: "FILE",
+            help: "a contract file (JSON5): clauses on/off, callbacks, steps, cancel marks"),
         OptionSpec(name: "--format", value: "FORMAT", help: "text (default), json or junit"),
         OptionSpec(name: "--output", value: "FILE", help: "write the report to FILE instead of standard output"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),

@@ -14,7 +14,8 @@ import Testing
     static func binary() throws -> URL {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let candidate = bundle.appendingPathComponent("faultline")
-        try #require(FileManager.default.isExecutableFile(atPath: candidate.path), "no faultline binary at \(candidate.path)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: candidate.path), "no faultline binary at \(candidate.path)")
         return candidate
     }
 
@@ -48,7 +49,8 @@ import Testing
 
     /// A fresh temporary folder with the given files.
     static func folder(_ files: [String: String]) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-check-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "faultline-check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (name, text) in files { try Data(text.utf8).write(to: folder.appendingPathComponent(name)) }
         return folder
@@ -139,7 +141,10 @@ import Testing
         let contract = folder.appendingPathComponent("bad.contract.json5").path
         let badContract = try Self.check([trace, "--contract", contract])
         #expect(badContract.status == 2)
-        #expect(badContract.stderr.contains("\(contract):2:14: unknown clause 'exactly-onse' in 'clauses' (did you mean 'exactly-once'?)"), "\(badContract.stderr)")
+        #expect(
+            badContract.stderr.contains(
+                "\(contract):2:14: unknown clause 'exactly-onse' in 'clauses' (did you mean 'exactly-once'?)"),
+            "\(badContract.stderr)")
         let usage = try Self.check([trace, "--format", "xml"])
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("unknown format 'xml'"))
@@ -155,7 +160,8 @@ import Testing
         ])
         defer { try? FileManager.default.removeItem(at: folder) }
         let run = try Self.check([
-            folder.appendingPathComponent("t.jsonl").path, "--contract", folder.appendingPathComponent("off.json5").path,
+            folder.appendingPathComponent("t.jsonl").path, "--contract",
+            folder.appendingPathComponent("off.json5").path,
         ])
         #expect(run.status == 0, "\(run.stdout)")
         #expect(run.stdout.contains("- logout-boundary: disabled by the contract"))

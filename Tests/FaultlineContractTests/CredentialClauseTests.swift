@@ -57,7 +57,9 @@ import Testing
         trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a1"])
         let refresh = trace.startRefresh("L1", refresh: "r1")
         trace.logout("L1", credentials: ["access:a1"])
-        trace.finishRefresh(refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2", afterLogout: true)
+        trace.finishRefresh(
+            refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2",
+            afterLogout: true)
         switch use {
         case .nothing: return (trace, nil)
         case .lateToken:
@@ -106,9 +108,12 @@ import Testing
         trace.forward(held)
         trace.logout("L1", credentials: ["access:a1", "session:s1"])
         trace.deliver(held, 200)  // released after logout, with a Set-Cookie
-        trace.event("lineage.credential-issued", flow: held, ["lineage": "L1", "issued": TraceBuilder.credentials(["session:s1b"]), "after_logout": true])
+        trace.event(
+            "lineage.credential-issued", flow: held,
+            ["lineage": "L1", "issued": TraceBuilder.credentials(["session:s1b"]), "after_logout": true])
         trace.login("L2", access: "b1", refresh: "q1", session: "t1")
-        let mixed = trace.exchange("GET", "/v1/messages", status: 200, lineage: "L2", credentials: ["access:b1", "session:s1b"])
+        let mixed = trace.exchange(
+            "GET", "/v1/messages", status: 200, lineage: "L2", credentials: ["access:b1", "session:s1b"])
         let report = try trace.check()
         #expect(report.brokenClauses == [.noReactivation], "\(report.violations)")
         #expect(report.violations[0].summary.contains("a session cookie of lineage L1"))
@@ -120,7 +125,8 @@ import Testing
         trace.login("L1", access: "a1", refresh: "r1", session: "s1")
         trace.logout("L1", credentials: ["access:a1", "session:s1"])
         trace.login("L2", access: "b1", refresh: "q1", session: "t1")
-        let request = trace.exchange("GET", "/v1/account", status: 200, lineage: "L2", credentials: ["access:b1", "session:s1"])
+        let request = trace.exchange(
+            "GET", "/v1/account", status: 200, lineage: "L2", credentials: ["access:b1", "session:s1"])
         let report = try trace.check()
         // Blamed on isolation only, though the cookie also crosses L1's logout boundary.
         #expect(report.brokenClauses == [.accountIsolation], "\(report.violations)")

@@ -99,7 +99,8 @@ import Testing
         let violation = try #require(report.violations.first)
         #expect(
             violation.summary.hasPrefix(
-                "POST /jobs/42/convert (convert of job 42) was requested at seq \(convert.seq) after download of job 42 failed with 500"))
+                "POST /jobs/42/convert (convert of job 42) was requested at seq \(convert.seq) after download of job 42 failed with 500"
+            ))
         #expect(violation.timeline.contains { $0.marker == .boundary && $0.status == 500 })
     }
 
@@ -110,7 +111,9 @@ import Testing
         trace.exchange("POST", "/jobs/42/convert", status: 200, profile: false)
         trace.deliver(download.flow, 200)
         let report = try trace.check(Self.contract())
-        #expect(report.violations.first?.summary.contains("while download of job 42 sent at seq \(download.seq) was still running") == true)
+        #expect(
+            report.violations.first?.summary.contains(
+                "while download of job 42 sent at seq \(download.seq) was still running") == true)
     }
 
     @Test func convertForAnotherJobIsIndependent() throws {
@@ -181,6 +184,10 @@ import Testing
     @Test func withoutDeclarationsPipelineClausesAreSkipped() throws {
         let report = try Self.pipeline(job: "42", callbacks: 2).check()
         #expect(report.passed)
-        #expect(report.clausesSkipped.map(\.clause) == [.singleFlightRefresh, .noStaleRefresh, .logoutBoundary, .noReactivation, .exactlyOnce, .dependencyRespected])
+        #expect(
+            report.clausesSkipped.map(\.clause) == [
+                .singleFlightRefresh, .noStaleRefresh, .logoutBoundary, .noReactivation, .exactlyOnce,
+                .dependencyRespected,
+            ])
     }
 }

@@ -15,7 +15,9 @@ import Testing
         let refresh = trace.startRefresh("L1", refresh: "r1")
         trace.deliver(screens[1], 401)
         trace.deliver(screens[2], 401)
-        trace.finishRefresh(refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1", "refresh:r1"], access: "a2", refresh: "r2")
+        trace.finishRefresh(
+            refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1", "refresh:r1"], access: "a2",
+            refresh: "r2")
         for path in ["/v1/messages", "/v1/avatar", "/v1/count"] {
             trace.exchange("GET", path, status: 200, lineage: "L1", credentials: ["access:a2"])
         }
@@ -38,7 +40,8 @@ import Testing
         let refreshA = trace.startRefresh("L1", refresh: "r1")
         trace.exchange("GET", "/v1/avatar", status: 401, lineage: "L1", credentials: ["access:a1"])
         let refreshB = trace.startRefresh("L1", refresh: "r1")
-        trace.finishRefresh(refreshA.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
+        trace.finishRefresh(
+            refreshA.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
         trace.deliver(refreshB.flow, 400)
         let report = try trace.check()
         let violations = report.violations(of: .singleFlightRefresh)
@@ -60,7 +63,8 @@ import Testing
         let first = trace.startRefresh("L1", refresh: "r1")
         trace.abort(first.flow)  // forwarded, then the client gave up: the server may have rotated r1
         let second = trace.startRefresh("L1", refresh: "r1")
-        trace.finishRefresh(second.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
+        trace.finishRefresh(
+            second.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
         let violations = try trace.check().violations(of: .singleFlightRefresh)
         try #require(violations.count == 1)
         #expect(violations[0].summary.contains("already presented"))
@@ -74,7 +78,8 @@ import Testing
         let first = trace.startRefresh("L1", refresh: "r1", forward: false)
         trace.deliver(first.flow, 502, synthetic: true)  // the proxy could not reach the server
         let second = trace.startRefresh("L1", refresh: "r1")
-        trace.finishRefresh(second.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
+        trace.finishRefresh(
+            second.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
         #expect(try trace.check().violations.isEmpty)
     }
 
@@ -86,15 +91,20 @@ import Testing
         trace.forward(slow)
         trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a1"])
         let refresh = trace.startRefresh("L1", refresh: "r1")
-        trace.finishRefresh(refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1", "refresh:r1"], access: "a2", refresh: "r2")
+        trace.finishRefresh(
+            refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1", "refresh:r1"], access: "a2",
+            refresh: "r2")
         let lateAnswer = trace.deliver(slow, 401)  // late 401 for the replaced token
         var second: UInt64?
         if secondRefresh {
             let started = trace.startRefresh("L1", refresh: "r2")
             second = started.seq
-            trace.finishRefresh(started.flow, lineage: "L1", presented: "r2", replacing: ["access:a2", "refresh:r2"], access: "a3", refresh: "r3")
+            trace.finishRefresh(
+                started.flow, lineage: "L1", presented: "r2", replacing: ["access:a2", "refresh:r2"], access: "a3",
+                refresh: "r3")
         }
-        trace.exchange("GET", "/v1/count", status: 200, lineage: "L1", credentials: [secondRefresh ? "access:a3" : "access:a2"])
+        trace.exchange(
+            "GET", "/v1/count", status: 200, lineage: "L1", credentials: [secondRefresh ? "access:a3" : "access:a2"])
         return (trace, lateAnswer, second)
     }
 
@@ -123,10 +133,12 @@ import Testing
         trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a1"])
         let first = trace.startRefresh("L1", refresh: "r1")
         trace.exchange("GET", "/v1/count", status: 401, lineage: "L1", credentials: ["access:a1"])  // joined the flight
-        trace.finishRefresh(first.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
+        trace.finishRefresh(
+            first.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
         trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a2"])  // a2 expired too
         let second = trace.startRefresh("L1", refresh: "r2")
-        trace.finishRefresh(second.flow, lineage: "L1", presented: "r2", replacing: ["access:a2"], access: "a3", refresh: "r3")
+        trace.finishRefresh(
+            second.flow, lineage: "L1", presented: "r2", replacing: ["access:a2"], access: "a3", refresh: "r3")
         #expect(try trace.check().violations.isEmpty)
     }
 

@@ -1,6 +1,7 @@
-@testable import FaultlineContract
 import Foundation
 import Testing
+
+@testable import FaultlineContract
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -14,7 +15,8 @@ import Testing
         trace.login("L1", access: "a1", refresh: "r1")
         trace.logout("L1", credentials: ["access:a1"])
         trace.exchange("GET", "/v1/messages?page=<2>&x=\"y\"", status: 401, lineage: "L1", credentials: ["access:a1"])
-        trace.exchange("GET", "/v1/raw", status: 200, headers: [("Authorization", "Bearer not-a-fingerprint")], profile: false)
+        trace.exchange(
+            "GET", "/v1/raw", status: 200, headers: [("Authorization", "Bearer not-a-fingerprint")], profile: false)
         var contract = Contract.default
         contract.enabledClauses.remove(.replaySafeRetry)
         return try trace.check(contract)
@@ -121,6 +123,7 @@ import Testing
         let event = WitnessEvent(seq: 1, offsetNanoseconds: 1_204_000_000, event: "mark", note: "")
         #expect(ReportFormatter.what(event) == "mark")
         #expect(ReportFormatter.time(event) == "+1.204s")
-        #expect(ReportFormatter.time(WitnessEvent(seq: 1, offsetNanoseconds: 5_000_000, event: "x", note: "")) == "+0.005s")
+        #expect(
+            ReportFormatter.time(WitnessEvent(seq: 1, offsetNanoseconds: 5_000_000, event: "x", note: "")) == "+0.005s")
     }
 }

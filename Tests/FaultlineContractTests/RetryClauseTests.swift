@@ -9,7 +9,8 @@ import Testing
         trace.login("L1", access: "a1", refresh: "r1")
         trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a1"])
         let refresh = trace.startRefresh("L1", refresh: "r1")
-        trace.finishRefresh(refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
+        trace.finishRefresh(
+            refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
         trace.exchange("GET", "/v1/messages", status: retryStatus, lineage: "L1", credentials: ["access:a2"])
         guard thirdAttempt else { return (trace, nil) }
         let third = trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a2"]).seq
@@ -64,16 +65,22 @@ import Testing
     }
 
     /// POST /upload with a 2048-byte body gets 401; the retry carries `retryBody`.
-    static func uploadRetry(retryBody: (length: Int, name: String), headers: [(String, String)] = [], method: String = "POST")
+    static func uploadRetry(
+        retryBody: (length: Int, name: String), headers: [(String, String)] = [], method: String = "POST"
+    )
         -> TraceBuilder
     {
         var trace = TraceBuilder()
         trace.login("L1", access: "a1", refresh: "r1")
-        let first = trace.request(method, "/upload", lineage: "L1", credentials: ["access:a1"], headers: headers, bodyLength: 2048)
+        let first = trace.request(
+            method, "/upload", lineage: "L1", credentials: ["access:a1"], headers: headers, bodyLength: 2048)
         trace.deliver(first.flow, 401, synthetic: true)  // a rule answered: never forwarded, body length from the head
         let refresh = trace.startRefresh("L1", refresh: "r1")
-        trace.finishRefresh(refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
-        trace.exchange(method, "/upload", status: 200, lineage: "L1", credentials: ["access:a2"], headers: headers, body: retryBody)
+        trace.finishRefresh(
+            refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2")
+        trace.exchange(
+            method, "/upload", status: 200, lineage: "L1", credentials: ["access:a2"], headers: headers, body: retryBody
+        )
         return trace
     }
 

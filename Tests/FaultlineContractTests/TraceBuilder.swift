@@ -139,9 +139,11 @@ struct TraceBuilder {
     }
 
     /// A refresh presenting `refresh`, forwarded upstream, not answered yet.
-    mutating func startRefresh(_ lineage: String?, refresh: String, forward: Bool = true) -> (flow: UInt64, seq: UInt64) {
+    mutating func startRefresh(_ lineage: String?, refresh: String, forward: Bool = true) -> (flow: UInt64, seq: UInt64)
+    {
         let started = request(
-            "POST", "/oauth/token", role: "refresh", lineage: lineage, credentials: ["refresh:\(refresh)"], bodyLength: 60)
+            "POST", "/oauth/token", role: "refresh", lineage: lineage, credentials: ["refresh:\(refresh)"],
+            bodyLength: 60)
         if forward { self.forward(started.flow, body: (60, "refresh:" + refresh)) }
         return started
     }
@@ -157,7 +159,8 @@ struct TraceBuilder {
             "lineage.refresh", flow: flow,
             [
                 "lineage": lineage, "presented": Self.credentials(["refresh:\(presented)"]),
-                "replaced": Self.credentials(replacing), "issued": Self.credentials(["access:\(access)", "refresh:\(refresh)"]),
+                "replaced": Self.credentials(replacing),
+                "issued": Self.credentials(["access:\(access)", "refresh:\(refresh)"]),
                 "after_logout": afterLogout,
             ])
     }

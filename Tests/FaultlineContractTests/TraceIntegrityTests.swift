@@ -10,7 +10,9 @@ import Testing
         TraceHeader(formatVersion: 1, faultlineVersion: "t", created: "", fingerprint: "hmac-sha256-64")
     }
 
-    static func event(_ seq: UInt64, _ kind: TraceEventKind = "mark", mono: UInt64? = nil, _ attributes: [String: JSONValue] = [:])
+    static func event(
+        _ seq: UInt64, _ kind: TraceEventKind = "mark", mono: UInt64? = nil, _ attributes: [String: JSONValue] = [:]
+    )
         -> TraceEvent
     {
         TraceEvent(seq: seq, wall: "w", monoNanoseconds: mono ?? seq * 1000, kind: kind, attributes: attributes)
@@ -51,7 +53,8 @@ import Testing
         #expect(
             Self.secretProblems(
                 headers: [
-                    ("Authorization", "Bearer \(fp)"), ("Proxy-Authorization", fp), ("Cookie", "sid=\(fp); theme=\(fp); empty="),
+                    ("Authorization", "Bearer \(fp)"), ("Proxy-Authorization", fp),
+                    ("Cookie", "sid=\(fp); theme=\(fp); empty="),
                     ("Set-Cookie", "sid=\(fp); Path=/; HttpOnly; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Custom=\(fp)"),
                     ("Location", "https://u:\(fp)@h/cb?code=\(fp)#access_token=\(fp)&state=ok"),
                 ],
@@ -63,7 +66,8 @@ import Testing
         let secret = "s3cr3t-value"
         let problems = Self.secretProblems(
             headers: [
-                ("Authorization", "Bearer \(secret)"), ("Cookie", "sid=\(secret)"), ("Set-Cookie", "sid=\(secret); Path=/"),
+                ("Authorization", "Bearer \(secret)"), ("Cookie", "sid=\(secret)"),
+                ("Set-Cookie", "sid=\(secret); Path=/"),
                 ("Authorization", secret),
             ],
             url: "http://user:\(secret)@api.test/x?page=1&password=\(secret)")
@@ -77,15 +81,23 @@ import Testing
 
     @Test func credentialListsMustBeFingerprints() {
         let event = Self.event(
-            1, "lineage.login", ["lineage": .string("L1"), "issued": .array([.string("access=\(TraceBuilder.fp("a"))"), .string("refresh=clear")])])
+            1, "lineage.login",
+            [
+                "lineage": .string("L1"),
+                "issued": .array([.string("access=\(TraceBuilder.fp("a"))"), .string("refresh=clear")]),
+            ])
         let problems = Self.check([event]).traceProblems
-        #expect(problems.map(\.message) == ["lineage.login at seq 1: an entry of 'issued' is not kind=fp:… (a secret may be in clear)"])
+        #expect(
+            problems.map(\.message) == [
+                "lineage.login at seq 1: an entry of 'issued' is not kind=fp:… (a secret may be in clear)"
+            ])
     }
 
     // MARK: Streaming reader
 
     static func write(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl")
+            .path
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -128,9 +140,13 @@ import Testing
         let good = #"{"seq":1,"wall":"w","mono_ns":1,"event":"mark"}"#
         #expect(try Self.readError("") == "T:1: empty trace: the header line is missing")
         #expect(try Self.readError("\n\n") == "T:1: empty trace: the header line is missing")
-        #expect(try Self.readError("\(header)\n\(good)\n{\"seq\":2,\n") == "T:3: column 10: line ends where an object key was expected (truncated line?)")
+        #expect(
+            try Self.readError("\(header)\n\(good)\n{\"seq\":2,\n")
+                == "T:3: column 10: line ends where an object key was expected (truncated line?)")
         #expect(try Self.readError("\(header)\n\n\(good)\n") == "T:2: blank line in the middle of the trace")
-        #expect(try Self.readError("\(header)\n\(good)\n\(good)\n") == "T:3: seq 1 does not follow seq 1 of the line before")
+        #expect(
+            try Self.readError("\(header)\n\(good)\n\(good)\n") == "T:3: seq 1 does not follow seq 1 of the line before"
+        )
         #expect(try Self.readError("{\"faultline_trace\":9}\n").hasPrefix("T:1: unsupported trace format version 9"))
         #expect(try Self.readError("\(header)\n\(good)\n\n\n") == "no error")
         #expect(try Self.readError("\(header)\n\(good)") == "no error")  // no final newline
