@@ -92,6 +92,25 @@ import Testing
         #expect((violations.first?["witnesses"] as? [Int])?.isEmpty == false)
     }
 
+    @Test func violationsPastTheLimitAreCountedAndRoundTrip() throws {
+        var trace = TraceBuilder()
+        trace.login("L1", access: "a1", refresh: "r1")
+        trace.logout("L1", credentials: ["access:a1"])
+        let extra = 30
+        for page in 0..<(ContractChecker.maximumViolationsPerClause + extra) {
+            trace.exchange("GET", "/v1/messages?page=\(page)", status: 401, lineage: "L1", credentials: ["access:a1"])
+        }
+        let report = try trace.check()
+        #expect(report.violations.count == ContractChecker.maximumViolationsPerClause)
+        #expect(report.omittedViolations == [.logoutBoundary: extra])
+        #expect(report.violationCount(of: .logoutBoundary) == ContractChecker.maximumViolationsPerClause + extra)
+        let json = ReportFormatter.json(report)
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        #expect(object?["omittedViolations"] as? [String: Int] == ["logout-boundary": 30], "a JSON object keyed by clause")
+        #expect(try JSONDecoder().decode(ContractReport.self, from: Data(json.utf8)) == report)
+        #expect(ReportFormatter.text(report).contains("… and 30 more violations of logout-boundary (not listed)"))
+    }
+
     @Test func jsonOfAnotherFormatIsRefused() throws {
         let json = #"{"format":"something-else","violations":[]}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(ContractReport.self, from: Data(json.utf8)) }
