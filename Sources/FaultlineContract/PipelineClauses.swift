@@ -170,7 +170,8 @@ struct PipelineClauses {
             ],
             witnesses: [
                 log.event(
-                    seq: cancel.seq, mono: cancel.mono, kind: "mark", lineage: nil, note: "cancel", marker: .boundary),
+                    seq: cancel.seq, mono: cancel.mono, kind: "mark", lineage: nil, note: "mark '\(cancel.label)'",
+                    marker: .boundary),
                 log.request(request, lineage: lineage, note: "commit after cancel", marker: .offending),
             ])
     }
