@@ -18,6 +18,8 @@ let package = Package(
         .executable(name: "faultline", targets: ["faultline"]),
         .library(name: "FaultlineServer", targets: ["FaultlineServer"]),
         .library(name: "FaultlineTrace", targets: ["FaultlineTrace"]),
+        .library(name: "FaultlineTesting", targets: ["FaultlineTesting"]),
+        .library(name: "FaultlineContract", targets: ["FaultlineContract"]),
     ],
     targets: [
         // System libraries: a module map and a shim header each, no C compiled.
@@ -42,6 +44,9 @@ let package = Package(
         .target(name: "FaultlineRules", dependencies: ["FaultlineCore", "FaultlineConfig"], swiftSettings: strictSettings),
         .target(name: "FaultlineTrace", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
         .target(
+            name: "FaultlineContract", dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .target(
             name: "FaultlineProxy",
             dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
             swiftSettings: strictSettings),
@@ -56,10 +61,25 @@ let package = Package(
                 "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
+        .target(
+            name: "FaultlineTesting",
+            dependencies: [
+                "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
+                "FaultlineServer", "FaultlineTrace",
+            ],
+            swiftSettings: strictSettings),
+        .target(
+            name: "FaultlineDemo",
+            dependencies: [
+                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix",
+                "FaultlineTesting", "FaultlineTrace",
+            ],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "faultline",
             dependencies: [
-                "FaultlineBackend", "FaultlineConfig", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
+                "FaultlineBackend", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo", "FaultlinePosix",
+                "FaultlineProxy", "FaultlineRules",
                 "FaultlineServer", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -67,6 +87,12 @@ let package = Package(
         .executableTarget(
             name: "faultline-urlsession-client", path: "Tests/URLSessionClient", swiftSettings: strictSettings),
 
+        .testTarget(
+            name: "FaultlineDemoTests", dependencies: ["FaultlineDemo", "FaultlineContract"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineTestingTests",
+            dependencies: ["FaultlineTesting", "FaultlineContract", "FaultlineRules", "FaultlineServer", "FaultlineTrace"],
+            swiftSettings: strictSettings),
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineHTTP1"], swiftSettings: strictSettings),
@@ -74,6 +100,9 @@ let package = Package(
         .testTarget(
             name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineContractTests", dependencies: ["FaultlineContract", "FaultlineConfig", "FaultlineTrace"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineProxyTests",
             dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],

@@ -13,21 +13,22 @@ actor AuthSession {
     }
 
     let flaws: ClientFlaws
-    private let http: DemoHTTPClient
+    /// The account's HTTP stack at the time of each call (logout swaps it for a fresh one).
+    private let stack: @Sendable () -> DemoHTTPClient
     private(set) var accessToken: String?
-    private var refreshToken: String?
+    private(set) var refreshToken: String?
     /// Bumped by logout; work that started under an older generation must not touch the tokens.
     private(set) var generation = 0
     private var refreshInFlight: Task<(access: String, refresh: String), any Error>?
 
-    init(http: DemoHTTPClient, flaws: ClientFlaws) {
-        self.http = http
+    init(flaws: ClientFlaws, stack: @escaping @Sendable () -> DemoHTTPClient) {
+        self.stack = stack
         self.flaws = flaws
     }
 
     /// Signs in with the password grant (RFC 6749 §4.3).
     func login(_ username: String) async throws {
-        let response = try await http.send(
+        let response = try await stack().send(
             "POST", "/oauth/token", form: ["grant_type": "password", "username": username, "password": "demo"])
         guard response.status == 200, let json = response.json, let access = json["access_token"] as? String,
             let refresh = json["refresh_token"] as? String
@@ -38,15 +39,21 @@ actor AuthSession {
 
     /// A token to retry with after `rejected` got a 401: the current one if another request has
     /// already refreshed, the shared in-flight refresh's result, or a new refresh.
-    func token(afterRejectionOf rejected: String?, startedIn generation: Int) async throws -> String {
+    /// `refreshAtStart` is the refresh token when the request was sent; only the flawed client
+    /// without single flight refreshes with it (each request with the credentials it started with).
+    func token(afterRejectionOf rejected: String?, startedIn generation: Int, refreshAtStart: String?) async throws
+        -> String
+    {
         guard flaws.contains(.noGenerationCheck) || generation == self.generation else { throw Failure.loggedOut }
         let checksCurrentToken = !flaws.contains(.refreshOnStale401) && !flaws.contains(.noSingleFlight)
         if checksCurrentToken, let accessToken, accessToken != rejected { return accessToken }
         if !flaws.contains(.noSingleFlight), let refreshInFlight {
             return try await finish(refreshInFlight, startedIn: generation)
         }
-        guard let refreshToken else { throw Failure.loggedOut }
-        let http = self.http
+        guard let refreshToken = flaws.contains(.noSingleFlight) ? refreshAtStart : refreshToken else {
+            throw Failure.loggedOut
+        }
+        let http = stack()
         let task = Task { try await Self.refresh(refreshToken, http: http) }
         if !flaws.contains(.noSingleFlight) { refreshInFlight = task }
         return try await finish(task, startedIn: generation)
@@ -88,6 +95,6 @@ actor AuthSession {
             refreshToken = nil
             refreshInFlight = nil
         }
-        _ = try await http.send("POST", "/logout", bearer: token)
+        _ = try await stack().send("POST", "/logout", bearer: token)
     }
 }

@@ -26,16 +26,22 @@ enum DemoRules {
         }
         """
 
-    /// A 401 that answers an old token arrives only after the refresh it raced is delivered.
+    /// A 401 that answers an old token arrives only after the refresh it raced is over.
     static let late401 = """
-        // The avatar's 401 (for the expired token) reaches the client after another request's
-        // refresh has completed: a correct client retries with the new token, no second refresh.
+        // The avatar's 401 (for the expired token) reaches the client only once another request
+        // has been retried after the refresh (rule "retried" fires on it): a correct client then
+        // retries with the new token and starts no second refresh.
         {
-          rules: [{
-            name: "late-401", phase: "response",
-            match: { path: "/v1/avatar", status: 401 }, when: { times: 1 },
-            actions: [{ hold: { name: "late-401", release: { on: "refresh.delivered" }, timeout: 10 } }],
-          }],
+          rules: [
+            {
+              name: "late-401", phase: "response",
+              match: { path: "/v1/avatar", status: 401 }, when: { times: 1 },
+              actions: [{ hold: { name: "late-401", release: { on: "rule:retried" }, timeout: 10 } }],
+            },
+            {
+              name: "retried", match: { path: "/v1/messages" }, when: { after: "refresh.delivered", times: 1 },
+            },
+          ],
         }
         """
 
@@ -65,16 +71,14 @@ enum DemoRules {
 
     /// A response held past logout that then sets the old session cookie again.
     static let lateSetCookie = """
-        // The messages response is held until the logout's response was delivered, then carries
-        // the old session's Set-Cookie: a correct client dropped that account's cookie store.
+        // The messages response is held (the demo releases it once the logout has completed),
+        // then carries the old session's Set-Cookie: a correct client dropped that account's
+        // cookie store at logout, so the late cookie is never used.
         {
           rules: [{
             name: "late-set-cookie", phase: "response",
             match: { path: "/v1/messages" }, when: { times: 1 },
-            actions: [
-              { hold: { name: "late-response", release: { on: "logout.delivered" }, timeout: 10 } },
-              { setCookie: { replay: "session" } },
-            ],
+            actions: [{ hold: { name: "late-response", timeout: 10 } }, { setCookie: { replay: "session" } }],
           }],
         }
         """

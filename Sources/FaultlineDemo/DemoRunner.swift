@@ -2,7 +2,7 @@ import FaultlineBackend
 public import FaultlineContract
 import FaultlineTesting
 public import FaultlineTrace
-public import Foundation
+import Foundation
 
 /// Runs demo cases: the reference backend and a proxy in this process, a reference client
 /// through the proxy's reverse listener, and the contract checker on the trace.

@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import Synchronization
 
 /// A client app for the demo and the mutation table: business calls that refresh and retry once,
 /// several accounts each with its own cookie store, and a job pipeline that respects its
@@ -18,16 +19,20 @@ public final class ReferenceClient: Sendable {
     /// A signed-in account: its HTTP stack (own cookie store unless the flaw says otherwise) and tokens.
     public final class Account: Sendable {
         let name: String
-        let http: DemoHTTPClient
-        let auth: AuthSession
         let flaws: ClientFlaws
+        let auth: AuthSession
+        private let stack: HTTPStack
 
         init(name: String, http: DemoHTTPClient, flaws: ClientFlaws) {
             self.name = name
-            self.http = http
             self.flaws = flaws
-            self.auth = AuthSession(http: http, flaws: flaws)
+            let stack = HTTPStack(http)
+            self.stack = stack
+            self.auth = AuthSession(flaws: flaws) { stack.current }
         }
+
+        /// The account's HTTP stack now.
+        var http: DemoHTTPClient { stack.current }
 
         /// A business call: on 401, one refresh (shared with concurrent calls) and one retry; a
         /// second 401 surfaces as the result (`.retryLoop` keeps going).
@@ -36,13 +41,14 @@ public final class ReferenceClient: Sendable {
         {
             let generation = await auth.generation
             var token = await auth.accessToken
+            let refreshAtStart = await auth.refreshToken
             var headers: [String: String] = [:]
             if let idempotencyKey { headers["Idempotency-Key"] = idempotencyKey }
             var response = try await http.send(method, path, bearer: token, json: json, headers: headers)
             var attempts = 1
             let limit = flaws.contains(.retryLoop) ? 4 : 2
             while response.status == 401, attempts < limit {
-                token = try await auth.token(afterRejectionOf: token, startedIn: generation)
+                token = try await auth.token(afterRejectionOf: token, startedIn: generation, refreshAtStart: refreshAtStart)
                 let body = flaws.contains(.retryWithEmptyBody) ? nil : json
                 response = try await http.send(method, path, bearer: token, json: body, headers: headers)
                 attempts += 1
@@ -57,9 +63,10 @@ public final class ReferenceClient: Sendable {
 
         public func logout() async throws {
             try await auth.logout()
-            // The correct client drops the account's cookie store with the session, so a late
-            // Set-Cookie lands in a store nobody uses again.
-            if !flaws.contains(.keepCookiesAfterLogout) && !flaws.contains(.sharedCookieStore) { http.invalidate() }
+            // The correct client drops the account's cookie store with the session and carries on
+            // (signed out) with a fresh one, so a late Set-Cookie lands in a store nobody uses again.
+            guard !flaws.contains(.keepCookiesAfterLogout), !flaws.contains(.sharedCookieStore) else { return }
+            stack.replace().invalidate()
         }
     }
 
@@ -76,5 +83,22 @@ public final class ReferenceClient: Sendable {
         let account = Account(name: name, http: http, flaws: flaws)
         try await account.auth.login(name)
         return account
+    }
+}
+
+/// An account's current HTTP stack, swapped for a fresh one at logout.
+final class HTTPStack: Sendable {
+    private let client: Mutex<DemoHTTPClient>
+
+    init(_ client: DemoHTTPClient) { self.client = Mutex(client) }
+
+    var current: DemoHTTPClient { client.withLock { $0 } }
+
+    /// Installs a fresh stack for the same server and returns the old one.
+    func replace() -> DemoHTTPClient {
+        client.withLock { client in
+            defer { client = DemoHTTPClient(baseURL: client.baseURL) }
+            return client
+        }
     }
 }

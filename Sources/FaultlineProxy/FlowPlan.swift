@@ -1,7 +1,7 @@
 public import FaultlineRules
 
 /// What the rules that fired on a flow's request ask for, folded into one plan the session follows
-/// in a fixed order: fault, respond, hold, delay, then forward (with duplicates and throttling).
+/// in a fixed order: fault, hold, delay, then respond or forward (with duplicates and throttling).
 ///
 /// The loader already refuses contradictory rules within one file; across files the first rule
 /// (file order) wins for single-valued parts (respond, hold, fault), delays add up, and the

@@ -49,16 +49,12 @@ extension HTTP1ProxySession {
         applyRequestPlan(&output)
     }
 
-    /// Fault, synthetic answer and hold come first; `continueRequest` does the rest.
+    /// A fault comes first, then a hold; `continueRequest` does the rest once it is released.
     private mutating func applyRequestPlan(_ output: inout SessionOutput) {
         guard var exchange else { return }
         let plan = exchange.requestPlan
         if let fault = plan.fault {
             injectRequestFault(fault, &output)
-            return
-        }
-        if let response = plan.respond {
-            answerWithoutUpstream(response, &output)
             return
         }
         if let hold = plan.hold {
@@ -70,7 +66,7 @@ extension HTTP1ProxySession {
         continueRequest(&output)
     }
 
-    /// After a hold: wait out the delay, then connect upstream.
+    /// After a hold: wait out the delay, then answer with the rule's response or connect upstream.
     mutating func continueRequest(_ output: inout SessionOutput) {
         guard var exchange else { return }
         let plan = exchange.requestPlan
@@ -78,6 +74,10 @@ extension HTTP1ProxySession {
             exchange.requestGate = .delayed
             self.exchange = exchange
             output.append(.setTimer(.flowDelay, plan.delay))
+            return
+        }
+        if let response = plan.respond {
+            answerWithoutUpstream(response, &output)
             return
         }
         exchange.requestGate = .open

@@ -1,4 +1,5 @@
 public import FaultlineContract
+import FaultlineConfig
 import FaultlineCore
 import FaultlinePosix
 import FaultlineProxy
@@ -50,8 +51,8 @@ public final class TestProxy: Sendable {
     }
 
     /// Starts a proxy on 127.0.0.1 with a forward listener and, given `upstream`, a reverse one.
-    /// The trace is kept in memory (and also written to `traceFile` when given... not supported:
-    /// read it with `trace()`).
+    /// The trace is kept in memory: read it with `trace()` or `traceText`. Throws `RulesError`
+    /// when the rules do not load, `ServerError` when a listener cannot start.
     public static func start(upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1) throws -> TestProxy {
         let any = try SocketAddress(parsing: "127.0.0.1:0")
         var listeners = [ListenerConfiguration(address: any, mode: .forward)]

@@ -13,7 +13,9 @@ let usage = """
     Faultline is an HTTP fault-injecting proxy that writes an event trace of every exchange.
 
     commands:
+      demo       run the reference clients through the refresh and logout races and check them
       run        run the proxy (faultline run --help)
+      check      check a trace against the session-boundary contract (faultline check --help)
       rules      check a rules folder (rules check DIR), or switch a running proxy's rules
                  (rules enable|disable SCENARIO[/RULE], rules list, rules reload)
       holds      list the flows a running proxy holds, or wait for one (holds wait NAME)
@@ -36,6 +38,7 @@ func main(_ arguments: [String]) -> Int32 {
     let commands: [String: ([String]) -> Int32] = [
         "run": RunCommand.run, "rules": RulesCommand.run, "holds": HoldsCommand.run, "release": ReleaseCommand.release,
         "fail": ReleaseCommand.fail, "mark": MarkCommand.run, "state": StateCommand.run, "backend": BackendCommand.run,
+        "check": CheckCommand.run, "demo": DemoCommand.run,
     ]
     guard let first = arguments.first else {
         print(usage)

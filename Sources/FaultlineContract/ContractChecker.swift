@@ -1,0 +1,186 @@
+import FaultlineCore
+public import FaultlineTrace
+
+/// Checks a trace against the session-boundary contract (DESIGN.md §2) and says which clause
+/// was broken, by which requests.
+///
+/// Use ``check(_:contract:)`` on a trace read with `TraceReader`, or feed events one at a time
+/// (``consume(header:)``, ``consume(_:)``, then ``finish()``) to check a trace of any length
+/// without holding it: memory follows the requests in flight and what the clauses keep per
+/// lineage, operation and key, not the number of events (``TraceFileReader`` streams a file).
+///
+/// Theory of operation: each event first goes through the integrity checks (gapless `seq`,
+/// clear secrets). Client requests are rebuilt from `request.received` (proxy-made duplicates,
+/// marked `duplicate_of`, and CONNECT tunnels are left out: they are not the client's session
+/// logic) and followed to the event that ends their flow. Lineages are rebuilt from `lineage.*`
+/// events and logout requests alone (``LineageLedger``). Each clause family judges at the
+/// moment the trace settles it: credential and refresh clauses when a request arrives
+/// (``CredentialClauses``, ``RefreshClauses``), retry clauses when a flow ends
+/// (``RetryClauses``), pipeline clauses at both and at the end (``PipelineClauses``).
+public struct ContractChecker {
+    /// Violations kept per clause; more are counted in ``ContractReport/omittedViolations``.
+    public static let maximumViolationsPerClause = 100
+    /// Trace problems kept; more are counted in ``ContractReport/omittedTraceProblems``.
+    public static let maximumTraceProblems = 100
+
+    private enum State {
+        case reading
+        case finished
+    }
+
+    /// The contract being checked.
+    public let contract: Contract
+    private var state = State.reading
+    private var log: ViolationLog
+    private var integrity = TraceIntegrity(limit: maximumTraceProblems)
+    private var ledger = LineageLedger()
+    private var flows = FlowTable()
+    private var refreshes = RefreshClauses()
+    private var credentials = CredentialClauses()
+    private var retries: RetryClauses
+    private var pipeline: PipelineClauses
+    private var eventCount = 0
+    private var sawProfileData = false
+    private var lastSeq: UInt64 = 0
+    private var lastMono: UInt64 = 0
+
+    /// A checker for `contract`, before any event.
+    public init(contract: Contract = .default) {
+        self.contract = contract
+        log = ViolationLog(enabled: contract.enabledClauses, limitPerClause: Self.maximumViolationsPerClause)
+        retries = RetryClauses(identityHeader: contract.retryIdentityHeader)
+        pipeline = PipelineClauses(contract: contract)
+    }
+
+    /// Checks a whole trace read into memory.
+    public static func check(_ trace: Trace, contract: Contract = .default) -> ContractReport {
+        var checker = ContractChecker(contract: contract)
+        checker.consume(header: trace.header)
+        for event in trace.events { checker.consume(event) }
+        return checker.finish()
+    }
+
+    /// Feeds the header line. Call first (optional for traces built in memory).
+    public mutating func consume(header: TraceHeader) {
+        precondition(state == .reading, "ContractChecker: consume(header:) after finish()")
+        integrity.header(header)
+    }
+
+    /// Feeds the next event, in file order.
+    public mutating func consume(_ event: TraceEvent) {
+        precondition(state == .reading, "ContractChecker: consume(_:) after finish()")
+        if eventCount == 0 { log.startMono = event.monoNanoseconds }
+        eventCount += 1
+        integrity.check(event)
+        lastSeq = max(lastSeq, event.seq)
+        lastMono = max(lastMono, event.monoNanoseconds)
+        let flow = event.flow?.rawValue
+        switch event.kind.rawValue {
+        case "request.received":
+            guard let request = ClientRequest(event, identityHeader: contract.retryIdentityHeader) else { return }
+            requestArrived(request)
+        case "request.forwarded":
+            guard let flow else { return }
+            flows.forwarded(flow: flow, body: event.body("body"))
+            refreshes.requestForwarded(flow: flow)
+        case "response.delivered":
+            guard let flow else { return }
+            end(
+                flow, .answered, event, status: event.int("status").map { Int($0) },
+                synthetic: event.bool("synthetic") ?? false)
+        case "flow.aborted":
+            guard let flow else { return }
+            end(flow, .aborted, event, status: nil, synthetic: false)
+        case "upstream.error", "protocol.error":
+            guard let flow else { return }
+            flows.failed(flow: flow, code: event.string("code"))
+        case "connection.closed":
+            guard let connection = event.connection?.rawValue else { return }
+            for (request, outcome) in flows.endConnection(connection, seq: event.seq, mono: event.monoNanoseconds) {
+                flowEnded(request, outcome)
+            }
+        case "mark":
+            pipeline.mark(seq: event.seq, mono: event.monoNanoseconds, label: event.string("label") ?? "")
+        default:
+            guard event.kind.rawValue.hasPrefix("lineage.") else { return }
+            sawProfileData = true
+            guard let step = ledger.apply(event) else { return }
+            refreshes.lineageStep(step, ledger: ledger)
+        }
+    }
+
+    /// Ends the check and returns the report. Requests still open count as unfinished.
+    public mutating func finish() -> ContractReport {
+        precondition(state == .reading, "ContractChecker: finish() called twice")
+        for (request, outcome) in flows.endAll(seq: lastSeq, mono: lastMono) { flowEnded(request, outcome) }
+        pipeline.finish(endSeq: lastSeq, endMono: lastMono, log: &log)
+        state = .finished
+
+        var checked: [ClauseID] = []
+        var skipped: [ContractReport.SkippedClause] = []
+        var disabled: [ClauseID] = []
+        for clause in ClauseID.allCases {
+            guard contract.isEnabled(clause) else {
+                disabled.append(clause)
+                continue
+            }
+            if let reason = skipReason(clause), log.violations.allSatisfy({ $0.clause != clause }) {
+                skipped.append(ContractReport.SkippedClause(clause: clause, reason: reason))
+            } else {
+                checked.append(clause)
+            }
+        }
+        return ContractReport(
+            violations: log.violations, omittedViolations: log.omitted, clausesChecked: checked,
+            clausesSkipped: skipped,
+            clausesDisabled: disabled, traceProblems: integrity.problems, omittedTraceProblems: integrity.omitted,
+            eventCount: eventCount, lineages: ledger.order)
+    }
+
+    private func skipReason(_ clause: ClauseID) -> String? {
+        switch clause {
+        case .singleFlightRefresh, .noStaleRefresh, .logoutBoundary, .noReactivation:
+            sawProfileData
+                ? nil
+                : "the trace has no auth-profile data (roles, credentials, lineage events): run the proxy with an auth profile"
+        case .exactlyOnce:
+            contract.callbacks.isEmpty ? "the contract declares no callbacks" : nil
+        case .dependencyRespected:
+            contract.dependencies.isEmpty && contract.commitSteps.isEmpty
+                ? "the contract declares no dependencies and no commit steps" : nil
+        default:
+            nil
+        }
+    }
+
+    private mutating func requestArrived(_ request: ClientRequest) {
+        if !request.credentials.isEmpty || (request.role.map { $0 != "business" } ?? false) { sawProfileData = true }
+        flows.start(request)
+        credentials.requestArrived(request, ledger: ledger, log: &log)
+        if request.role == "logout", let lineage = ledger.lineage(of: request) {
+            ledger.logoutRequested(lineage, request: request)
+        } else if let lineage = request.lineageField {
+            ledger.ensure(lineage, seq: request.seq, mono: request.mono, event: "request.received")
+        }
+        refreshes.requestArrived(request, ledger: ledger, log: &log)
+        pipeline.requestArrived(request, ledger: ledger, log: &log)
+    }
+
+    private mutating func end(
+        _ flow: UInt64, _ ending: FlowOutcome.Ending, _ event: TraceEvent, status: Int?, synthetic: Bool
+    ) {
+        guard
+            let (request, outcome) = flows.end(
+                flow: flow, ending: ending, status: status, synthetic: synthetic, seq: event.seq,
+                mono: event.monoNanoseconds)
+        else { return }
+        flowEnded(request, outcome)
+    }
+
+    private mutating func flowEnded(_ request: ClientRequest, _ outcome: FlowOutcome) {
+        log.flowEnded(request.flow, status: outcome.status)
+        refreshes.flowEnded(request, outcome, ledger: ledger)
+        retries.flowEnded(request, outcome, ledger: ledger, log: &log)
+        pipeline.flowEnded(request, outcome)
+    }
+}

@@ -1,0 +1,117 @@
+/// The verdict on one trace: which clauses were checked, which were broken and by which
+/// requests, and whether the trace itself is sound.
+///
+/// `ContractChecker` makes one; `ReportFormatter` prints it for people (text), CI (JUnit) and
+/// tools (JSON, which decodes back into an equal report).
+public struct ContractReport: Sendable, Equatable, Codable {
+    /// A clause that was enabled but could not be judged on this trace, and why.
+    public struct SkippedClause: Sendable, Equatable, Codable {
+        /// The clause.
+        public var clause: ClauseID
+        /// Why, in one sentence: `the trace has no auth-profile data (roles, credentials, lineage events)`.
+        public var reason: String
+
+        /// Makes an entry.
+        public init(clause: ClauseID, reason: String) {
+            self.clause = clause
+            self.reason = reason
+        }
+    }
+
+    /// Every violation found, in the order they were found (by the `seq` that completed them),
+    /// at most ``ContractChecker/maximumViolationsPerClause`` per clause.
+    public var violations: [Violation]
+    /// Violations found beyond the per-clause limit and left out of ``violations``, per clause.
+    public var omittedViolations: [ClauseID: Int]
+    /// The clauses that were judged, in DESIGN.md §2 order.
+    public var clausesChecked: [ClauseID]
+    /// Enabled clauses that this trace gave nothing to judge (no profile data, nothing declared).
+    public var clausesSkipped: [SkippedClause]
+    /// Clauses the contract turned off.
+    public var clausesDisabled: [ClauseID]
+    /// Problems with the trace itself (gaps, clear secrets), at most
+    /// ``ContractChecker/maximumTraceProblems``.
+    public var traceProblems: [TraceProblem]
+    /// Trace problems found beyond that limit.
+    public var omittedTraceProblems: Int
+    /// Events read.
+    public var eventCount: Int
+    /// Credential lineages rebuilt from the trace (`L1`, `L2`, ...), in order of first appearance.
+    public var lineages: [String]
+
+    /// Makes a report; the checker fills it in.
+    public init(
+        violations: [Violation] = [], omittedViolations: [ClauseID: Int] = [:], clausesChecked: [ClauseID] = [],
+        clausesSkipped: [SkippedClause] = [], clausesDisabled: [ClauseID] = [], traceProblems: [TraceProblem] = [],
+        omittedTraceProblems: Int = 0, eventCount: Int = 0, lineages: [String] = []
+    ) {
+        self.violations = violations
+        self.omittedViolations = omittedViolations
+        self.clausesChecked = clausesChecked
+        self.clausesSkipped = clausesSkipped
+        self.clausesDisabled = clausesDisabled
+        self.traceProblems = traceProblems
+        self.omittedTraceProblems = omittedTraceProblems
+        self.eventCount = eventCount
+        self.lineages = lineages
+    }
+
+    /// True when no clause was broken and the trace itself has no problem. A trace with gaps or
+    /// a clear secret does not pass: missing events could hide a violation, and a leaked secret
+    /// is a failure of its own.
+    public var passed: Bool { violations.isEmpty && traceProblems.isEmpty }
+
+    /// The violations of one clause.
+    public func violations(of clause: ClauseID) -> [Violation] { violations.filter { $0.clause == clause } }
+
+    /// How many violations of `clause` were found, including omitted ones.
+    public func violationCount(of clause: ClauseID) -> Int {
+        violations(of: clause).count + (omittedViolations[clause] ?? 0)
+    }
+
+    /// The clauses with at least one violation, in DESIGN.md §2 order.
+    public var brokenClauses: [ClauseID] {
+        ClauseID.allCases.filter { violationCount(of: $0) > 0 }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case format, passed, violations, omittedViolations, clausesChecked, clausesSkipped, clausesDisabled
+        case traceProblems, omittedTraceProblems, eventCount, lineages
+    }
+
+    /// The `format` value of the JSON report, so tools can recognise it.
+    public static let jsonFormatName = "faultline-contract-report/1"
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let format = try container.decode(String.self, forKey: .format)
+        guard format == Self.jsonFormatName else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .format, in: container, debugDescription: "expected \(Self.jsonFormatName), found \(format)")
+        }
+        violations = try container.decode([Violation].self, forKey: .violations)
+        omittedViolations = try container.decode([ClauseID: Int].self, forKey: .omittedViolations)
+        clausesChecked = try container.decode([ClauseID].self, forKey: .clausesChecked)
+        clausesSkipped = try container.decode([SkippedClause].self, forKey: .clausesSkipped)
+        clausesDisabled = try container.decode([ClauseID].self, forKey: .clausesDisabled)
+        traceProblems = try container.decode([TraceProblem].self, forKey: .traceProblems)
+        omittedTraceProblems = try container.decode(Int.self, forKey: .omittedTraceProblems)
+        eventCount = try container.decode(Int.self, forKey: .eventCount)
+        lineages = try container.decode([String].self, forKey: .lineages)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.jsonFormatName, forKey: .format)
+        try container.encode(passed, forKey: .passed)
+        try container.encode(violations, forKey: .violations)
+        try container.encode(omittedViolations, forKey: .omittedViolations)
+        try container.encode(clausesChecked, forKey: .clausesChecked)
+        try container.encode(clausesSkipped, forKey: .clausesSkipped)
+        try container.encode(clausesDisabled, forKey: .clausesDisabled)
+        try container.encode(traceProblems, forKey: .traceProblems)
+        try container.encode(omittedTraceProblems, forKey: .omittedTraceProblems)
+        try container.encode(eventCount, forKey: .eventCount)
+        try container.encode(lineages, forKey: .lineages)
+    }
+}

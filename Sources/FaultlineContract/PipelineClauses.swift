@@ -1,0 +1,252 @@
+/// `dependency-respected` and `exactly-once`: the contract's declared steps, dependencies,
+/// cancel marks and callbacks.
+///
+/// A step's outcome for a key is its latest ended attempt: a success is an answer below 400;
+/// anything else (an error status, the client leaving, a broken exchange) is a failure.
+///
+/// **dependency-respected.** When a step arrives for key `k`, every step it needs must have
+/// succeeded for `k` already, and not failed since: requesting it after the dependency failed,
+/// while the dependency is still running, or before any success breaks the clause. A commit step
+/// arriving after a cancel mark for its key (or a cancel of every key) breaks it too; a cancel
+/// after the commit does not (a committed job stays committed).
+///
+/// **exactly-once.** A callback attempt *counts* when it was answered below 400, or 409 (a
+/// server that saw it before), or forwarded upstream without a complete answer (the server may
+/// have acted on it). Rejected attempts do not count, so a retry after a 503 is fine. Two counted
+/// attempts for one key break the clause. Zero breaks it only for keys that must appear: listed
+/// in `required`, or whose `after` step succeeded.
+struct PipelineClauses {
+    private struct StepState {
+        var running: [ClientRequest] = []
+        var lastSuccess: (request: ClientRequest, outcome: FlowOutcome)?
+        var lastFailure: (request: ClientRequest, outcome: FlowOutcome)?
+
+        var succeeded: Bool {
+            guard let success = lastSuccess else { return false }
+            return lastFailure.map { $0.outcome.endSeq < success.outcome.endSeq } ?? true
+        }
+    }
+
+    private struct Tally {
+        var counted: [(request: ClientRequest, outcome: FlowOutcome)] = []
+        var rejected: [(request: ClientRequest, outcome: FlowOutcome)] = []
+        var countedTotal = 0
+    }
+
+    private struct Cancel {
+        let seq: UInt64
+        let mono: UInt64
+        let label: String
+    }
+
+    static let keptAttempts = 10
+
+    let contract: Contract
+    /// Step name → key → state.
+    private var steps: [String: [String: StepState]] = [:]
+    /// Callback index → key → tally.
+    private var tallies: [Int: [String: Tally]] = [:]
+    private var cancels: [String: Cancel] = [:]
+    private var cancelAll: Cancel?
+
+    init(contract: Contract) { self.contract = contract }
+
+    /// The first declared step the request is, with its key ("" when the step has none).
+    private func step(of request: ClientRequest) -> (step: StepDeclaration, key: String)? {
+        for step in contract.steps {
+            if let captures = step.match.match(method: request.method, host: request.host, path: request.path) {
+                return (step, step.key.flatMap { captures[$0] } ?? "")
+            }
+        }
+        return nil
+    }
+
+    mutating func requestArrived(_ request: ClientRequest, ledger: LineageLedger, log: inout ViolationLog) {
+        guard let (step, key) = step(of: request) else { return }
+        let lineage = ledger.lineage(of: request)
+        for dependency in contract.dependencies where dependency.step == step.name {
+            checkDependency(request, step: step, needs: dependency.needs, key: key, lineage: lineage, log: &log)
+        }
+        if contract.commitSteps.contains(step.name) {
+            checkCancel(request, step: step, key: key, lineage: lineage, log: &log)
+        }
+        steps[step.name, default: [:]][key, default: StepState()].running.append(request)
+    }
+
+    mutating func flowEnded(_ request: ClientRequest, _ outcome: FlowOutcome) {
+        if let (step, key) = step(of: request) {
+            var state = steps[step.name, default: [:]][key, default: StepState()]
+            state.running.removeAll { $0.flow == request.flow }
+            if outcome.succeeded {
+                state.lastSuccess = (request, outcome)
+            } else {
+                state.lastFailure = (request, outcome)
+            }
+            steps[step.name, default: [:]][key] = state
+        }
+        for (index, callback) in contract.callbacks.enumerated() {
+            guard let captures = callback.match.match(method: request.method, host: request.host, path: request.path)
+            else { continue }
+            let key = callback.key.flatMap { captures[$0] } ?? ""
+            var tally = tallies[index, default: [:]][key, default: Tally()]
+            if Self.counts(outcome) {
+                tally.countedTotal += 1
+                if tally.counted.count < Self.keptAttempts { tally.counted.append((request, outcome)) }
+            } else if tally.rejected.count < Self.keptAttempts {
+                tally.rejected.append((request, outcome))
+            }
+            tallies[index, default: [:]][key] = tally
+            break
+        }
+    }
+
+    mutating func mark(seq: UInt64, mono: UInt64, label: String) {
+        guard let cancel = contract.cancel, let cancelled = cancel.cancelledKey(label: label) else { return }
+        let entry = Cancel(seq: seq, mono: mono, label: label)
+        if let key = cancelled {
+            if cancels[key] == nil { cancels[key] = entry }
+        } else if cancelAll == nil {
+            cancelAll = entry
+        }
+    }
+
+    /// Whether a callback attempt counts as delivered (see the type's notes).
+    static func counts(_ outcome: FlowOutcome) -> Bool {
+        switch outcome.ending {
+        case .answered: return outcome.status.map { $0 < 400 || $0 == 409 } ?? false
+        case .aborted, .failed, .unfinished: return outcome.forwarded
+        }
+    }
+
+    private func keyText(_ step: StepDeclaration, _ key: String) -> String {
+        guard let name = step.key, !key.isEmpty else { return "" }
+        return " of \(name) \(key)"
+    }
+
+    private func checkDependency(
+        _ request: ClientRequest, step: StepDeclaration, needs: String, key: String, lineage: String?,
+        log: inout ViolationLog
+    ) {
+        guard let needed = contract.step(named: needs) else { return }
+        let neededKey = needed.key == nil ? "" : key
+        let state = steps[needs]?[neededKey] ?? StepState()
+        guard !state.succeeded else { return }
+        let subject = "\(request.label) (\(step.name)\(keyText(step, key)))"
+        var witnesses = [log.request(request, lineage: lineage, note: "\(step.name) requested", marker: .offending)]
+        let reason: String
+        if let failure = state.lastFailure {
+            let how = failure.outcome.status.map { "with \($0)" } ?? "without an answer"
+            reason = "after \(needs)\(keyText(needed, neededKey)) failed \(how) at seq \(failure.outcome.endSeq)"
+            witnesses.append(
+                log.request(
+                    failure.request, lineage: lineage, note: "\(needs) requested", status: failure.outcome.status))
+            witnesses.append(
+                log.answer(
+                    failure.request, failure.outcome, lineage: lineage, note: "\(needs) failed", marker: .boundary))
+        } else if let running = state.running.first {
+            reason = "while \(needs)\(keyText(needed, neededKey)) sent at seq \(running.seq) was still running"
+            witnesses.append(log.request(running, lineage: lineage, note: "\(needs) running", marker: .boundary))
+        } else {
+            reason = "before any \(needs)\(keyText(needed, neededKey)) succeeded"
+        }
+        log.record(
+            .dependencyRespected, "\(subject) was requested at seq \(request.seq) \(reason)", lineage: lineage,
+            details: ["request_seq": String(request.seq), "step": step.name, "needs": needs, "key": key],
+            witnesses: witnesses)
+    }
+
+    private func checkCancel(
+        _ request: ClientRequest, step: StepDeclaration, key: String, lineage: String?, log: inout ViolationLog
+    ) {
+        let candidates = [cancels[key], cancelAll].compactMap { $0 }.filter { $0.seq < request.seq }
+        guard let cancel = candidates.min(by: { $0.seq < $1.seq }) else { return }
+        let distance = request.seq - cancel.seq
+        log.record(
+            .dependencyRespected,
+            "\(request.label) (\(step.name)\(keyText(step, key)), a commit) was requested at seq \(request.seq), \(distance) event\(distance == 1 ? "" : "s") after the mark '\(cancel.label)' at seq \(cancel.seq)",
+            lineage: lineage,
+            details: [
+                "request_seq": String(request.seq), "mark_seq": String(cancel.seq), "step": step.name, "key": key,
+            ],
+            witnesses: [
+                log.event(
+                    seq: cancel.seq, mono: cancel.mono, kind: "mark", lineage: nil, note: "mark '\(cancel.label)'",
+                    marker: .boundary),
+                log.request(request, lineage: lineage, note: "commit after cancel", marker: .offending),
+            ])
+    }
+
+    /// Reports callbacks counted twice or more, and required keys with none. Call once, at the
+    /// end; `endSeq`/`endMono` are the trace's last event, the witness for "never sent".
+    func finish(endSeq: UInt64, endMono: UInt64, log: inout ViolationLog) {
+        for (index, callback) in contract.callbacks.enumerated() {
+            let byKey = tallies[index] ?? [:]
+            for key in byKey.keys.sorted() {
+                guard let tally = byKey[key], tally.countedTotal >= 2 else { continue }
+                reportRepeated(callback, key: key, tally, log: &log)
+            }
+            var required = Set(callback.required)
+            if let after = callback.after {
+                for (key, state) in steps[after] ?? [:] where state.lastSuccess != nil { required.insert(key) }
+            }
+            for key in required.sorted() where (byKey[key]?.countedTotal ?? 0) == 0 {
+                reportMissing(callback, key: key, byKey[key] ?? Tally(), end: (endSeq, endMono), log: &log)
+            }
+        }
+    }
+
+    private func callbackKeyText(_ callback: CallbackDeclaration, _ key: String) -> String {
+        guard let name = callback.key, !key.isEmpty else { return "" }
+        return " for \(name) \(key)"
+    }
+
+    private func reportRepeated(_ callback: CallbackDeclaration, key: String, _ tally: Tally, log: inout ViolationLog) {
+        var witnesses: [ViolationLog.Witness] = []
+        for (offset, attempt) in tally.counted.enumerated() {
+            witnesses.append(
+                log.request(
+                    attempt.request, lineage: nil, note: offset == 0 ? "callback" : "callback again",
+                    marker: offset == 0 ? .context : .offending, status: attempt.outcome.status))
+        }
+        let seqs = tally.counted.map { "seq \($0.request.seq)" }.joined(separator: ", ")
+        let first = tally.counted.first?.request.label ?? callback.match.summary
+        log.record(
+            .exactlyOnce,
+            "The callback \(first)\(callbackKeyText(callback, key)) was delivered \(tally.countedTotal) times (\(seqs))",
+            details: ["callback": callback.name, "key": key, "count": String(tally.countedTotal)],
+            witnesses: witnesses)
+    }
+
+    private func reportMissing(
+        _ callback: CallbackDeclaration, key: String, _ tally: Tally, end: (seq: UInt64, mono: UInt64),
+        log: inout ViolationLog
+    ) {
+        var witnesses: [ViolationLog.Witness] = []
+        var because = "it is required"
+        if let after = callback.after, let success = steps[after]?[key]?.lastSuccess {
+            because = "\(after) succeeded at seq \(success.outcome.endSeq)"
+            witnesses.append(
+                log.request(success.request, lineage: nil, note: "\(after) requested", status: success.outcome.status))
+            witnesses.append(
+                log.answer(
+                    success.request, success.outcome, lineage: nil, note: "\(after) succeeded", marker: .boundary))
+        }
+        for attempt in tally.rejected {
+            witnesses.append(
+                log.request(attempt.request, lineage: nil, note: "callback rejected", status: attempt.outcome.status))
+        }
+        witnesses.append(
+            log.event(
+                seq: end.seq, mono: end.mono, kind: "trace.end", lineage: nil, note: "trace ends, no accepted callback",
+                marker: .offending))
+        let attempts =
+            tally.rejected.isEmpty
+            ? "was never sent"
+            : "was sent \(tally.rejected.count) time\(tally.rejected.count == 1 ? "" : "s") but never accepted"
+        log.record(
+            .exactlyOnce,
+            "The callback \(callback.match.summary)\(callbackKeyText(callback, key)) \(attempts), although \(because)",
+            details: ["callback": callback.name, "key": key, "count": "0"],
+            witnesses: witnesses)
+    }
+}

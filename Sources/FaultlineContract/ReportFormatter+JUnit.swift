@@ -1,0 +1,89 @@
+/// JUnit XML, the format CI systems (GitHub Actions reporters, GitLab, Jenkins) show as tests.
+extension ReportFormatter {
+    /// One `<testsuite name="session-boundary-contract">` with one `<testcase>` per clause (a
+    /// `<failure>` carrying the text blocks when violated, `<skipped>` when skipped or disabled),
+    /// and a second suite `trace` with one case, `trace-integrity`, failed by trace problems.
+    public static func junit(_ report: ContractReport, traceName: String? = nil) -> String {
+        let suiteName = "session-boundary-contract"
+        let className = "faultline.contract" + (traceName.map { "." + sanitizedClassName($0) } ?? "")
+        var cases: [String] = []
+        var failures = 0
+        var skips = 0
+        for clause in ClauseID.allCases {
+            let count = report.violationCount(of: clause)
+            var element = "    <testcase classname=\"\(escape(className))\" name=\"\(clause.rawValue)\""
+            if count > 0 {
+                failures += 1
+                let violations = report.violations(of: clause)
+                let message = violations.first.map { $0.summary } ?? "\(count) violations"
+                var body = violations.flatMap(block).joined(separator: "\n")
+                if let omitted = report.omittedViolations[clause], omitted > 0 {
+                    body += "\n… and \(omitted) more violations"
+                }
+                element += ">\n      <failure type=\"\(clause.rawValue)\" message=\"\(escape(message))\">"
+                element += escape(body) + "</failure>\n    </testcase>"
+            } else if let skipped = report.clausesSkipped.first(where: { $0.clause == clause }) {
+                skips += 1
+                element += ">\n      <skipped message=\"\(escape(skipped.reason))\"/>\n    </testcase>"
+            } else if report.clausesDisabled.contains(clause) {
+                skips += 1
+                element += ">\n      <skipped message=\"disabled by the contract\"/>\n    </testcase>"
+            } else {
+                element += "/>"
+            }
+            cases.append(element)
+        }
+        let problems = report.traceProblems.count + report.omittedTraceProblems
+        var integrity = "    <testcase classname=\"\(escape(className))\" name=\"trace-integrity\""
+        if problems > 0 {
+            let body = report.traceProblems.map { "\($0.kind.rawValue): \($0.message)" }.joined(separator: "\n")
+            integrity +=
+                ">\n      <failure type=\"trace-integrity\" message=\"\(problems) trace problem\(problems == 1 ? "" : "s")\">"
+            integrity += escape(body) + "</failure>\n    </testcase>"
+        } else {
+            integrity += "/>"
+        }
+        let total = ClauseID.allCases.count
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml +=
+            "<testsuites name=\"faultline check\" tests=\"\(total + 1)\" failures=\"\(failures + (problems > 0 ? 1 : 0))\">\n"
+        xml +=
+            "  <testsuite name=\"\(suiteName)\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skips)\">\n"
+        xml += cases.joined(separator: "\n") + "\n  </testsuite>\n"
+        xml +=
+            "  <testsuite name=\"trace\" tests=\"1\" failures=\"\(problems > 0 ? 1 : 0)\" errors=\"0\" skipped=\"0\">\n"
+        xml += integrity + "\n  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    /// XML 1.0 text and attribute escaping; characters XML 1.0 cannot carry at all (most C0
+    /// controls) become U+FFFD.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n", "\t": out.unicodeScalars.append(scalar)
+            case "\r": out += "&#13;"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    /// A trace file name as a JUnit class name part: its base name, dots and odd characters as `_`.
+    private static func sanitizedClassName(_ path: String) -> String {
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        return String(base.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
+    }
+}

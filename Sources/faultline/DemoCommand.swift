@@ -1,0 +1,103 @@
+import FaultlineContract
+import FaultlineDemo
+import Foundation
+import Synchronization
+
+/// `faultline demo`: the reference backend and a proxy in this process, the correct reference
+/// client and broken ones through the token-refresh and logout races, and the contract verdicts.
+enum DemoCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "--all", value: nil, help: "run every client variant through its race (the whole mutation table)"),
+        OptionSpec(name: "--traces", value: "DIR", help: "write the traces here (default: a new folder under the system temp dir)"),
+        OptionSpec(name: "--help", value: nil, help: "show this help"),
+    ]
+
+    static let help = helpText(
+        command: "demo", synopsis: "[--all] [--traces DIR]",
+        summary: """
+            Starts the reference auth backend and a Faultline proxy in this process, drives a correct \
+            client and broken ones through the races of the token-refresh and logout articles (three \
+            concurrent 401s, a late 401, a logout while a 401 is on its way), and checks each trace \
+            against the session-boundary contract. Nothing else needs to run; it takes a few seconds.
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments.parse(arguments, specs: specs, command: "demo")
+        } catch {
+            printError("\(error)")
+            return 2
+        }
+        if parsed.has("--help") {
+            print(help)
+            return 0
+        }
+        let directory = parsed.value("--traces") ?? NSTemporaryDirectory() + "faultline-demo-\(getpid())"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            printError("faultline demo: cannot create \(directory): \(error)")
+            return 1
+        }
+        let cases = parsed.has("--all") ? DemoCase.mutationTable : DemoCase.demo
+        // The demo is async (URLSession, actors); the command line's main thread waits for it.
+        let code = Atomic<Int32>(1)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            code.store(await play(cases, traces: directory), ordering: .sequentiallyConsistent)
+            done.signal()
+        }
+        done.wait()
+        return code.load(ordering: .sequentiallyConsistent)
+    }
+
+    private static func play(_ cases: [DemoCase], traces: String) async -> Int32 {
+        let runner: DemoRunner
+        do {
+            runner = try DemoRunner(traceDirectory: traces)
+        } catch {
+            printError("faultline demo: cannot start the reference backend: \(error)")
+            return 1
+        }
+        defer { runner.stop() }
+        print("Faultline demo: reference backend and proxy in this process; traces in \(traces)\n")
+        var surprises = 0
+        for demoCase in cases {
+            do {
+                let result = try await runner.run(demoCase)
+                print(describe(result))
+                if !result.asExpected { surprises += 1 }
+            } catch {
+                surprises += 1
+                print("✗ \(demoCase.variant) client, \(demoCase.scenario.summary): the run failed: \(error)\n")
+            }
+        }
+        if surprises == 0 {
+            print("Every verdict is the expected one: the correct client keeps the contract and each broken client is caught by the clause it breaks.")
+            return 0
+        }
+        print("\(surprises) verdict(s) differ from the expected ones.")
+        return 1
+    }
+
+    private static func describe(_ result: DemoRunner.Result) -> String {
+        let demoCase = result.demoCase
+        let name = demoCase.flaws.isEmpty ? "correct client" : "broken client (\(demoCase.variant))"
+        var lines = ["▶ \(name): \(demoCase.scenario.summary)"]
+        if result.report.passed {
+            lines.append("  verdict: contract holds")
+        } else {
+            let clauses = result.violated.sorted().map(\.rawValue).joined(separator: ", ")
+            lines.append("  verdict: contract broken: \(clauses)")
+            let report = ReportFormatter.text(result.report, traceName: result.tracePath ?? "trace")
+            lines.append(report.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n"))
+        }
+        let expectation = demoCase.expected.isEmpty ? "no violation" : demoCase.expected.sorted().map(\.rawValue).joined(separator: ", ")
+        lines.append("  expected: \(expectation) \(result.asExpected ? "✓" : "✗ (unexpected)")")
+        if let path = result.tracePath { lines.append("  trace: \(path)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
