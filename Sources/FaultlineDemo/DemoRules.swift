@@ -95,18 +95,43 @@ enum DemoRules {
         }
         """
 
-    /// The pipeline contract: completions once per job, steps in order, no write after cancel.
-    static let pipelineContract = """
+    /// The contract the demo checks: `Rules/contracts/session.contract.json5` without its
+    /// comments (a test keeps the two equal).
+    static let contract = """
         {
-          callbacks: [{ match: { method: "POST", path: "/jobs/{job}/complete" }, key: "job" }],
+          description: "Token refresh, logout and account isolation, plus the download → convert → write → complete job pipeline.",
+
+          clauses: {
+            "single-flight-refresh": true,
+            "no-stale-refresh": true,
+            "bounded-retry": true,
+            "logout-boundary": true,
+            "account-isolation": true,
+            "no-reactivation": true,
+            "exactly-once": true,
+            "dependency-respected": true,
+            "replay-safe-retry": true,
+          },
+
+          retryIdentity: { header: "Idempotency-Key" },
+
           steps: [
-            { name: "download", match: { method: "POST", path: "/jobs/{job}/download" }, key: "job" },
-            { name: "convert", match: { method: "POST", path: "/jobs/{job}/convert" }, key: "job" },
-            { name: "write", match: { method: "POST", path: "/jobs/{job}/write" }, key: "job" },
+            { name: "download", match: { method: "POST", path: "/jobs/{job}/download" } },
+            { name: "convert", match: { method: "POST", path: "/jobs/{job}/convert" } },
+            { name: "write", match: { method: "POST", path: "/jobs/{job}/write" } },
           ],
-          dependencies: [{ step: "convert", needs: "download" }, { step: "write", needs: "convert" }],
+
+          dependencies: [
+            { step: "convert", needs: "download" },
+            { step: "write", needs: "convert" },
+          ],
+
           cancel: { mark: "cancel", key: "job" },
           commit: ["write"],
+
+          callbacks: [
+            { name: "completion", match: { method: "POST", path: "/jobs/{job}/complete" }, key: "job", after: "write" },
+          ],
         }
         """
 }

@@ -29,7 +29,7 @@ public final class DemoRunner: Sendable {
         backend = ReferenceBackend()
         try backend.start()
         self.traceDirectory = traceDirectory
-        let (loaded, errors) = ContractLoader.load(text: DemoRules.pipelineContract, file: "demo.contract.json5")
+        let (loaded, errors) = ContractLoader.load(text: DemoRules.contract, file: "demo.contract.json5")
         precondition(errors.isEmpty, "the built-in demo contract does not load: \(errors)")
         contract = loaded!
     }
