@@ -98,3 +98,10 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
         }
     }
 }
+
+extension HTTPHeaders.Field {
+    /// Whether the field's name is `name`, ignoring ASCII case (RFC 9110 §5.1), without allocating.
+    public func hasName(_ name: String) -> Bool {
+        ASCII.equalsIgnoringCase(self.name, name)
+    }
+}

@@ -7,16 +7,15 @@ import FaultlineTrace
 extension HTTP1ProxySession {
     /// A request-phase fault: the upstream is never contacted.
     mutating func injectRequestFault(_ fault: TransportFault, _ output: inout SessionOutput) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         traceFault(fault, phase: .request)
         exchange.requestGate = .answered
-        self.exchange = exchange
         breakClient(fault, &output)
     }
 
     /// A response-phase fault that ends the exchange at the upstream head.
     mutating func injectResponseFault(_ fault: TransportFault, _ output: inout SessionOutput) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         traceFault(fault, phase: .response)
         switch fault {
         case .malformedChunk:
@@ -24,13 +23,11 @@ extension HTTP1ProxySession {
             guard let head = exchange.pendingResponseHead ?? exchange.responseHead else { return }
             exchange.pendingResponseHead = nil
             exchange.responseGate = .replaced
-            self.exchange = exchange
             relayResponseHead(head, framing: .chunked, &output)
             output.writeToClient(Array("zz\r\nnot a chunk\r\n".utf8))
             endAfterFault(.closeClient(afterFlush: true), &output)
         case .stall(let duration):
             exchange.responseGate = .stalled
-            self.exchange = exchange
             output.append(.setTimer(.stall, duration))
         default:
             breakClient(fault, &output)
@@ -39,11 +36,10 @@ extension HTTP1ProxySession {
 
     /// Arms a cut after `bytes` body bytes (`close-mid-body` resets, `truncate` closes cleanly).
     mutating func armCut(after bytes: Int, reset: Bool, kind: String) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         traceFault(reset ? .closeMidBody(afterBytes: bytes) : .truncate(bytes: bytes), phase: .response)
         exchange.cutAfter = bytes
         exchange.cutWithReset = reset
-        self.exchange = exchange
     }
 
     /// The armed cut is reached: the client sees a message shorter than its framing promised.

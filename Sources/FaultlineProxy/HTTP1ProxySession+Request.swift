@@ -70,7 +70,7 @@ extension HTTP1ProxySession {
             : !head.headers.containsToken("close", inField: "connection")
         let flow = Flow(
             id: flowID, clientConnection: connectionID, kind: route.kind, endpoint: route.endpoint, method: head.method)
-        var exchange = Exchange(
+        let exchange = Exchange(
             flow: flow, route: route, requestHead: head, outboundHead: outboundHead, requestFraming: framing,
             closeClientAfter: !keepAlive, requestBody: trace.makeBodyDigest(),
             responseDecoder: HTTP1ResponseDecoder(limits: configuration.limits), responseBody: trace.makeBodyDigest())
@@ -113,30 +113,28 @@ extension HTTP1ProxySession {
 
     private mutating func forwardRequestBody(_ bytes: ArraySlice<UInt8>, _ output: inout SessionOutput) {
         collectRequestBody(bytes, &output)
-        guard var exchange = self.exchange, exchange.requestGate != .answered else { return }
+        guard let exchange = self.exchange, exchange.requestGate != .answered else { return }
         bytes.withUnsafeBytes { exchange.requestBody.update($0) }
         switch exchange.requestFraming {
         case .chunked:
             var encoded: [UInt8] = []
             encoded.reserveCapacity(bytes.count + 16)
             HTTP1Encoder.encodeChunk(bytes, into: &encoded)
-            sendUpstream(encoded, &exchange, &output)
+            sendUpstream(encoded, exchange, &output)
         default:
-            sendUpstream(bytes, &exchange, &output)
+            sendUpstream(bytes, exchange, &output)
         }
-        self.exchange = exchange
     }
 
     private mutating func finishRequestBody(trailers: HTTPHeaders?, _ output: inout SessionOutput) {
-        guard var exchange = self.exchange else { return }
+        guard let exchange = self.exchange else { return }
         if case .chunked = exchange.requestFraming {
             var encoded: [UInt8] = []
             HTTP1Encoder.encodeLastChunk(trailers: trailers, into: &encoded)
-            sendUpstream(encoded, &exchange, &output)
+            sendUpstream(encoded, exchange, &output)
         }
         exchange.requestComplete = true
         exchange.requestBodySummary = exchange.requestBody.finish()
-        self.exchange = exchange
         if exchange.requestGate == .answered {
             finishAnsweredExchange(&output)
             return
@@ -149,7 +147,7 @@ extension HTTP1ProxySession {
     }
 
     /// Writes request bytes upstream, or keeps them until the connection is up.
-    func sendUpstream(_ bytes: some Collection<UInt8>, _ exchange: inout Exchange, _ output: inout SessionOutput) {
+    func sendUpstream(_ bytes: some Collection<UInt8>, _ exchange: Exchange, _ output: inout SessionOutput) {
         if exchange.isUpstreamConnected {
             output.writeToUpstream(bytes)
         } else {
@@ -159,11 +157,10 @@ extension HTTP1ProxySession {
 
     /// The upstream connection is ready: send what waited, or open the tunnel for CONNECT.
     mutating func upstreamConnected(_ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
-        guard var exchange = self.exchange else { return }
+        guard let exchange = self.exchange else { return }
         exchange.upstream = .connected(info)
         if exchange.flow.kind == .connect {
             exchange.flow.phase = .tunnelling
-            self.exchange = exchange
             openConnectTunnel(info, &output)
             return
         }
@@ -171,7 +168,6 @@ extension HTTP1ProxySession {
         exchange.responseDecoder.expectResponse(toMethod: exchange.requestHead.method)
         output.writeToUpstream(exchange.pendingUpstreamBytes)
         exchange.pendingUpstreamBytes = []
-        self.exchange = exchange
         if exchange.requestComplete { markRequestForwarded(&output) }
         // Body bytes that arrived while connecting may still sit in the decoder.
         processClientInput(&output)
@@ -179,12 +175,11 @@ extension HTTP1ProxySession {
 
     /// The whole request is on its way upstream: trace it and start waiting for the response.
     private mutating func markRequestForwarded(_ output: inout SessionOutput) {
-        guard var exchange = self.exchange, !exchange.requestForwarded,
+        guard let exchange = self.exchange, !exchange.requestForwarded,
             case .connected(let info) = exchange.upstream
         else { return }
         exchange.requestForwarded = true
         if !exchange.responseStarted { exchange.flow.phase = .awaitingResponse }
-        self.exchange = exchange
         var fields: [TraceField] = [
             .int("upstream_conn", Int64(info.id.rawValue)),
             .string("upstream", info.remoteAddress),

@@ -9,40 +9,35 @@ import FaultlineTrace
 extension HTTP1ProxySession {
     /// Starts the decision for a new exchange: now, or once the body the decision needs has arrived.
     mutating func beginRequestDecision(_ output: inout SessionOutput) {
-        guard var exchange, let policy = configuration.policy else { return }
+        guard let exchange, let policy = configuration.policy else { return }
         exchange.requestGate = .awaitingDecision
         if policy.needsRequestBody, exchange.requestFraming.carriesBody {
             exchange.collectedBody = []
-            self.exchange = exchange
             return  // decided by `collectRequestBody` or `finishRequestBody`
         }
-        self.exchange = exchange
         decideRequest(&output)
     }
 
     /// Keeps a copy of request body bytes while a decision or a duplicate needs them; decides early
     /// when the body outgrows the policy's limit (it then streams unread).
     mutating func collectRequestBody(_ bytes: ArraySlice<UInt8>, _ output: inout SessionOutput) {
-        guard var exchange, exchange.collectedBody != nil, let policy = configuration.policy else { return }
+        guard let exchange, exchange.collectedBody != nil, let policy = configuration.policy else { return }
         if exchange.collectedBody!.count + bytes.count <= policy.bodyLimit {
             exchange.collectedBody!.append(contentsOf: bytes)
-            self.exchange = exchange
             return
         }
         exchange.collectedBody = nil
-        self.exchange = exchange
         if exchange.requestGate == .awaitingDecision { decideRequest(&output) }
     }
 
     /// Classifies the request, evaluates request-phase rules and follows the plan.
     mutating func decideRequest(_ output: inout SessionOutput) {
-        guard var exchange, let policy = configuration.policy else { return }
+        guard let exchange, let policy = configuration.policy else { return }
         let body = exchange.requestComplete ? exchange.collectedBody : nil
         let decision = policy.decideRequest(flowView(of: exchange, body: body))
         exchange.decision = decision
         exchange.requestPlan = RequestPlan(decision.fired)
         if exchange.requestPlan.duplicate == nil { exchange.collectedBody = nil }
-        self.exchange = exchange
         traceRequestReceived(exchange, decision: decision)
         traceRulesFired(decision.fired, flow: exchange.flow.id, &output)
         output.append(.observed(.flow(role: decision.role, stage: .received, lineage: decision.lineage)))
@@ -51,7 +46,7 @@ extension HTTP1ProxySession {
 
     /// A fault comes first, then a hold; `continueRequest` does the rest once it is released.
     private mutating func applyRequestPlan(_ output: inout SessionOutput) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         let plan = exchange.requestPlan
         if let fault = plan.fault {
             injectRequestFault(fault, &output)
@@ -59,7 +54,6 @@ extension HTTP1ProxySession {
         }
         if let hold = plan.hold {
             exchange.requestGate = .held
-            self.exchange = exchange
             startHold(hold, phase: .request, &output)
             return
         }
@@ -68,11 +62,10 @@ extension HTTP1ProxySession {
 
     /// After a hold: wait out the delay, then answer with the rule's response or connect upstream.
     mutating func continueRequest(_ output: inout SessionOutput) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         let plan = exchange.requestPlan
         if plan.delay > .zero, exchange.requestGate != .delayed {
             exchange.requestGate = .delayed
-            self.exchange = exchange
             output.append(.setTimer(.flowDelay, plan.delay))
             return
         }
@@ -82,7 +75,6 @@ extension HTTP1ProxySession {
         }
         exchange.requestGate = .open
         exchange.flow.phase = .connectingUpstream
-        self.exchange = exchange
         if let rate = plan.throttle { output.append(.throttle(.upstream, bytesPerSecond: rate)) }
         output.append(.connectUpstream(exchange.route.endpoint, fresh: false))
     }
@@ -93,7 +85,7 @@ extension HTTP1ProxySession {
     /// Answers the client with a rule's response; the upstream is never contacted. The rest of
     /// the request body, if small, is read and dropped so the connection stays usable.
     mutating func answerWithoutUpstream(_ response: SyntheticResponse, _ output: inout SessionOutput) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         exchange.requestGate = .answered
         exchange.response = .complete
         exchange.collectedBody = nil
@@ -106,7 +98,6 @@ extension HTTP1ProxySession {
         }
         let closing = (!exchange.requestComplete && bodyLeft) || exchange.closeClientAfter || clientReachedEOF
         exchange.closeClientAfter = closing
-        self.exchange = exchange
         output.writeToClient(response.encode(closing: closing, via: configuration.viaPseudonym))
         let digest = trace.makeBodyDigest()
         response.body.withUnsafeBytes { digest.update($0) }

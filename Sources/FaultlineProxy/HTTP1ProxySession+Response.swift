@@ -7,16 +7,14 @@ extension HTTP1ProxySession {
     /// response rules when the proxy has a policy).
     mutating func processUpstreamInput(_ output: inout SessionOutput) {
         // A complete response waiting behind a rule's gate is not followed by another one.
-        while case .exchanging = state, var exchange = self.exchange, !exchange.upstreamEnded {
+        while case .exchanging = state, let exchange = self.exchange, !exchange.upstreamEnded {
             let event: HTTP1ResponseEvent?
             do {
                 event = try exchange.responseDecoder.nextEvent()
             } catch {
-                self.exchange = exchange
                 upstreamProtocolError(error, &output)
                 return
             }
-            self.exchange = exchange
             guard let event else { return }
             let underRules = exchange.decision != nil
             switch event {
@@ -64,7 +62,7 @@ extension HTTP1ProxySession {
     /// Sends a response head to the client, re-framed for it: the upstream body's framing, or
     /// `framing` when the body sent is not the upstream's (a replacement, a fault).
     mutating func relayResponseHead(_ head: HTTPResponseHead, framing: BodyFraming? = nil, _ output: inout SessionOutput) {
-        guard var exchange = self.exchange else { return }
+        guard let exchange = self.exchange else { return }
         exchange.flow.phase = .streamingResponse
         exchange.flow.responseStatus = head.status
         let clientIsHTTP11 = exchange.requestHead.version == .http1_1
@@ -107,13 +105,12 @@ extension HTTP1ProxySession {
         output.writeToClient(bytes)
         exchange.response = .streaming(clientFraming: clientFraming)
         exchange.sentResponseHead = clientHead
-        self.exchange = exchange
         if exchange.cutAfter == 0 { cutResponse(&output) }
     }
 
     /// Sends response body bytes framed for the client, honouring an armed cut fault.
     mutating func relayResponseBody(_ bytes: ArraySlice<UInt8>, _ output: inout SessionOutput) {
-        guard var exchange, case .streaming(let framing) = exchange.response else { return }
+        guard let exchange, case .streaming(let framing) = exchange.response else { return }
         var bytes = bytes
         var cutNow = false
         if let remaining = exchange.cutAfter {
@@ -131,7 +128,6 @@ extension HTTP1ProxySession {
                 exchange.responseTee = nil
             }
         }
-        self.exchange = exchange
         if !bytes.isEmpty {
             if case .chunked = framing {
                 var encoded: [UInt8] = []
@@ -147,7 +143,7 @@ extension HTTP1ProxySession {
 
     /// The response is complete on the client side: trace it, then recycle or close the connections.
     mutating func finishResponse(trailers: HTTPHeaders?, _ output: inout SessionOutput) {
-        guard var exchange = self.exchange, case .streaming(let framing) = exchange.response else { return }
+        guard let exchange = self.exchange, case .streaming(let framing) = exchange.response else { return }
         if case .chunked = framing {
             var bytes: [UInt8] = []
             HTTP1Encoder.encodeLastChunk(trailers: trailers, into: &bytes)
@@ -158,7 +154,6 @@ extension HTTP1ProxySession {
         trace.record(
             .responseDelivered, connection: connectionID, flow: exchange.flow.id,
             [.int("status", status), .body("body", exchange.responseBody.finish())])
-        self.exchange = exchange
         responseDeliveredUnderRules(exchange, sentHead: exchange.sentResponseHead, &output)
         if exchange.flow.kind == .upgrade, status == 101 {
             openUpgradeTunnel(&output)
@@ -170,7 +165,7 @@ extension HTTP1ProxySession {
     /// Recycles the upstream connection when its framing is intact, then serves the next request
     /// or closes the client connection.
     private mutating func finishExchange(_ output: inout SessionOutput) {
-        guard var exchange = self.exchange else { return }
+        guard let exchange = self.exchange else { return }
         exchange.flow.phase = .finished
         let head = exchange.responseHead
         let upstreamKeepsAlive: Bool
@@ -224,14 +219,13 @@ extension HTTP1ProxySession {
     }
 
     private mutating func retryOnFreshConnection(_ output: inout SessionOutput) {
-        guard var exchange = self.exchange else { return }
+        guard let exchange = self.exchange else { return }
         exchange.upstream = .connecting
         exchange.requestForwarded = false
         exchange.flow.phase = .connectingUpstream
         exchange.pendingUpstreamBytes = []
         HTTP1Encoder.encode(exchange.outboundHead, into: &exchange.pendingUpstreamBytes)
         exchange.responseDecoder = HTTP1ResponseDecoder(limits: configuration.limits)
-        self.exchange = exchange
         output.append(.cancelTimer(.responseHead))
         output.append(.closeUpstream)
         output.append(.connectUpstream(exchange.route.endpoint, fresh: true))

@@ -34,7 +34,7 @@ extension HTTP1ProxySession {
 
     /// The upstream response head arrived on a flow that has a decision: evaluate response rules.
     mutating func decideResponse(_ head: HTTPResponseHead, _ output: inout SessionOutput) {
-        guard var exchange, let policy = configuration.policy else { return }
+        guard let exchange, let policy = configuration.policy else { return }
         output.append(.cancelTimer(.responseHead))
         exchange.responseHead = head
         exchange.flow.phase = .streamingResponse
@@ -49,7 +49,6 @@ extension HTTP1ProxySession {
         exchange.responseGate = .held  // closed until `continueResponse` opens it
         if let role = exchange.decision?.role, role != "business", policy.tracker != nil { exchange.responseTee = [] }
         let decision = exchange.decision
-        self.exchange = exchange
         traceRulesFired(fired, flow: exchange.flow.id, &output)
         if let decision {
             output.append(.observed(.flow(role: decision.role, stage: .responded, lineage: decision.lineage)))
@@ -75,26 +74,23 @@ extension HTTP1ProxySession {
 
     /// After a hold: delay, wait for the whole body when a JSON edit needs it, then open the gate.
     mutating func continueResponse(_ output: inout SessionOutput) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         let plan = exchange.responsePlan
         if plan.delay > .zero, exchange.responseGate != .delayed {
             exchange.responseGate = .delayed
-            self.exchange = exchange
             output.append(.setTimer(.flowDelay, plan.delay))
             return
         }
         if plan.needsWholeBody, !exchange.upstreamEnded {
             exchange.responseGate = .collecting
-            self.exchange = exchange
             return
         }
-        self.exchange = exchange
         openResponseGate(&output)
     }
 
     /// Sends the (rewritten) response head and whatever body waited, or the replacement response.
     mutating func openResponseGate(_ output: inout SessionOutput) {
-        guard var exchange, let upstreamHead = exchange.pendingResponseHead else { return }
+        guard let exchange, let upstreamHead = exchange.pendingResponseHead else { return }
         let plan = exchange.responsePlan
         if let response = plan.respond {
             replaceResponse(with: response, &output)
@@ -106,7 +102,6 @@ extension HTTP1ProxySession {
             replacement = ResponseEditor.applyJSONEdits(plan, to: exchange.heldResponseBody)
         }
         exchange.pendingResponseHead = nil
-        self.exchange = exchange
         if let replacement {
             edited.head.headers.remove(name: "content-length")
             edited.head.headers.remove(name: "transfer-encoding")
@@ -116,7 +111,6 @@ extension HTTP1ProxySession {
         exchange.responseGate = .open
         let held = exchange.heldResponseBody
         exchange.heldResponseBody = []
-        self.exchange = exchange
         relayResponseHead(edited.head, &output)
         if let rate = plan.throttle { output.append(.throttle(.client, bytesPerSecond: rate)) }
         if !held.isEmpty { relayResponseBody(held[...], &output) }
@@ -127,7 +121,7 @@ extension HTTP1ProxySession {
 
     /// Upstream body bytes for a flow under rules: relayed, held behind the gate, or dropped.
     mutating func receiveResponseBodyUnderRules(_ bytes: ArraySlice<UInt8>, _ output: inout SessionOutput) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         switch exchange.responseGate {
         case .open:
             relayResponseBody(bytes, &output)
@@ -135,7 +129,6 @@ extension HTTP1ProxySession {
             break
         case .collecting:
             exchange.heldResponseBody.append(contentsOf: bytes)
-            self.exchange = exchange
             if exchange.heldResponseBody.count > (configuration.policy?.bodyLimit ?? 0) {
                 // Too large to edit: the JSON edit is skipped and the body streams through unchanged.
                 self.exchange?.responsePlan.rewrites = exchange.responsePlan.rewrites.map { rewrite in
@@ -147,25 +140,22 @@ extension HTTP1ProxySession {
             }
         case .held, .delayed, .stalled:
             exchange.heldResponseBody.append(contentsOf: bytes)
-            self.exchange = exchange
         }
     }
 
     /// The upstream response ended on a flow under rules.
     mutating func endResponseUnderRules(trailers: HTTPHeaders?, _ output: inout SessionOutput) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         switch exchange.responseGate {
         case .open, .replaced:
             finishResponse(trailers: trailers, &output)
         case .collecting:
             exchange.upstreamEnded = true
             exchange.upstreamTrailers = trailers
-            self.exchange = exchange
             openResponseGate(&output)
         case .held, .delayed, .stalled:
             exchange.upstreamEnded = true
             exchange.upstreamTrailers = trailers
-            self.exchange = exchange
         }
     }
 
@@ -178,11 +168,10 @@ extension HTTP1ProxySession {
 
     /// Sends `head` with `body` framed by Content-Length, then finishes once upstream is done.
     private mutating func sendReplacement(head: HTTPResponseHead, body: [UInt8], _ output: inout SessionOutput) {
-        guard var exchange else { return }
+        guard let exchange else { return }
         exchange.responseGate = .replaced
         exchange.heldResponseBody = []
         exchange.pendingResponseHead = nil
-        self.exchange = exchange
         relayResponseHead(head, framing: .contentLength(Int64(body.count)), &output)
         relayResponseBody(body[...], &output)
         if let current = self.exchange, current.upstreamEnded {

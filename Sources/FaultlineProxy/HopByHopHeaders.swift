@@ -7,7 +7,7 @@ public enum HopByHopHeaders {
     /// pre-standard but common (RFC 9112 §C.2.2 / RFC 9110 §7.6.1); `Proxy-Authorization`,
     /// `Proxy-Authenticate` and `Proxy-Authentication-Info` address this proxy, not the origin
     /// (RFC 9110 §11.7). `Transfer-Encoding` and `Content-Length` are rewritten from the framing.
-    static let alwaysRemoved: Set<String> = [
+    static let alwaysRemoved: [String] = [
         "connection", "proxy-connection", "keep-alive", "te", "transfer-encoding", "upgrade", "trailer",
         "proxy-authorization", "proxy-authenticate", "proxy-authentication-info", "content-length",
     ]
@@ -15,11 +15,12 @@ public enum HopByHopHeaders {
     /// The headers to forward: without hop-by-hop fields nor the fields named by `Connection`.
     /// `Content-Length`/`Transfer-Encoding` are removed too; callers add them back from the framing.
     public static func removing(from headers: HTTPHeaders) -> HTTPHeaders {
-        let named = Set(headers.tokens(inField: "connection"))
+        // On the hot path: names are compared in place, and the Connection list is read only
+        // when there is one.
+        let named = headers.contains(name: "connection") ? headers.tokens(inField: "connection") : []
         var kept = HTTPHeaders()
         for field in headers {
-            let lowered = field.name.lowercased()
-            if alwaysRemoved.contains(lowered) || named.contains(lowered) { continue }
+            if alwaysRemoved.contains(where: field.hasName) || named.contains(where: field.hasName) { continue }
             kept.append(field)
         }
         return kept

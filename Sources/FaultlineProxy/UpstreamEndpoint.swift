@@ -7,11 +7,17 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// A DNS name or an IP literal; IPv6 literals are stored without brackets.
     public let host: String
     public let port: Int
+    /// `host[:port]` as a Host header carries it: the port is left out when it is the scheme's
+    /// default, IPv6 literals get their brackets back (RFC 9110 §7.2). Computed once: every
+    /// forwarded request needs it.
+    public let hostHeaderValue: String
 
     public init(scheme: String, host: String, port: Int) {
         self.scheme = scheme.lowercased()
         self.host = host
         self.port = port
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        self.hostHeaderValue = port == Self.defaultPort(of: self.scheme) ? bracketed : "\(bracketed):\(port)"
     }
 
     /// Parses `http://host[:port]` (a trailing `/` is allowed, a path is not).
@@ -56,14 +62,9 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The default port of the scheme (80 for http, 443 for https).
-    public var defaultPort: Int { scheme == "https" ? 443 : 80 }
+    public var defaultPort: Int { Self.defaultPort(of: scheme) }
 
-    /// `host[:port]` as a Host header carries it: the port is left out when it is the scheme's default,
-    /// IPv6 literals get their brackets back (RFC 9110 §7.2).
-    public var hostHeaderValue: String {
-        let bracketed = host.contains(":") ? "[\(host)]" : host
-        return port == defaultPort ? bracketed : "\(bracketed):\(port)"
-    }
+    static func defaultPort(of scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
     public var description: String { "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 }
