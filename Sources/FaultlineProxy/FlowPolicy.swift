@@ -19,7 +19,7 @@ public final class FlowPolicy: Sendable {
     public let engine: RuleEngine
     /// Bodies larger than this are not read for rules or the profile (they stream unread).
     public let bodyLimit: Int
-    private let profileState: Mutex<(profile: AuthProfile?, tracker: LineageTracker?)>
+    private let profileState: Mutex<(profile: AuthProfile?, tracker: LineageTracker?, readsBodies: Bool)>
     private let fingerprint: @Sendable (String) -> String
     let cookies = CookieMemory()
 
@@ -27,7 +27,7 @@ public final class FlowPolicy: Sendable {
         self.engine = RuleEngine(ruleSet: ruleSet)
         self.bodyLimit = bodyLimit
         self.fingerprint = fingerprint
-        self.profileState = Mutex((ruleSet.profile, ruleSet.profile.map { LineageTracker(profile: $0, fingerprint: fingerprint) }))
+        self.profileState = Mutex(Self.profileState(ruleSet.profile, fingerprint: fingerprint))
     }
 
     /// Swaps in a reloaded rule set. Lineages are kept unless the profile changed.
@@ -35,8 +35,14 @@ public final class FlowPolicy: Sendable {
         engine.replaceRuleSet(ruleSet)
         profileState.withLock { state in
             guard state.profile != ruleSet.profile else { return }
-            state = (ruleSet.profile, ruleSet.profile.map { LineageTracker(profile: $0, fingerprint: fingerprint) })
+            state = Self.profileState(ruleSet.profile, fingerprint: fingerprint)
         }
+    }
+
+    private static func profileState(
+        _ profile: AuthProfile?, fingerprint: @escaping @Sendable (String) -> String
+    ) -> (profile: AuthProfile?, tracker: LineageTracker?, readsBodies: Bool) {
+        (profile, profile.map { LineageTracker(profile: $0, fingerprint: fingerprint) }, profile?.readsRequestBodies ?? false)
     }
 
     /// The lineage tracker of the current profile, if one is loaded.
@@ -44,19 +50,19 @@ public final class FlowPolicy: Sendable {
 
     /// True when the request body must be read before the request-phase decision: a rule looks at
     /// it, a rule duplicates requests (copies need the whole body), or the profile reads it.
+    /// Asked for every flow, so it reads precomputed flags only.
     public var needsRequestBody: Bool {
-        if engine.needsRequestBody { return true }
-        if profileState.withLock({ $0.profile?.readsRequestBodies ?? false }) { return true }
-        return engine.ruleSet.scenarios.contains { scenario in
-            scenario.enabled && scenario.rules.contains { rule in
-                rule.enabled && rule.actions.contains { if case .duplicate = $0 { return true } else { return false } }
-            }
-        }
+        engine.needsRequestBody || engine.duplicatesRequests || profileState.withLock { $0.readsBodies }
     }
 
     /// Classifies the request, finds its lineage and evaluates request-phase rules (atomically).
-    public func decideRequest(_ view: FlowView) -> RequestDecision {
-        var view = view
+    /// `view` is built only when a rule or the profile needs to look at the request.
+    public func decideRequest(_ makeView: @autoclosure () -> FlowView) -> RequestDecision {
+        let tracker = self.tracker
+        guard tracker != nil || engine.hasRules(in: .request) else {
+            return RequestDecision(role: FlowRole.business, credentials: [], lineage: nil, fired: [])
+        }
+        var view = makeView()
         let identity = tracker?.identify(view)
         view.role = identity?.role ?? FlowRole.business
         view.lineage = identity?.lineage

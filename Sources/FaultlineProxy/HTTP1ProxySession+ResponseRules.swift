@@ -40,10 +40,13 @@ extension HTTP1ProxySession {
         exchange.flow.phase = .streamingResponse
         traceResponseReceived(head, flow: exchange.flow.id)
         policy.cookies.remember(setCookieValues: head.headers.values(name: "set-cookie"))
-        var view = flowView(of: exchange, body: nil)
-        view.status = head.status
-        view.responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
-        let fired = policy.engine.evaluate(view, phase: .response)
+        var fired: [FiredRule] = []
+        if policy.engine.hasRules(in: .response) {
+            var view = flowView(of: exchange, body: nil)
+            view.status = head.status
+            view.responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
+            fired = policy.engine.evaluate(view, phase: .response)
+        }
         exchange.responsePlan = ResponsePlan(fired)
         exchange.pendingResponseHead = head
         exchange.responseGate = .held  // closed until `continueResponse` opens it
@@ -92,6 +95,13 @@ extension HTTP1ProxySession {
     mutating func openResponseGate(_ output: inout SessionOutput) {
         guard let exchange, let upstreamHead = exchange.pendingResponseHead else { return }
         let plan = exchange.responsePlan
+        if plan.isEmpty, exchange.heldResponseBody.isEmpty, !exchange.upstreamEnded {
+            // No response rule fired: the head goes out as it came (the common case).
+            exchange.pendingResponseHead = nil
+            exchange.responseGate = .open
+            relayResponseHead(upstreamHead, &output)
+            return
+        }
         if let response = plan.respond {
             replaceResponse(with: response, &output)
             return

@@ -30,6 +30,7 @@ extension RuleEngine {
                 throw RuleEngineError(.unknownRule, subject: rule.description, candidates: candidates)
             }
             engine.runtimes[scenarioIndex].ruleEnabled[ruleIndex] = enabled
+            refreshSummary(engine)
         }
     }
 
@@ -39,6 +40,7 @@ extension RuleEngine {
         try state.withLock { (engine) throws(RuleEngineError) in
             let index = try engine.requireRuntime(named: scenario)
             engine.runtimes[index].enabled = enabled
+            refreshSummary(engine)
         }
     }
 

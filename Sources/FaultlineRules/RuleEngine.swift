@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The rule engine: decides which rules fire on a flow and keeps scenario state, counters and
 /// seen events. Pure (no I/O) and thread-safe: flows on every event loop call it directly.
 ///
@@ -12,10 +14,14 @@ public final class RuleEngine: Sendable {
     public static let defaultInitialState = "started"
 
     let state: StateLock<EngineState>
+    /// `EngineSummary` bits, readable without the lock (see RuleEngine+Summary.swift).
+    let summaryBits = Atomic<UInt8>(0)
 
     /// Installs a rule set; every scenario starts in its initial state with no counters.
     public init(ruleSet: RuleSet) {
-        state = StateLock(EngineState(ruleSet: ruleSet))
+        let engine = EngineState(ruleSet: ruleSet)
+        state = StateLock(engine)
+        summaryBits.store(EngineSummary(engine).rawValue, ordering: .releasing)
     }
 
     /// The rule set as loaded (switches set through `setEnabled` are not folded into it).
@@ -27,27 +33,27 @@ public final class RuleEngine: Sendable {
     /// (same name, equal value) keeps its state, counters, seen events and `setEnabled`
     /// switches; a changed or new scenario starts fresh; a removed one is forgotten.
     public func replaceRuleSet(_ ruleSet: RuleSet) {
-        state.withLock { $0.replace(with: ruleSet) }
+        state.withLock { engine in
+            engine.replace(with: ruleSet)
+            refreshSummary(engine)
+        }
     }
 
     /// True when some enabled request-phase rule matches on the request body, so the proxy must
     /// read the body (up to its limit) before calling `evaluate(_:phase: .request)`. The auth
     /// profile's own needs are `AuthProfile.readsRequestBodies`.
-    public var needsRequestBody: Bool {
-        state.withLock { engine in engine.runtimes.contains { $0.readsRequestBody(in: .request) } }
-    }
+    public var needsRequestBody: Bool { summary.contains(.requestBody) }
 
     /// True when some enabled response-phase rule matches on the request body, so the proxy
     /// must keep a copy of the request body for `evaluate(_:phase: .response)`.
-    public var needsRequestBodyAtResponse: Bool {
-        state.withLock { engine in engine.runtimes.contains { $0.readsRequestBody(in: .response) } }
-    }
+    public var needsRequestBodyAtResponse: Bool { summary.contains(.requestBodyAtResponse) }
 
     /// Evaluates every enabled rule of `phase`: scenarios in rule-set order, rules in file
     /// order. Call once per flow per phase; returns the rules that fired, in that order (several
     /// may fire on one flow), each with its actions and state transition. Counters, states,
     /// probability draws and `rule:` events change here, atomically for the whole call.
     public func evaluate(_ flow: FlowView, phase: RulePhase) -> [FiredRule] {
+        guard hasRules(in: phase) else { return [] }
         var facts = FlowFacts(flow)
         return state.withLock { engine in
             var fired: [FiredRule] = []
@@ -63,6 +69,8 @@ public final class RuleEngine: Sendable {
     /// counts for global scenarios and for its own lineage in lineage-scoped ones (flows with no
     /// lineage share one slot); a mark counts everywhere. Disabled scenarios record too.
     public func observe(_ event: ObservedEvent) {
+        // Flow stages matter only to `after`/`before` conditions; most rule sets have none.
+        if case .flow = event, !observesFlowEvents { return }
         state.withLock { engine in
             for index in engine.runtimes.indices { engine.runtimes[index].observe(event) }
         }

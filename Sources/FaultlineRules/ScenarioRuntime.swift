@@ -100,12 +100,4 @@ struct ScenarioRuntime {
             store.recordMark(label)
         }
     }
-
-    /// True when some enabled rule of `phase` matches on the request body.
-    func readsRequestBody(in phase: RulePhase) -> Bool {
-        enabled
-            && scenario.rules.indices.contains {
-                ruleEnabled[$0] && scenario.rules[$0].phase == phase && matchers[$0].readsBody
-            }
-    }
 }

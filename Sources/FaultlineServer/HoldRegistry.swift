@@ -108,6 +108,8 @@ public final class HoldRegistry: Sendable {
 
     private func observeReference(_ matches: (EventReference) -> Bool) {
         let ended = state.withLock { state -> [Entry] in
+            // Called for every flow stage: nothing to allocate when nothing waits for an event.
+            guard state.entries.contains(where: { $0.releaseOn != nil }) else { return [] }
             let matching = state.entries.filter { $0.releaseOn.map(matches) ?? false }
             let ids = Set(matching.map(\.info.id))
             state.entries.removeAll { ids.contains($0.info.id) }
