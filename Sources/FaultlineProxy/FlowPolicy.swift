@@ -14,6 +14,8 @@ public final class FlowPolicy: Sendable {
         public var credentials: [Credential]
         public var lineage: LineageID?
         public var fired: [FiredRule]
+        /// The profile's tracker when the decision was made, kept for the flow's later steps.
+        public var tracker: LineageTracker?
     }
 
     public let engine: RuleEngine
@@ -60,7 +62,7 @@ public final class FlowPolicy: Sendable {
     public func decideRequest(_ makeView: @autoclosure () -> FlowView) -> RequestDecision {
         let tracker = self.tracker
         guard tracker != nil || engine.hasRules(in: .request) else {
-            return RequestDecision(role: FlowRole.business, credentials: [], lineage: nil, fired: [])
+            return RequestDecision(role: FlowRole.business, credentials: [], lineage: nil, fired: [], tracker: nil)
         }
         var view = makeView()
         let identity = tracker?.identify(view)
@@ -68,6 +70,6 @@ public final class FlowPolicy: Sendable {
         view.lineage = identity?.lineage
         return RequestDecision(
             role: view.role, credentials: identity?.credentials ?? [], lineage: view.lineage,
-            fired: engine.evaluate(view, phase: .request))
+            fired: engine.evaluate(view, phase: .request), tracker: tracker)
     }
 }

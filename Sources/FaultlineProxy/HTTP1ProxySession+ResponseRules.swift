@@ -25,7 +25,7 @@ extension HTTP1ProxySession {
     func requestForwardedUnderRules(
         _ exchange: Exchange, decision: FlowPolicy.RequestDecision, _ output: inout SessionOutput
     ) {
-        if let tracker = configuration.policy?.tracker {
+        if let tracker = decision.tracker {
             traceLineageEvents(tracker.requestSent(role: decision.role, credentials: decision.credentials), exchange)
         }
         output.append(.observed(.flow(role: decision.role, stage: .forwarded, lineage: decision.lineage)))
@@ -50,7 +50,9 @@ extension HTTP1ProxySession {
         exchange.responsePlan = ResponsePlan(fired)
         exchange.pendingResponseHead = head
         exchange.responseGate = .held  // closed until `continueResponse` opens it
-        if let role = exchange.decision?.role, role != "business", policy.tracker != nil { exchange.responseTee = [] }
+        if let decision = exchange.decision, decision.role != FlowRole.business, decision.tracker != nil {
+            exchange.responseTee = []
+        }
         let decision = exchange.decision
         traceRulesFired(fired, flow: exchange.flow.id, &output)
         if let decision {
@@ -192,7 +194,7 @@ extension HTTP1ProxySession {
     /// The response reached the client: lineage bookkeeping, `delivered` observers, duplicates.
     func responseDeliveredUnderRules(_ exchange: Exchange, sentHead: HTTPResponseHead?, _ output: inout SessionOutput) {
         guard let decision = exchange.decision else { return }
-        if let tracker = configuration.policy?.tracker, let sentHead {
+        if let tracker = decision.tracker, let sentHead {
             let events = tracker.responseCompleted(
                 role: decision.role, requestCredentials: decision.credentials, status: sentHead.status,
                 headers: sentHead.headers.map { (name: $0.name, value: $0.value) }, body: exchange.responseTee)

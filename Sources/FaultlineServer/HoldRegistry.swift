@@ -43,16 +43,28 @@ public final class HoldRegistry: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Mutex<State>(State())
+    /// Holds that wait for an event, mirrored outside the lock: every flow stage asks, and almost
+    /// always none does.
+    private let eventWaiters = Atomic<Int>(0)
 
     public init() {}
+
+    /// Runs `body` under the lock and refreshes `eventWaiters`.
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        state.withLock { state in
+            let result = body(&state)
+            eventWaiters.store(state.entries.reduce(0) { $0 + ($1.releaseOn == nil ? 0 : 1) }, ordering: .relaxed)
+            return result
+        }
+    }
 
     /// Registers a held flow. `deliver` is called exactly once, from any thread, when it ends.
     func add(
         name: String, flow: FlowID, connection: ConnectionID, phase: RulePhase, summary: String,
         releaseOn: EventReference?, deliver: @escaping @Sendable (HoldOutcome) -> Void
     ) -> HoldInfo {
-        let (info, woken) = state.withLock { state -> (HoldInfo, [Waiter]) in
+        let (info, woken) = withState { state -> (HoldInfo, [Waiter]) in
             state.nextID += 1
             let info = HoldInfo(
                 id: state.nextID, name: name, flow: flow, connection: connection, phase: phase, summary: summary,
@@ -68,19 +80,19 @@ public final class HoldRegistry: Sendable {
 
     /// Forgets a hold whose flow ended another way (the client went away); no outcome is delivered.
     func remove(id: UInt64) {
-        state.withLock { $0.entries.removeAll { $0.info.id == id } }
+        withState { $0.entries.removeAll { $0.info.id == id } }
     }
 
     /// The flows held now, oldest first.
     public func list() -> [HoldInfo] {
-        state.withLock { $0.entries.map(\.info) }
+        withState { $0.entries.map(\.info) }
     }
 
     /// Ends holds: the one with `id`, or the oldest named `name` (all of them with `all`).
     /// Returns the holds ended; empty when none matched.
     @discardableResult
     public func end(name: String? = nil, id: UInt64? = nil, all: Bool = false, with outcome: HoldOutcome) -> [HoldInfo] {
-        let ended = state.withLock { state -> [Entry] in
+        let ended = withState { state -> [Entry] in
             let matching = state.entries.filter { entry in
                 (id == nil || entry.info.id == id) && (name == nil || entry.info.name == name)
             }
@@ -107,9 +119,9 @@ public final class HoldRegistry: Sendable {
     }
 
     private func observeReference(_ matches: (EventReference) -> Bool) {
-        let ended = state.withLock { state -> [Entry] in
-            // Called for every flow stage: nothing to allocate when nothing waits for an event.
-            guard state.entries.contains(where: { $0.releaseOn != nil }) else { return [] }
+        // Called for every flow stage: no lock when nothing waits for an event.
+        guard eventWaiters.load(ordering: .relaxed) > 0 else { return }
+        let ended = withState { state -> [Entry] in
             let matching = state.entries.filter { $0.releaseOn.map(matches) ?? false }
             let ids = Set(matching.map(\.info.id))
             state.entries.removeAll { ids.contains($0.info.id) }
@@ -132,7 +144,7 @@ public final class HoldRegistry: Sendable {
     /// Calls `callback` (from any thread) once a hold named `name` exists: at once if one does now.
     /// Returns a token for `cancelWait`, or nil when the callback already ran.
     public func whenHeld(_ name: String, _ callback: @escaping @Sendable (HoldInfo) -> Void) -> UInt64? {
-        let (existing, token) = state.withLock { state -> (HoldInfo?, UInt64?) in
+        let (existing, token) = withState { state -> (HoldInfo?, UInt64?) in
             if let entry = state.entries.first(where: { $0.info.name == name }) { return (entry.info, nil) }
             state.nextID += 1
             state.waiters.append(Waiter(token: state.nextID, name: name, callback: callback))
@@ -145,7 +157,7 @@ public final class HoldRegistry: Sendable {
     /// Stops waiting; true if the wait was still pending.
     @discardableResult
     public func cancelWait(_ token: UInt64) -> Bool {
-        state.withLock { state in
+        withState { state in
             let before = state.waiters.count
             state.waiters.removeAll { $0.token == token }
             return state.waiters.count != before
