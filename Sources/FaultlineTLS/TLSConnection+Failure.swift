@@ -92,7 +92,7 @@ extension TLSConnection {
             (.server(let context, _), SSL_AD_CERTIFICATE_UNKNOWN):
             return TLSError(
                 code: TLSError.clientRejectedCertificate,
-                description: clientRejectedDescription(context.authority, alertName: name), receivedAlert: alert)
+                description: clientRejectedDescription(context.authority, alert: alert), receivedAlert: alert)
         case (_, SSL_AD_PROTOCOL_VERSION):
             return TLSError(
                 code: TLSError.unsupportedProtocolVersion,
@@ -114,13 +114,18 @@ extension TLSConnection {
         }
     }
 
-    private func clientRejectedDescription(_ authority: CertificateAuthority, alertName: String) -> String {
+    private func clientRejectedDescription(_ authority: CertificateAuthority, alert: UInt8) -> String {
         let host = certificateHost.map { " for \($0)" } ?? ""
-        let path = authority.certificatePath ?? "the CA certificate file"
-        return "The client rejected the certificate Faultline presented\(host) (TLS alert \"\(alertName)\"): "
-            + "it does not trust the Faultline CA (\(authority.subjectDescription)). Install the CA on the client: "
-            + "`faultline ca export` prints it for a trust store (`faultline ca simulator` for an iOS simulator), "
-            + "or point the client at \(path) (e.g. `curl --cacert \(path)`)."
+        // unknown_ca says exactly this; bad_certificate and certificate_unknown are what some
+        // clients send for the same reason (and also for a certificate of the wrong host).
+        let verdict =
+            Int32(alert) == SSL_AD_UNKNOWN_CA
+            ? "it does not trust the Faultline CA" : "most likely it does not trust the Faultline CA"
+        let file = authority.certificatePath ?? "ca.pem"
+        return "The client rejected the certificate Faultline presented\(host) (TLS alert \"\(Self.alertName(alert))\"): "
+            + "\(verdict) (\(authority.subjectDescription)). Install the CA on the client: `faultline ca export` "
+            + "prints it for a trust store (`faultline ca simulator` for an iOS simulator), or give the client the "
+            + "CA file (e.g. `curl --cacert \(file)`)."
     }
 
     private func verificationError(expected: HostIdentity) -> TLSError {
@@ -132,10 +137,11 @@ extension TLSConnection {
             if !failure.alternativeNames.isEmpty {
                 names = "; it names " + failure.alternativeNames.joined(separator: ", ")
             }
+            let what = result == X509_V_ERR_IP_ADDRESS_MISMATCH ? "address" : "name"
             return TLSError(
                 code: TLSError.hostnameMismatch,
-                description: "The certificate of the server \(expected.text) is not valid for \(expected.text) "
-                    + "(\(failure.summary)\(names)).",
+                description: "The certificate of the server \(expected.text) is not valid for that \(what): "
+                    + "\(failure.summary)\(names).",
                 verifyResult: Int(result), verifyDepth: Int(failure.depth))
         }
         return TLSError(
