@@ -267,6 +267,7 @@ public final class TLSConnection {
 
     /// Queues plaintext for the peer. Before the handshake completes it is held and sent right
     /// after; after ``close()`` or a failure it is dropped. Call ``takeCiphertext()`` afterwards.
+    /// If OpenSSL refuses the write, the failure comes out of the next ``advance()``.
     public func writePlaintext(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         switch state {

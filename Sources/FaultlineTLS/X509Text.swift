@@ -47,7 +47,9 @@ enum X509Text {
             guard let name = faultline_sk_GENERAL_NAME_value(names, index) else { continue }
             switch name.pointee.type {
             case GEN_DNS:
-                result.append("DNS:" + String(decoding: bytes(of: name.pointee.d.dNSName), as: UTF8.self))
+                // An upstream's certificate may hold anything here; escape it before it is printed.
+                let text = String(decoding: bytes(of: name.pointee.d.dNSName), as: UTF8.self)
+                result.append("DNS:" + HostIdentity.printable(text))
             case GEN_IPADD:
                 result.append("IP:" + address(bytes(of: name.pointee.d.iPAddress)))
             default:
