@@ -75,7 +75,11 @@ public final class TLSConnection {
         guard let ssl = SSL_new(context) else {
             throw OpenSSLErrorQueue.error(TLSError.internalFailure, "Creating a TLS connection failed")
         }
-        guard let inbound = BIO_new(BIO_s_mem()), let outbound = BIO_new(BIO_s_mem()) else {
+        let inbound = BIO_new(BIO_s_mem())
+        let outbound = BIO_new(BIO_s_mem())
+        guard let inbound, let outbound else {
+            BIO_free(inbound)
+            BIO_free(outbound)
             SSL_free(ssl)
             throw OpenSSLErrorQueue.error(TLSError.internalFailure, "Creating memory BIOs failed")
         }
