@@ -9,13 +9,15 @@ enum ALPN {
             guard (1...255).contains(utf8.count) else {
                 throw TLSError(
                     code: TLSError.invalidALPN,
-                    description: "The ALPN protocol name \"\(HostIdentity.printable(name))\" must be 1 to 255 bytes long.")
+                    description:
+                        "The ALPN protocol name \"\(HostIdentity.printable(name))\" must be 1 to 255 bytes long.")
             }
             bytes.append(UInt8(utf8.count))
             bytes.append(contentsOf: utf8)
         }
         guard bytes.count <= 0xFFFF else {
-            throw TLSError(code: TLSError.invalidALPN, description: "The ALPN protocol list is longer than 65535 bytes.")
+            throw TLSError(
+                code: TLSError.invalidALPN, description: "The ALPN protocol list is longer than 65535 bytes.")
         }
         return bytes
     }

@@ -129,11 +129,13 @@ enum CAFiles {
         defer { for index in contents.indices { contents[index] = 0 } }
         return try withBIO(contents) { bio throws(TLSError) in
             OpenSSLErrorQueue.clear()
-            let refusePassphrase: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?)
-                -> Int32 = { _, _, _, _ in -1 }
+            let refusePassphrase:
+                @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?)
+                    -> Int32 = { _, _, _, _ in -1 }
             guard let key = PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) else {
                 let reason = OpenSSLErrorQueue.summary(OpenSSLErrorQueue.drain())
-                let encrypted = contents.starts(with: Array("-----BEGIN ENCRYPTED".utf8))
+                let encrypted =
+                    contents.starts(with: Array("-----BEGIN ENCRYPTED".utf8))
                     || reason.contains("bad password") || reason.contains("bad decrypt")
                 throw TLSError(
                     code: TLSError.caUnreadable,

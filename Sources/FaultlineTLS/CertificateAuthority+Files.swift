@@ -54,7 +54,8 @@ extension CertificateAuthority {
             // A key without a certificate is left over from an interrupted creation (the key is
             // written first): no client can trust a certificate that was never written, so start over.
             let (certificate, key) = try makeAuthorityPair()
-            let authority = CertificateAuthority(certificate: certificate, privateKey: key, certificatePath: certificatePath)
+            let authority = CertificateAuthority(
+                certificate: certificate, privateKey: key, certificatePath: certificatePath)
             try CAFiles.writeAtomically(privateKeyPEM(key), to: keyPath, mode: 0o600)
             try CAFiles.writeAtomically(Array(authority.certificatePEM.utf8), to: certificatePath, mode: 0o644)
             return authority
@@ -73,7 +74,8 @@ extension CertificateAuthority {
             X509_free(certificate)
             throw error
         }
-        let authority = CertificateAuthority(certificate: certificate, privateKey: key, certificatePath: certificatePath)
+        let authority = CertificateAuthority(
+            certificate: certificate, privateKey: key, certificatePath: certificatePath)
         // X509_check_ca: 1 for a v3 CA (basicConstraints CA:TRUE), 3 for a self-signed v1 root.
         guard X509_check_ca(certificate) >= 1 else {
             throw TLSError(

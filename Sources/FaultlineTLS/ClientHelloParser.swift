@@ -79,7 +79,9 @@ enum ClientHelloParser {
                 return .failure(Problem(reason: "an extension is truncated"))
             }
             // RFC 8446 §4.2: no extension type may appear twice.
-            guard seen.insert(type).inserted else { return .failure(Problem(reason: "extension \(type) appears twice")) }
+            guard seen.insert(type).inserted else {
+                return .failure(Problem(reason: "extension \(type) appears twice"))
+            }
             switch type {
             case serverNameExtension:
                 switch parseServerName(data) {
@@ -131,7 +133,9 @@ enum ClientHelloParser {
         var entries = ByteReader(list)
         var names: [String] = []
         while !entries.isAtEnd {
-            guard let name = entries.vector8(1...255) else { return .failure(Problem(reason: "bad ALPN protocol name")) }
+            guard let name = entries.vector8(1...255) else {
+                return .failure(Problem(reason: "bad ALPN protocol name"))
+            }
             names.append(String(decoding: name, as: UTF8.self))
         }
         return .success(names)

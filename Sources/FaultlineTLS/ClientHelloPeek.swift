@@ -57,11 +57,14 @@ public enum ClientHelloPeek {
     /// Nil while the message is incomplete but plausible; otherwise the answer.
     private static func checkMessage(_ message: [UInt8]) -> ClientHelloPeekResult? {
         guard let type = message.first else { return nil }
-        guard type == 1 else { return .notTLS(reason: "the first handshake message is of type \(type), not ClientHello") }
+        guard type == 1 else {
+            return .notTLS(reason: "the first handshake message is of type \(type), not ClientHello")
+        }
         guard message.count >= 4 else { return nil }
         let length = Int(message[1]) << 16 | Int(message[2]) << 8 | Int(message[3])
         guard length <= maximumClientHelloLength else {
-            return .notTLS(reason: "a ClientHello of \(length) bytes is over the \(maximumClientHelloLength)-byte limit")
+            return .notTLS(
+                reason: "a ClientHello of \(length) bytes is over the \(maximumClientHelloLength)-byte limit")
         }
         guard message.count >= 4 + length else { return nil }
         guard message.count == 4 + length else {

@@ -40,7 +40,8 @@ public final class TLSClientContext: @unchecked Sendable {
         if let file = extraTrustAnchorsPEMFile {
             guard SSL_CTX_load_verify_locations(context, file, nil) == 1 else {
                 throw OpenSSLErrorQueue.error(
-                    TLSError.trustAnchorsUnreadable, "Loading trust anchors from \(file) failed (expected PEM certificates)")
+                    TLSError.trustAnchorsUnreadable,
+                    "Loading trust anchors from \(file) failed (expected PEM certificates)")
             }
         }
         // The callback runs in both modes: it records the first failure for the error or for

@@ -37,7 +37,8 @@ extension TLSConnection {
             let (leaf, minted) = try context.authority.lookUpOrMint(host)
             OpenSSLErrorQueue.clear()
             guard SSL_use_certificate(ssl, leaf.certificate) == 1, SSL_use_PrivateKey(ssl, leaf.privateKey) == 1 else {
-                throw OpenSSLErrorQueue.error(TLSError.certificateUnavailable, "Installing the certificate for \(leaf.host) failed")
+                throw OpenSSLErrorQueue.error(
+                    TLSError.certificateUnavailable, "Installing the certificate for \(leaf.host) failed")
             }
             certificateHost = leaf.host
             certificateWasMinted = minted
@@ -45,7 +46,8 @@ extension TLSConnection {
         } catch {
             callbackFailure = TLSError(
                 code: TLSError.certificateUnavailable,
-                description: "No certificate could be made for \"\(HostIdentity.printable(host))\": \(error.description)")
+                description:
+                    "No certificate could be made for \"\(HostIdentity.printable(host))\": \(error.description)")
             alert?.pointee = SSL_AD_INTERNAL_ERROR
             return SSL_TLSEXT_ERR_ALERT_FATAL
         }
@@ -65,7 +67,8 @@ extension TLSConnection {
         var selected: UnsafeMutablePointer<UInt8>?
         var selectedLength: UInt8 = 0
         let outcome = SSL_select_next_proto(
-            &selected, &selectedLength, ours.baseAddress, UInt32(ours.count), offered.baseAddress, UInt32(offered.count))
+            &selected, &selectedLength, ours.baseAddress, UInt32(ours.count), offered.baseAddress, UInt32(offered.count)
+        )
         guard outcome == OPENSSL_NPN_NEGOTIATED, let selected else { return SSL_TLSEXT_ERR_ALERT_FATAL }
         out.pointee = UnsafePointer(selected)
         outLength.pointee = selectedLength

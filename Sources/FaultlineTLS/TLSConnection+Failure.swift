@@ -39,7 +39,8 @@ extension TLSConnection {
         if reasons.contains(SSL_R_NO_APPLICATION_PROTOCOL) {
             return noApplicationProtocolError()
         }
-        let closed = reasons.contains(SSL_R_UNEXPECTED_EOF_WHILE_READING) || (sslError == SSL_ERROR_SYSCALL && entries.isEmpty)
+        let closed =
+            reasons.contains(SSL_R_UNEXPECTED_EOF_WHILE_READING) || (sslError == SSL_ERROR_SYSCALL && entries.isEmpty)
         if closed { return closedError(duringHandshake: duringHandshake) }
         if duringHandshake {
             return TLSError(
@@ -122,7 +123,8 @@ extension TLSConnection {
             Int32(alert) == SSL_AD_UNKNOWN_CA
             ? "it does not trust the Faultline CA" : "most likely it does not trust the Faultline CA"
         let file = authority.certificatePath ?? "ca.pem"
-        return "The client rejected the certificate Faultline presented\(host) (TLS alert \"\(Self.alertName(alert))\"): "
+        return
+            "The client rejected the certificate Faultline presented\(host) (TLS alert \"\(Self.alertName(alert))\"): "
             + "\(verdict) (\(authority.subjectDescription)). Install the CA on the client: `faultline ca export` "
             + "prints it for a trust store (`faultline ca simulator` for an iOS simulator), or give the client the "
             + "CA file (e.g. `curl --cacert \(file)`)."

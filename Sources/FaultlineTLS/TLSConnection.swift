@@ -331,7 +331,9 @@ public final class TLSConnection {
         var alpnData: UnsafePointer<UInt8>?
         var alpnLength: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &alpnData, &alpnLength)
-        let alpn = alpnData.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(alpnLength)), as: UTF8.self) }
+        let alpn = alpnData.map {
+            String(decoding: UnsafeBufferPointer(start: $0, count: Int(alpnLength)), as: UTF8.self)
+        }
         let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) } ?? ""
         let version = String(cString: SSL_get_version(ssl))
         switch role {

@@ -64,7 +64,8 @@ private func serverNameCallback(
 
 /// Called by OpenSSL with the client's ALPN list (RFC 7301 §3.1).
 private func alpnSelectCallback(
-    _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ outLength: UnsafeMutablePointer<UInt8>?,
+    _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+    _ outLength: UnsafeMutablePointer<UInt8>?,
     _ offered: UnsafePointer<UInt8>?, _ offeredLength: UInt32, _ argument: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let ssl, let out, let outLength, let offered, let connection = TLSConnection.owner(of: ssl) else {

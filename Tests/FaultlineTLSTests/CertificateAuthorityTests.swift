@@ -34,7 +34,9 @@ struct CertificateAuthorityTests {
         #expect(try verifyChain(leaf: leaf.certificateDER, authority: first.certificateDER) == X509_V_OK)
     }
 
-    @Test("The CA is a P-256 root: CA:TRUE pathlen 0 (critical), keyCertSign and cRLSign (critical), SKI, named Faultline, ~2 years from yesterday")
+    @Test(
+        "The CA is a P-256 root: CA:TRUE pathlen 0 (critical), keyCertSign and cRLSign (critical), SKI, named Faultline, ~2 years from yesterday"
+    )
     func authorityExtensions() throws {
         let authority = try CertificateAuthority.makeEphemeral()
         #expect(authority.subjectDescription.hasPrefix("CN=Faultline Local CA "))
@@ -67,7 +69,9 @@ struct CertificateAuthorityTests {
         let second = try CertificateAuthority.makeEphemeral()
         #expect(first.subjectDescription != second.subjectDescription)
         #expect(first.certificateDER != second.certificateDER)
-        #expect(try verifyChain(leaf: second.certificate(for: "a.test").certificateDER, authority: first.certificateDER) != X509_V_OK)
+        #expect(
+            try verifyChain(leaf: second.certificate(for: "a.test").certificateDER, authority: first.certificateDER)
+                != X509_V_OK)
     }
 
     @Test("$FAULTLINE_HOME wins over ~/.faultline")
@@ -84,7 +88,9 @@ struct CertificateAuthorityTests {
         _ = try CertificateAuthority.loadOrCreate(directory: temporary.path)
         let pem = try String(contentsOfFile: temporary.file("ca.pem"), encoding: .utf8)
         try FileManager.default.removeItem(atPath: temporary.file("ca-key.pem"))
-        let error = try #require(throws: TLSError.self) { try CertificateAuthority.loadOrCreate(directory: temporary.path) }
+        let error = try #require(throws: TLSError.self) {
+            try CertificateAuthority.loadOrCreate(directory: temporary.path)
+        }
         #expect(error.code == TLSError.caUnreadable)
         #expect(error.description.contains("ca-key.pem"))
         #expect(try String(contentsOfFile: temporary.file("ca.pem"), encoding: .utf8) == pem)
@@ -119,7 +125,8 @@ struct CertificateAuthorityTests {
 @Suite("User-supplied CA (--ca-cert, --ca-key)")
 struct UserAuthorityTests {
     /// Makes a CA with the openssl command line; `key` is the `-newkey` argument ("ec" means P-256).
-    private func makeCA(in directory: TemporaryDirectory, key: String, extensions: [String]) throws -> (String, String) {
+    private func makeCA(in directory: TemporaryDirectory, key: String, extensions: [String]) throws -> (String, String)
+    {
         let certificate = directory.file("user-ca.pem")
         let privateKey = directory.file("user-ca-key.pem")
         var arguments = ["req", "-x509", "-newkey", key]
@@ -133,7 +140,9 @@ struct UserAuthorityTests {
         return (certificate, privateKey)
     }
 
-    @Test("An EC and an RSA user CA load from PEM and sign leaves that verify against them", arguments: ["ec", "rsa:2048"])
+    @Test(
+        "An EC and an RSA user CA load from PEM and sign leaves that verify against them",
+        arguments: ["ec", "rsa:2048"])
     func loadsUserCA(key: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -173,7 +182,9 @@ struct UserAuthorityTests {
         let (certificatePath, _) = try makeCA(
             in: directory, key: "rsa:2048", extensions: ["basicConstraints=critical,CA:TRUE"])
         let other = directory.file("other-key.pem")
-        try #require(try runOpenSSL(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", other]).status == 0)
+        try #require(
+            try runOpenSSL(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", other]).status
+                == 0)
         let error = try #require(throws: TLSError.self) {
             try CertificateAuthority.load(certificatePath: certificatePath, keyPath: other)
         }
@@ -189,7 +200,8 @@ struct UserAuthorityTests {
             in: directory, key: "rsa:2048", extensions: ["basicConstraints=critical,CA:TRUE"])
         let encrypted = directory.file("encrypted.pem")
         try #require(
-            try runOpenSSL(["pkey", "-in", keyPath, "-out", encrypted, "-aes256", "-passout", "pass:secret"]).status == 0)
+            try runOpenSSL(["pkey", "-in", keyPath, "-out", encrypted, "-aes256", "-passout", "pass:secret"]).status
+                == 0)
         let encryptedError = try #require(throws: TLSError.self) {
             try CertificateAuthority.load(certificatePath: certificatePath, keyPath: encrypted)
         }

@@ -10,7 +10,8 @@ struct ClientHelloPeekTests {
     }
 
     /// A real ClientHello from our client connection.
-    private func hello(serverName: String = "peek.example.test", alpn: [String] = ["h2", "http/1.1"]) throws -> [UInt8] {
+    private func hello(serverName: String = "peek.example.test", alpn: [String] = ["h2", "http/1.1"]) throws -> [UInt8]
+    {
         try TLSConnection.client(context: pki.trustingClient(), serverName: serverName, alpn: alpn).takeCiphertext()
     }
 
@@ -23,15 +24,19 @@ struct ClientHelloPeekTests {
             #expect(ClientHelloPeek.inspect(Array(bytes[0..<length])) == .needMoreBytes, "prefix of \(length) bytes")
         }
         // Bytes after the ClientHello (another record) do not change the answer.
-        #expect(ClientHelloPeek.inspect(bytes + [23, 3, 3, 0, 1, 0]) == .tls(serverName: "peek.example.test", alpn: ["h2", "http/1.1"]))
+        #expect(
+            ClientHelloPeek.inspect(bytes + [23, 3, 3, 0, 1, 0])
+                == .tls(serverName: "peek.example.test", alpn: ["h2", "http/1.1"]))
     }
 
     @Test("No SNI for an IP literal, no ALPN when none is offered")
     func absentExtensions() throws {
-        #expect(ClientHelloPeek.inspect(try hello(serverName: "127.0.0.1", alpn: [])) == .tls(serverName: nil, alpn: []))
+        #expect(
+            ClientHelloPeek.inspect(try hello(serverName: "127.0.0.1", alpn: [])) == .tls(serverName: nil, alpn: []))
     }
 
-    @Test("A ClientHello split across several handshake records (RFC 8446 §5.1) parses at every split point",
+    @Test(
+        "A ClientHello split across several handshake records (RFC 8446 §5.1) parses at every split point",
         arguments: [1, 50, 200])
     func fragmentedRecords(fragmentSize: Int) throws {
         let original = try hello()
@@ -54,9 +59,12 @@ struct ClientHelloPeekTests {
         #expect(server.certificateHost == "peek.example.test")
     }
 
-    @Test("HTTP and other plain bytes are not TLS, from the first byte", arguments: [
-        "GET / HTTP/1.1\r\nHost: example.test\r\n\r\n", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "SSH-2.0-OpenSSH\r\n", "G",
-    ])
+    @Test(
+        "HTTP and other plain bytes are not TLS, from the first byte",
+        arguments: [
+            "GET / HTTP/1.1\r\nHost: example.test\r\n\r\n", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "SSH-2.0-OpenSSH\r\n",
+            "G",
+        ])
     func plainBytes(text: String) {
         guard case .notTLS(let reason) = ClientHelloPeek.inspect(Array(text.utf8)) else {
             Issue.record("expected notTLS")
@@ -65,15 +73,17 @@ struct ClientHelloPeekTests {
         #expect(reason.contains("not a TLS handshake record"))
     }
 
-    @Test("Malformed records and messages are not TLS", arguments: [
-        ([22, 2, 0], "record version"),
-        ([22, 3, 1, 0, 0], "outside 1...16384"),
-        ([22, 3, 1, 0x40, 0x01], "outside 1...16384"),
-        ([22, 3, 1, 0, 4, 2, 0, 0, 0], "not ClientHello"),
-        ([22, 3, 1, 0, 4, 1, 0, 0x4E, 0x20], "over the 16384-byte limit"),
-        ([22, 3, 1, 0, 5, 1, 0, 0, 0, 9], "bytes follow the ClientHello"),
-        ([22, 3, 1, 0, 4, 1, 0, 0, 0], "malformed ClientHello"),
-    ] as [([UInt8], String)])
+    @Test(
+        "Malformed records and messages are not TLS",
+        arguments: [
+            ([22, 2, 0], "record version"),
+            ([22, 3, 1, 0, 0], "outside 1...16384"),
+            ([22, 3, 1, 0x40, 0x01], "outside 1...16384"),
+            ([22, 3, 1, 0, 4, 2, 0, 0, 0], "not ClientHello"),
+            ([22, 3, 1, 0, 4, 1, 0, 0x4E, 0x20], "over the 16384-byte limit"),
+            ([22, 3, 1, 0, 5, 1, 0, 0, 0, 9], "bytes follow the ClientHello"),
+            ([22, 3, 1, 0, 4, 1, 0, 0, 0], "malformed ClientHello"),
+        ] as [([UInt8], String)])
     func malformed(bytes: [UInt8], expected: String) {
         guard case .notTLS(let reason) = ClientHelloPeek.inspect(bytes) else {
             Issue.record("expected notTLS for \(bytes)")
@@ -97,9 +107,12 @@ struct ClientHelloPeekTests {
 
     @Test("Hand-built ClientHellos: TLS 1.2 without extensions; duplicate extensions; bad SNI bytes")
     func handBuilt() {
-        #expect(ClientHelloPeek.inspect(Self.record(Self.helloBody(extensions: nil))) == .tls(serverName: nil, alpn: []))
+        #expect(
+            ClientHelloPeek.inspect(Self.record(Self.helloBody(extensions: nil))) == .tls(serverName: nil, alpn: []))
         let sni = Self.extension(0, Self.vector16([0] + Self.vector16(Array("a.test".utf8))))
-        #expect(ClientHelloPeek.inspect(Self.record(Self.helloBody(extensions: sni))) == .tls(serverName: "a.test", alpn: []))
+        #expect(
+            ClientHelloPeek.inspect(Self.record(Self.helloBody(extensions: sni)))
+                == .tls(serverName: "a.test", alpn: []))
         if case .notTLS(let reason) = ClientHelloPeek.inspect(Self.record(Self.helloBody(extensions: sni + sni))) {
             #expect(reason.contains("appears twice"))
         } else {
@@ -112,7 +125,9 @@ struct ClientHelloPeekTests {
             Issue.record("control bytes in SNI must be refused")
         }
         let alpn = Self.extension(16, Self.vector16([2] + Array("h2".utf8) + [8] + Array("http/1.1".utf8)))
-        #expect(ClientHelloPeek.inspect(Self.record(Self.helloBody(extensions: alpn))) == .tls(serverName: nil, alpn: ["h2", "http/1.1"]))
+        #expect(
+            ClientHelloPeek.inspect(Self.record(Self.helloBody(extensions: alpn)))
+                == .tls(serverName: nil, alpn: ["h2", "http/1.1"]))
         // RFC 7301 §3.1: protocol names are 1...255 bytes; an empty one is malformed.
         let emptyName = Self.extension(16, Self.vector16([0, 2] + Array("h2".utf8)))
         if case .notTLS(let reason) = ClientHelloPeek.inspect(Self.record(Self.helloBody(extensions: emptyName))) {
@@ -132,7 +147,8 @@ struct ClientHelloPeekTests {
             switch round % 4 {
             case 0:
                 for _ in 0..<Int.random(in: 1...6, using: &generator) {
-                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
                 }
             case 1:
                 // Mutations in the first 60 bytes hit the length fields.
@@ -140,7 +156,11 @@ struct ClientHelloPeekTests {
                 bytes[index] = UInt8.random(in: 0...255, using: &generator)
                 bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
             case 2:
-                bytes = [22, 3, 1] + (0..<Int.random(in: 0...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                bytes =
+                    [22, 3, 1]
+                    + (0..<Int.random(in: 0...300, using: &generator)).map { _ in
+                        UInt8.random(in: 0...255, using: &generator)
+                    }
             default:
                 let cut = Int.random(in: 0..<bytes.count, using: &generator)
                 bytes.insert(UInt8.random(in: 0...255, using: &generator), at: cut)

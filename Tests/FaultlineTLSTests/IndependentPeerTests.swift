@@ -66,7 +66,9 @@ final class PlainOpenSSLServer {
 @Suite("Against peers that are not FaultlineTLS")
 struct IndependentPeerTests {
     /// A CA and a leaf for `leafHost` made with the openssl command line.
-    private func makeOpenSSLPKI(_ directory: TemporaryDirectory, leafHost: String) throws -> (ca: String, cert: String, key: String) {
+    private func makeOpenSSLPKI(_ directory: TemporaryDirectory, leafHost: String) throws -> (
+        ca: String, cert: String, key: String
+    ) {
         let ca = directory.file("ca.pem")
         let caKey = directory.file("ca-key.pem")
         let cert = directory.file("leaf.pem")
@@ -75,7 +77,8 @@ struct IndependentPeerTests {
         let ext = try directory.write("subjectAltName=DNS:\(leafHost)\nextendedKeyUsage=serverAuth\n", to: "leaf.ext")
         for arguments in [
             [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", caKey, "-out", ca,
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", caKey,
+                "-out", ca,
                 "-days", "2", "-subj", "/CN=Independent Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
                 "-addext", "keyUsage=critical,keyCertSign",
             ],
@@ -83,7 +86,10 @@ struct IndependentPeerTests {
                 "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", csr,
                 "-subj", "/CN=\(leafHost)",
             ],
-            ["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", cert, "-days", "2", "-extfile", ext],
+            [
+                "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", cert, "-days", "2",
+                "-extfile", ext,
+            ],
         ] {
             let (status, output) = try runOpenSSL(arguments)
             try #require(status == 0, "openssl \(arguments[0]) failed: \(output)")
@@ -115,7 +121,8 @@ struct IndependentPeerTests {
 
         // Partial wildcards and suffix tricks do not pass either.
         let suffix = try TLSConnection.client(context: trusting, serverName: "origin.test.evil.test", alpn: [])
-        let suffixEvents = try PlainOpenSSLServer(certificateFile: files.cert, keyFile: files.key).exchange(with: suffix)
+        let suffixEvents = try PlainOpenSSLServer(certificateFile: files.cert, keyFile: files.key).exchange(
+            with: suffix)
         #expect(Wire.failure(suffixEvents)?.code == TLSError.hostnameMismatch)
     }
 

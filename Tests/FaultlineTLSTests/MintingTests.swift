@@ -22,15 +22,19 @@ struct MintingTests {
             #expect(X509_check_host(certificate, "other.example.com", 0, 0, nil) == 0)
             #expect(X509_check_ip_asc(certificate, "127.0.0.1", 0) == 0)
         }
-        #expect(try verifyChain(leaf: leaf.certificateDER, authority: authority.certificateDER, host: "api.example.com") == X509_V_OK)
+        #expect(
+            try verifyChain(leaf: leaf.certificateDER, authority: authority.certificateDER, host: "api.example.com")
+                == X509_V_OK)
         #expect(
             try verifyChain(leaf: leaf.certificateDER, authority: authority.certificateDER, host: "evil.example.com")
                 == X509_V_ERR_HOSTNAME_MISMATCH)
     }
 
-    @Test("IP literals get an IP SAN (not DNS)", arguments: [
-        ("127.0.0.1", "127.0.0.1"), ("::1", "::1"), ("[::1]", "::1"), ("2001:DB8:0:0::1", "2001:db8::1"),
-    ])
+    @Test(
+        "IP literals get an IP SAN (not DNS)",
+        arguments: [
+            ("127.0.0.1", "127.0.0.1"), ("::1", "::1"), ("[::1]", "::1"), ("2001:DB8:0:0::1", "2001:db8::1"),
+        ])
     func ipAddress(input: String, canonical: String) throws {
         let leaf = try authority.certificate(for: input)
         #expect(leaf.host == canonical)
@@ -42,7 +46,9 @@ struct MintingTests {
         #expect(try verifyChain(leaf: leaf.certificateDER, authority: authority.certificateDER) == X509_V_OK)
     }
 
-    @Test("Leaves are P-256 server certificates: EKU serverAuth, digitalSignature (critical), CA:FALSE, AKI = CA's SKI, a year from yesterday")
+    @Test(
+        "Leaves are P-256 server certificates: EKU serverAuth, digitalSignature (critical), CA:FALSE, AKI = CA's SKI, a year from yesterday"
+    )
     func leafExtensions() throws {
         let leaf = try authority.certificate(for: "leaf.test")
         try withX509(authority.certificateDER) { caCertificate in
@@ -105,10 +111,13 @@ struct MintingTests {
         #expect(Set(identifiers).count == 1)
     }
 
-    @Test("Names no certificate can carry are refused with invalid-host", arguments: [
-        "", "a b", "foo..bar", ".", "*.example.com", "exa\u{0}mple.com", "bücher.example", String(repeating: "a", count: 64) + ".test",
-        String(repeating: "abcdefgh.", count: 29) + "test",
-    ])
+    @Test(
+        "Names no certificate can carry are refused with invalid-host",
+        arguments: [
+            "", "a b", "foo..bar", ".", "*.example.com", "exa\u{0}mple.com", "bücher.example",
+            String(repeating: "a", count: 64) + ".test",
+            String(repeating: "abcdefgh.", count: 29) + "test",
+        ])
     func invalidHosts(host: String) throws {
         let error = try #require(throws: TLSError.self) { try authority.certificate(for: host) }
         #expect(error.code == TLSError.invalidHost)
@@ -121,7 +130,8 @@ struct MintingTests {
         let leaf = try authority.certificate(for: host)
         #expect(leaf.subjectAlternativeNames == ["DNS:\(host)"])
         #expect(leaf.subjectDescription == "O=Faultline")
-        #expect(try verifyChain(leaf: leaf.certificateDER, authority: authority.certificateDER, host: host) == X509_V_OK)
+        #expect(
+            try verifyChain(leaf: leaf.certificateDER, authority: authority.certificateDER, host: host) == X509_V_OK)
     }
 
     @Test("A SAN cannot be smuggled through config syntax (a comma in a name is refused, not parsed)")

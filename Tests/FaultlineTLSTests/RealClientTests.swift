@@ -22,7 +22,9 @@ final class LoopbackTLSServer: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
@@ -40,7 +42,9 @@ final class LoopbackTLSServer: @unchecked Sendable {
     func serveOne(context: TLSServerContext, fallbackHost: String, response: String) -> Served {
         let served = Served()
         let thread = Thread { [self] in
-            served.events.mutate { $0 = self.run(context: context, fallbackHost: fallbackHost, response: Array(response.utf8)) }
+            served.events.mutate {
+                $0 = self.run(context: context, fallbackHost: fallbackHost, response: Array(response.utf8))
+            }
             served.done.signal()
         }
         thread.start()
@@ -64,7 +68,9 @@ final class LoopbackTLSServer: @unchecked Sendable {
         let fd = accept(listener, nil, nil)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
-        guard let connection = try? TLSConnection.server(context: context, fallbackHost: fallbackHost) else { return [] }
+        guard let connection = try? TLSConnection.server(context: context, fallbackHost: fallbackHost) else {
+            return []
+        }
         var events: [TLSEvent] = []
         var responded = false
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -91,7 +97,9 @@ final class LoopbackTLSServer: @unchecked Sendable {
             let new = connection.advance()
             events += new
             if new.contains(where: { if case .failed = $0 { true } else { false } }) { break }
-            if !responded, Wire.plaintext(events).count >= 4, String(decoding: Wire.plaintext(events), as: UTF8.self).contains("\r\n\r\n") {
+            if !responded, Wire.plaintext(events).count >= 4,
+                String(decoding: Wire.plaintext(events), as: UTF8.self).contains("\r\n\r\n")
+            {
                 connection.writePlaintext(response)
                 connection.close()
                 responded = true
@@ -122,7 +130,8 @@ struct RealClientTests {
 
     private static let response = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
 
-    @Test("curl trusting the CA gets the answer; SNI and ALPN reach the engine", .enabled(if: curlAvailable),
+    @Test(
+        "curl trusting the CA gets the answer; SNI and ALPN reach the engine", .enabled(if: curlAvailable),
         arguments: [[], ["--tls-max", "1.2"]])
     func trustingCurl(extra: [String]) throws {
         let pki = try TestPKI()
@@ -143,7 +152,8 @@ struct RealClientTests {
         #expect(Wire.failure(events) == nil)
     }
 
-    @Test("curl that does not trust the CA fails (exit 60) and the engine reports client-rejected-certificate",
+    @Test(
+        "curl that does not trust the CA fails (exit 60) and the engine reports client-rejected-certificate",
         .enabled(if: curlAvailable))
     func untrustingCurl() throws {
         let pki = try TestPKI()

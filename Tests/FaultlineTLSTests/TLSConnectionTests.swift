@@ -43,12 +43,14 @@ struct TLSConnectionTests {
         #expect(wire.serverEvents.count == 1)
     }
 
-    @Test("ALPN: the server's preference among what the client offers", arguments: [
-        (["h2", "http/1.1"], ["http/1.1", "h2"], "h2"),
-        (["http/1.1"], ["h2", "http/1.1"], "http/1.1"),
-        (["http/1.1", "h2"], ["h2", "http/1.1"], "http/1.1"),
-        (["h2", "http/1.1"], ["http/1.1"], "http/1.1"),
-    ])
+    @Test(
+        "ALPN: the server's preference among what the client offers",
+        arguments: [
+            (["h2", "http/1.1"], ["http/1.1", "h2"], "h2"),
+            (["http/1.1"], ["h2", "http/1.1"], "http/1.1"),
+            (["http/1.1", "h2"], ["h2", "http/1.1"], "http/1.1"),
+            (["h2", "http/1.1"], ["http/1.1"], "http/1.1"),
+        ])
     func alpn(server: [String], client: [String], expected: String) throws {
         let wire = try pki.wire(clientALPN: client, serverALPN: server)
         wire.pump()
@@ -97,7 +99,8 @@ struct TLSConnectionTests {
         #expect(!third.server.certificateWasMinted)
     }
 
-    @Test("A client dialling an IP sends no SNI; the server uses the fallback host and the client checks the IP SAN",
+    @Test(
+        "A client dialling an IP sends no SNI; the server uses the fallback host and the client checks the IP SAN",
         arguments: ["127.0.0.1", "::1"])
     func ipLiteral(address: String) throws {
         let wire = try pki.wire(serverName: address, fallbackHost: address)
@@ -108,7 +111,9 @@ struct TLSConnectionTests {
         #expect(wire.server.certificateHost == address)
     }
 
-    @Test("Application data flows both ways, including 1 MiB, at odd splits", arguments: [Split.pieces(7), .random(seed: 42)])
+    @Test(
+        "Application data flows both ways, including 1 MiB, at odd splits",
+        arguments: [Split.pieces(7), .random(seed: 42)])
     func applicationData(split: Split) throws {
         let wire = try pki.wire(split: split)
         // Written before the handshake completes: held, then sent in order.
@@ -149,7 +154,8 @@ struct TLSConnectionTests {
         #expect(wire.serverFailure == nil)
     }
 
-    @Test("A client that does not trust the CA: client-rejected-certificate on the server, a verify error on the client",
+    @Test(
+        "A client that does not trust the CA: client-rejected-certificate on the server, a verify error on the client",
         arguments: [Split.whole, .pieces(5)])
     func untrustedCA(split: Split) throws {
         let wire = try pki.wire(serverName: "bank.test", client: TLSClientContext(), split: split)
@@ -201,10 +207,12 @@ struct TLSConnectionTests {
         #expect(info.peerVerificationError?.contains("unable to get local issuer certificate") == true)
     }
 
-    @Test("A non-TLS byte stream fails the server cleanly with not-tls", arguments: [
-        "GET / HTTP/1.1\r\nHost: example.test\r\n\r\n", "CONNECT example.test:443 HTTP/1.1\r\n\r\n",
-        "SSH-2.0-OpenSSH_9.6\r\n",
-    ])
+    @Test(
+        "A non-TLS byte stream fails the server cleanly with not-tls",
+        arguments: [
+            "GET / HTTP/1.1\r\nHost: example.test\r\n\r\n", "CONNECT example.test:443 HTTP/1.1\r\n\r\n",
+            "SSH-2.0-OpenSSH_9.6\r\n",
+        ])
     func notTLS(text: String) throws {
         let server = try TLSConnection.server(context: pki.server(), fallbackHost: "example.test")
         server.receiveCiphertext(Array(text.utf8))
@@ -222,7 +230,9 @@ struct TLSConnectionTests {
         let context = try pki.server()
         for round in 0..<300 {
             let server = try TLSConnection.server(context: context, fallbackHost: "g.test")
-            var bytes = (0..<Int.random(in: 1...600, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var bytes = (0..<Int.random(in: 1...600, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             if round % 2 == 0 { bytes.replaceSubrange(0..<min(3, bytes.count), with: [22, 3, 1].prefix(bytes.count)) }
             server.receiveCiphertext(bytes)
             let events = server.advance()
@@ -238,7 +248,8 @@ struct TLSConnectionTests {
     func mutatedClientHellos() throws {
         var generator = SeededGenerator(seed: 2024)
         let context = try pki.server()
-        let client = try TLSConnection.client(context: pki.trustingClient(), serverName: "fuzz.test", alpn: ["h2", "http/1.1"])
+        let client = try TLSConnection.client(
+            context: pki.trustingClient(), serverName: "fuzz.test", alpn: ["h2", "http/1.1"])
         let hello = client.takeCiphertext()
         for _ in 0..<300 {
             var bytes = hello
@@ -296,9 +307,15 @@ struct TLSConnectionTests {
 
     @Test("Bad arguments are refused up front")
     func badArguments() throws {
-        #expect(throws: TLSError.self) { try TLSConnection.client(context: pki.trustingClient(), serverName: "a b", alpn: []) }
-        #expect(throws: TLSError.self) { try TLSConnection.client(context: pki.trustingClient(), serverName: "ok.test", alpn: [""]) }
-        #expect(throws: TLSError.self) { try TLSServerContext(authority: pki.authority, alpn: [String(repeating: "x", count: 256)]) }
+        #expect(throws: TLSError.self) {
+            try TLSConnection.client(context: pki.trustingClient(), serverName: "a b", alpn: [])
+        }
+        #expect(throws: TLSError.self) {
+            try TLSConnection.client(context: pki.trustingClient(), serverName: "ok.test", alpn: [""])
+        }
+        #expect(throws: TLSError.self) {
+            try TLSServerContext(authority: pki.authority, alpn: [String(repeating: "x", count: 256)])
+        }
         let missing = try #require(throws: TLSError.self) {
             try TLSClientContext(extraTrustAnchorsPEMFile: pki.directory.file("absent.pem"))
         }
