@@ -122,7 +122,7 @@ struct CertificateAuthorityTests {
     }
 }
 
-@Suite("User-supplied CA (--ca-cert, --ca-key)")
+@Suite("User-supplied CA (--ca-cert, --ca-key)", .enabled(if: opensslAvailable))
 struct UserAuthorityTests {
     /// Makes a CA with the openssl command line; `key` is the `-newkey` argument ("ec" means P-256).
     private func makeCA(in directory: TemporaryDirectory, key: String, extensions: [String]) throws -> (String, String)

@@ -63,7 +63,7 @@ final class PlainOpenSSLServer {
     }
 }
 
-@Suite("Against peers that are not FaultlineTLS")
+@Suite("Against peers that are not FaultlineTLS", .enabled(if: opensslAvailable))
 struct IndependentPeerTests {
     /// A CA and a leaf for `leafHost` made with the openssl command line.
     private func makeOpenSSLPKI(_ directory: TemporaryDirectory, leafHost: String) throws -> (
