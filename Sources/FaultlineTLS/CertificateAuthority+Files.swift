@@ -7,8 +7,9 @@ import Darwin
 #endif
 
 extension CertificateAuthority {
-    /// The file names inside the CA directory.
+    /// The CA certificate's file name inside the CA directory (what `faultline ca path` shows).
     public static let certificateFileName = "ca.pem"
+    /// The CA key's file name inside the CA directory (mode 0600).
     public static let keyFileName = "ca-key.pem"
 
     /// Faultline's configuration directory: `$FAULTLINE_HOME` when set and not empty, otherwise
