@@ -43,6 +43,7 @@ let package = Package(
         .target(name: "FaultlineConfig", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
         .target(name: "FaultlineRules", dependencies: ["FaultlineCore", "FaultlineConfig"], swiftSettings: strictSettings),
         .target(name: "FaultlineTrace", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
+        .target(name: "FaultlineTLS", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
         .target(
             name: "FaultlineContract", dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),
@@ -100,6 +101,7 @@ let package = Package(
         .testTarget(
             name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
+        .testTarget(name: "FaultlineTLSTests", dependencies: ["FaultlineTLS", "COpenSSL"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineContractTests", dependencies: ["FaultlineContract", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),
