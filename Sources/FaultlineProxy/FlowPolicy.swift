@@ -1,5 +1,5 @@
 public import FaultlineRules
-import Synchronization
+public import Synchronization
 
 /// The rules and the auth profile a proxy consults for every flow, shared by all sessions.
 ///
@@ -24,6 +24,15 @@ public final class FlowPolicy: Sendable {
     private let profileState: Mutex<(profile: AuthProfile?, tracker: LineageTracker?, readsBodies: Bool)>
     private let fingerprint: @Sendable (String) -> String
     let cookies = CookieMemory()
+    /// Listeners outside the engine that wait for flow events (holds released by an event); the
+    /// server keeps it current. With none, and no rule condition on a flow stage, sessions do not
+    /// report stages at all.
+    public let externalEventListeners = Atomic<Int>(0)
+
+    /// True when someone needs to hear that a flow reached a stage.
+    var wantsFlowEvents: Bool {
+        engine.observesFlowEvents || externalEventListeners.load(ordering: .relaxed) > 0
+    }
 
     public init(ruleSet: RuleSet, bodyLimit: Int = 256 * 1024, fingerprint: @escaping @Sendable (String) -> String) {
         self.engine = RuleEngine(ruleSet: ruleSet)

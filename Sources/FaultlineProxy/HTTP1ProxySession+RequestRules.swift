@@ -40,7 +40,7 @@ extension HTTP1ProxySession {
         if exchange.requestPlan.duplicate == nil { exchange.collectedBody = nil }
         traceRequestReceived(exchange, decision: decision)
         traceRulesFired(decision.fired, flow: exchange.flow.id, &output)
-        output.append(.observed(.flow(role: decision.role, stage: .received, lineage: decision.lineage)))
+        observe(.flow(role: decision.role, stage: .received, lineage: decision.lineage), &output)
         applyRequestPlan(&output)
     }
 
@@ -105,7 +105,7 @@ extension HTTP1ProxySession {
             .responseDelivered, connection: connectionID, flow: exchange.flow.id,
             [.int("status", response.status), .bool("synthetic", true), .body("body", digest.finish())])
         if let decision = exchange.decision {
-            output.append(.observed(.flow(role: decision.role, stage: .delivered, lineage: decision.lineage)))
+            observe(.flow(role: decision.role, stage: .delivered, lineage: decision.lineage), &output)
         }
         if closing || exchange.requestComplete { finishAnsweredExchange(&output) }
     }
@@ -151,6 +151,12 @@ extension HTTP1ProxySession {
             view.lineage = decision.lineage
         }
         return view
+    }
+
+    /// Reports that the flow reached a stage, when a rule condition or a hold waits for stages.
+    func observe(_ event: ObservedEvent, _ output: inout SessionOutput) {
+        guard configuration.policy?.wantsFlowEvents == true else { return }
+        output.append(.observed(event))
     }
 
     func traceRulesFired(_ fired: [FiredRule], flow: FlowID, _ output: inout SessionOutput) {

@@ -28,7 +28,7 @@ extension HTTP1ProxySession {
         if let tracker = decision.tracker {
             traceLineageEvents(tracker.requestSent(role: decision.role, credentials: decision.credentials), exchange)
         }
-        output.append(.observed(.flow(role: decision.role, stage: .forwarded, lineage: decision.lineage)))
+        observe(.flow(role: decision.role, stage: .forwarded, lineage: decision.lineage), &output)
         if exchange.requestPlan.duplicate?.timing == .beforeResponse { sendDuplicates(exchange, &output) }
     }
 
@@ -39,7 +39,9 @@ extension HTTP1ProxySession {
         exchange.responseHead = head
         exchange.flow.phase = .streamingResponse
         traceResponseReceived(head, flow: exchange.flow.id)
-        policy.cookies.remember(setCookieValues: head.headers.values(name: "set-cookie"))
+        if policy.engine.replaysCookies {
+            policy.cookies.remember(setCookieValues: head.headers.values(name: "set-cookie"))
+        }
         var fired: [FiredRule] = []
         if policy.engine.hasRules(in: .response) {
             var view = flowView(of: exchange, body: nil)
@@ -56,7 +58,7 @@ extension HTTP1ProxySession {
         let decision = exchange.decision
         traceRulesFired(fired, flow: exchange.flow.id, &output)
         if let decision {
-            output.append(.observed(.flow(role: decision.role, stage: .responded, lineage: decision.lineage)))
+            observe(.flow(role: decision.role, stage: .responded, lineage: decision.lineage), &output)
         }
         let plan = exchange.responsePlan
         switch plan.fault {
@@ -200,7 +202,7 @@ extension HTTP1ProxySession {
                 headers: sentHead.headers.map { (name: $0.name, value: $0.value) }, body: exchange.responseTee)
             traceLineageEvents(events, exchange)
         }
-        output.append(.observed(.flow(role: decision.role, stage: .delivered, lineage: decision.lineage)))
+        observe(.flow(role: decision.role, stage: .delivered, lineage: decision.lineage), &output)
         if exchange.requestPlan.duplicate?.timing == .afterResponse { sendDuplicates(exchange, &output) }
     }
 

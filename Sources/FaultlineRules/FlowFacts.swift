@@ -2,8 +2,6 @@
 /// computed at most once per evaluation and only when a rule asks.
 struct FlowFacts {
     let flow: FlowView
-    private var headerIndex: [String: [String]]?
-    private var responseHeaderIndex: [String: [String]]?
     private var queryParameters: [String: [String]]?
     private var cookieValues: [String: [String]]?
     private var formFields: [String: [String]]?
@@ -14,15 +12,21 @@ struct FlowFacts {
         self.flow = flow
     }
 
-    /// Values of a request header; `lowercasedName` must already be lowercase.
-    mutating func header(_ lowercasedName: String) -> [String] {
-        if headerIndex == nil { headerIndex = Self.index(flow.headers) }
-        return headerIndex?[lowercasedName] ?? []
+    /// Values of a request header; `lowercasedName` must already be lowercase. A scan, not an
+    /// index: a request has a handful of fields and a rule asks for one or two, so building a
+    /// dictionary of lowercased names cost more than it saved (measured).
+    func header(_ lowercasedName: String) -> [String] {
+        Self.values(of: lowercasedName, in: flow.headers)
     }
 
-    mutating func responseHeader(_ lowercasedName: String) -> [String] {
-        if responseHeaderIndex == nil { responseHeaderIndex = Self.index(flow.responseHeaders) }
-        return responseHeaderIndex?[lowercasedName] ?? []
+    func responseHeader(_ lowercasedName: String) -> [String] {
+        Self.values(of: lowercasedName, in: flow.responseHeaders)
+    }
+
+    private static func values(of lowercasedName: String, in fields: [(name: String, value: String)]) -> [String] {
+        var values: [String] = []
+        for field in fields where ASCIICase.equal(field.name, lowercasedName) { values.append(field.value) }
+        return values
     }
 
     mutating func query(_ name: String) -> [String] {
@@ -45,11 +49,5 @@ struct FlowFacts {
     mutating func bodyJSON() -> BodyJSON? {
         if json == nil { json = .some(flow.body.flatMap(BodyJSON.parse)) }
         return json ?? nil
-    }
-
-    private static func index(_ fields: [(name: String, value: String)]) -> [String: [String]] {
-        var index: [String: [String]] = [:]
-        for field in fields { index[ASCIICase.lowered(field.name), default: []].append(field.value) }
-        return index
     }
 }

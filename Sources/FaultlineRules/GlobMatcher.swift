@@ -106,14 +106,17 @@ final class GlobMatcher: Sendable {
 
     /// True when the whole of `text` matches the whole pattern.
     func matches(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            var subject = bytes
-            if mode == .host, subject.count > 1, subject[subject.count - 1] == UInt8(ascii: ".") {
-                subject = UnsafeBufferPointer(rebasing: subject.dropLast())  // absolute FQDN
-            }
-            return matches(subject)
+        // Native strings hand out their UTF-8 in place; others are copied once.
+        if let result = text.utf8.withContiguousStorageIfAvailable(matchesSubject) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(matchesSubject)
+    }
+
+    private func matchesSubject(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var subject = bytes
+        if mode == .host, subject.count > 1, subject[subject.count - 1] == UInt8(ascii: ".") {
+            subject = UnsafeBufferPointer(rebasing: subject.dropLast())  // absolute FQDN
         }
+        return matches(subject)
     }
 
     private func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -16,6 +16,8 @@ struct EngineSummary: OptionSet, Sendable {
     static let duplicates = EngineSummary(rawValue: 1 << 4)
     /// Some scenario (enabled or not: they record regardless) has an `after`/`before` on a flow stage.
     static let flowEventConditions = EngineSummary(rawValue: 1 << 5)
+    /// An enabled rule replays a Set-Cookie seen earlier (`setCookie: { replay }`).
+    static let cookieReplay = EngineSummary(rawValue: 1 << 6)
 
     init(rawValue: UInt8) { self.rawValue = rawValue }
 
@@ -31,8 +33,12 @@ struct EngineSummary: OptionSet, Sendable {
                 if runtime.matchers[index].readsBody {
                     summary.insert(rule.phase == .request ? .requestBody : .requestBodyAtResponse)
                 }
-                if rule.actions.contains(where: { if case .duplicate = $0 { true } else { false } }) {
-                    summary.insert(.duplicates)
+                for action in rule.actions {
+                    switch action {
+                    case .duplicate: summary.insert(.duplicates)
+                    case .setCookie(.replay): summary.insert(.cookieReplay)
+                    default: break
+                    }
                 }
             }
         }
@@ -52,7 +58,10 @@ extension RuleEngine {
 
     /// True when some scenario waits for flow stages (`after`/`before` on `<role>.<stage>`), so
     /// `observe` has work to do for them.
-    var observesFlowEvents: Bool { summary.contains(.flowEventConditions) }
+    public var observesFlowEvents: Bool { summary.contains(.flowEventConditions) }
+
+    /// True when an enabled rule replays an earlier Set-Cookie, so responses' cookies must be remembered.
+    public var replaysCookies: Bool { summary.contains(.cookieReplay) }
 
     var summary: EngineSummary { EngineSummary(rawValue: summaryBits.load(ordering: .acquiring)) }
 

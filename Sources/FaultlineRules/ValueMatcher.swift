@@ -5,7 +5,10 @@
 /// any occurrence passes; `exists: false` passes only when there is none. For header fields the
 /// comma-joined value is tried too, since RFC 9110 §5.3 makes it equivalent to the separate
 /// lines.
-struct ValueMatcher {
+///
+/// A class, like `FlowMatcher`: the engine walks these for every rule of every flow, and as values
+/// each step copied an enum with payloads (measured in the engine's profile).
+final class ValueMatcher {
     private enum Test {
         case equals(String)
         case exists(Bool)

@@ -48,13 +48,19 @@ public final class HoldRegistry: Sendable {
     /// always none does.
     private let eventWaiters = Atomic<Int>(0)
 
-    public init() {}
+    /// Told the number of holds waiting for an event whenever it changes.
+    private let waitersChanged: @Sendable (Int) -> Void
+
+    public init(waitersChanged: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.waitersChanged = waitersChanged
+    }
 
     /// Runs `body` under the lock and refreshes `eventWaiters`.
     private func withState<R>(_ body: (inout State) -> R) -> R {
         state.withLock { state in
             let result = body(&state)
-            eventWaiters.store(state.entries.reduce(0) { $0 + ($1.releaseOn == nil ? 0 : 1) }, ordering: .relaxed)
+            let waiting = state.entries.reduce(0) { $0 + ($1.releaseOn == nil ? 0 : 1) }
+            if eventWaiters.exchange(waiting, ordering: .relaxed) != waiting { waitersChanged(waiting) }
             return result
         }
     }

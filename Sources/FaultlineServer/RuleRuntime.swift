@@ -1,15 +1,17 @@
 public import FaultlineProxy
 public import FaultlineRules
+import Synchronization
 
 /// The rules side of a running server, shared by every loop: the flow policy (rules engine and
 /// lineage tracker) and the held flows. Everything here is thread-safe.
 public final class RuleRuntime: Sendable {
     /// Nil when the proxy runs without rules.
     public let policy: FlowPolicy?
-    public let holds = HoldRegistry()
+    public let holds: HoldRegistry
 
     public init(policy: FlowPolicy?) {
         self.policy = policy
+        self.holds = HoldRegistry { waiting in policy?.externalEventListeners.store(waiting, ordering: .relaxed) }
     }
 
     /// Something happened that conditions (`after`/`before`) and hold releases may wait for.

@@ -51,6 +51,13 @@ struct Playbook {
         return upstreamText
     }
 
+    /// Forgets what was written and logged so far.
+    mutating func clear() {
+        toClient = []
+        toUpstream = []
+        log = []
+    }
+
     mutating func takeLog() -> [ProxyAction] {
         defer { log = [] }
         return log

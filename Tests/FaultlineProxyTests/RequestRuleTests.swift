@@ -123,8 +123,10 @@ import Testing
         #expect(copy.hasSuffix("Content-Length: 2\r\n\r\nok"))
     }
 
+    /// A rule waiting for a flow stage makes the session report every stage.
     @Test func observersHearEveryStageOfAFlow() {
-        var play = Playbook(ruleSet: ruleSet(#"{ rules: [] }"#))
+        var play = Playbook(
+            ruleSet: ruleSet(#"{ rules: [{ name: "later", match: { path: "/none" }, when: { after: "business.delivered" } }] }"#))
         play.client(Self.get)
         play.connected()
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
@@ -135,5 +137,15 @@ import Testing
                 .flow(role: "business", stage: .responded, lineage: nil),
                 .flow(role: "business", stage: .delivered, lineage: nil),
             ])
+    }
+
+    /// With nobody waiting for stages (no such condition, no hold released by an event), the
+    /// session does not report them: that is most flows, and it saves work on every one.
+    @Test func stagesAreNotReportedWhenNobodyWaits() {
+        var play = Playbook(ruleSet: ruleSet(#"{ rules: [{ name: "x", match: { path: "/none" }, actions: [{ delay: 1 }] }] }"#))
+        play.client(Self.get)
+        play.connected()
+        play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        #expect(play.observed().isEmpty)
     }
 }
