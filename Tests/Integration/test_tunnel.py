@@ -1,9 +1,14 @@
 """Tunnels: CONNECT to a TLS origin (the client verifies the origin's certificate end to end) and
-WebSocket upgrades relayed after 101."""
+WebSocket upgrades relayed after 101.
+
+The proxy intercepts every CONNECT by default (test_tls_interception.py); the CONNECT tests here
+start it with `--ignore localhost --ignore 127.0.0.1`, so their tunnels stay opaque byte relays."""
 import json
 import os
 import socket
 import ssl
+
+import pytest
 
 from harness.clients import curl
 from harness.http_clients import requests_session
@@ -12,32 +17,39 @@ from harness.waiting import closed_port
 from harness.websocket import OP_BINARY, OP_TEXT, WebSocketClient
 
 
-def test_curl_connect_verifies_the_origin_certificate_through_the_tunnel(faultline, tls_origin, certificates):
+@pytest.fixture
+def tunnelling(start_faultline):
+    """A forward proxy that tunnels CONNECTs to loopback origins instead of intercepting them."""
+    return start_faultline("--listen", "127.0.0.1:0", "--ignore", "localhost", "--ignore", "127.0.0.1")
+
+
+def test_curl_connect_verifies_the_origin_certificate_through_the_tunnel(tunnelling, tls_origin, certificates):
     url = f"https://localhost:{tls_origin.port}/echo?through-connect"
-    done = curl("-x", faultline.forward.url, "--cacert", certificates["ca.pem"], url)
+    done = curl("-x", tunnelling.forward.url, "--cacert", certificates["ca.pem"], url)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     report = json.loads(done.stdout)
     assert report["target"] == "/echo?through-connect"
     # The tunnel is opaque: the origin sees no Via, and the proxy sees no request inside it.
     assert "Via" not in dict(report["headers"])
     # curl has exited; the tunnel ends once the origin closes its side too.
-    faultline.wait_for_event("tunnel.closed")
+    tunnelling.wait_for_event("tunnel.closed")
 
-    trace = faultline.trace()
+    trace = tunnelling.trace()
     connect = trace.one("request.received", method="CONNECT")
     assert (connect["host"], connect["port"]) == ("localhost", tls_origin.port)
     opened = trace.one("tunnel.opened", flow=connect["flow"])
+    assert (opened.get("intercepted"), opened.get("reason")) == (False, "ignored"), opened
     closed = trace.one("tunnel.closed", flow=connect["flow"])
     assert opened["seq"] < closed["seq"]
     assert closed["bytes_from_client"] > 0 and closed["bytes_from_upstream"] > 0
     assert not trace.requests("through-connect"), "bytes inside the tunnel must not be parsed as requests"
 
 
-def test_tunnel_closes_cleanly_after_both_sides_finish(faultline, tls_origin, certificates):
+def test_tunnel_closes_cleanly_after_both_sides_finish(tunnelling, tls_origin, certificates):
     """A hand-driven TLS client: the tunnel must relay each side's FIN, and the proxy closes the
     client connection only after tracing tunnel.closed."""
     context = ssl.create_default_context(cafile=certificates["ca.pem"])
-    raw = socket.create_connection(("127.0.0.1", faultline.forward.port), timeout=10)
+    raw = socket.create_connection(("127.0.0.1", tunnelling.forward.port), timeout=10)
     try:
         authority = f"localhost:{tls_origin.port}"
         raw.sendall(request_bytes("CONNECT", authority, [("Host", authority)]))
@@ -72,20 +84,20 @@ def test_tunnel_closes_cleanly_after_both_sides_finish(faultline, tls_origin, ce
     finally:
         raw.close()
 
-    trace = faultline.trace()
+    trace = tunnelling.trace()
     closed = trace.one("tunnel.closed")
     assert closed["bytes_from_client"] > 0 and closed["bytes_from_upstream"] > 0
 
 
-def test_curl_rejects_a_certificate_from_an_untrusted_ca_through_the_tunnel(faultline, tls_origin, tmp_path):
+def test_curl_rejects_a_certificate_from_an_untrusted_ca_through_the_tunnel(tunnelling, tls_origin, tmp_path):
     # Without our CA, verification must fail: the tunnel does not terminate TLS.
-    done = curl("-x", faultline.forward.url, "--cacert", "/dev/null", f"https://localhost:{tls_origin.port}/echo")
+    done = curl("-x", tunnelling.forward.url, "--cacert", "/dev/null", f"https://localhost:{tls_origin.port}/echo")
     assert done.returncode in (35, 60, 77), (done.returncode, done.stderr)
-    faultline.trace()
+    tunnelling.trace()
 
 
-def test_requests_session_reuses_one_tunnel_for_several_https_requests(faultline, tls_origin, certificates):
-    session = requests_session(faultline.forward.url)
+def test_requests_session_reuses_one_tunnel_for_several_https_requests(tunnelling, tls_origin, certificates):
+    session = requests_session(tunnelling.forward.url)
     session.verify = certificates["ca.pem"]
 
     def fetch(i):
@@ -97,23 +109,23 @@ def test_requests_session_reuses_one_tunnel_for_several_https_requests(faultline
     for i in range(5):
         assert fetch(i) == (200, f"/echo?tunnel-{i}")
     session.close()
-    faultline.wait_for_event("tunnel.closed")
+    tunnelling.wait_for_event("tunnel.closed")
 
-    trace = faultline.trace()
+    trace = tunnelling.trace()
     assert len(trace.of("request.received", method="CONNECT")) == 1
     closed = trace.one("tunnel.closed")
     assert closed["bytes_from_client"] > 0 and closed["bytes_from_upstream"] > 0
 
 
-def test_connect_to_a_closed_port_answers_502(faultline):
+def test_connect_to_a_closed_port_answers_502(tunnelling):
     port = closed_port()
-    with RawConnection("127.0.0.1", faultline.forward.port) as connection:
+    with RawConnection("127.0.0.1", tunnelling.forward.port) as connection:
         connection.send(request_bytes("CONNECT", f"127.0.0.1:{port}", [("Host", f"127.0.0.1:{port}")]))
         response = connection.read_response()
     assert response.status == 502
     assert response.header("x-faultline-error")
     assert response.body.startswith(b"faultline:")
-    trace = faultline.trace()
+    trace = tunnelling.trace()
     assert trace.one("upstream.error")["status"] == 502
     assert not trace.of("tunnel.opened")
 
