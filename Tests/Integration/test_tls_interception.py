@@ -366,7 +366,8 @@ def test_origin_certificate_from_an_unknown_ca_is_a_502_with_the_reason(intercep
 def test_insecure_upstream_accepts_an_unknown_ca_and_says_so(intercepting, make_origin):
     stranger = make_origin()  # localhost names, issued by a CA the proxy is not told about
     proxy = intercepting("--insecure-upstream")
-    assert re.search(r"insecure|not verif", proxy.stderr, re.IGNORECASE), proxy.stderr
+    wait_until(lambda: re.search(r"insecure|not verif", proxy.stderr, re.IGNORECASE), 10,
+               "a warning about --insecure-upstream on stderr")
     mark = marker()
     code, status, body, stderr = fetch(proxy, f"https://localhost:{stranger.port}/echo?{mark}", proxy.faultline_ca)
     assert (code, status) == (0, 200), stderr
