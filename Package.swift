@@ -49,7 +49,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineProxy",
-            dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
+            dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineBackend",
@@ -59,7 +59,7 @@ let package = Package(
             name: "FaultlineServer",
             dependencies: [
                 "FaultlineConfig", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
-                "FaultlineTrace",
+                "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .target(

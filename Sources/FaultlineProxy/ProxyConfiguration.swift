@@ -16,6 +16,9 @@ public struct ProxyConfiguration: Sendable {
     public var maximumPendingUpstreamBytes: Int
     /// Rules and auth profile; nil forwards every flow unchanged (and costs nothing).
     public var policy: FlowPolicy?
+    /// Which `CONNECT` targets have their TLS terminated and their HTTP run through the proxy;
+    /// nil tunnels every `CONNECT` unchanged (the driver has no TLS set up).
+    public var interception: InterceptionPolicy?
 
     public init(
         mode: ProxyMode,
@@ -24,7 +27,8 @@ public struct ProxyConfiguration: Sendable {
         clientIdleTimeout: Duration = .seconds(120),
         viaPseudonym: String? = "faultline",
         maximumPendingUpstreamBytes: Int = 256 * 1024,
-        policy: FlowPolicy? = nil
+        policy: FlowPolicy? = nil,
+        interception: InterceptionPolicy? = nil
     ) {
         self.mode = mode
         self.limits = limits
@@ -33,5 +37,6 @@ public struct ProxyConfiguration: Sendable {
         self.viaPseudonym = viaPseudonym
         self.maximumPendingUpstreamBytes = maximumPendingUpstreamBytes
         self.policy = policy
+        self.interception = interception
     }
 }

@@ -58,12 +58,15 @@ public final class ProxyServer: Sendable {
         for listenerConfiguration in configuration.listeners {
             do {
                 let mode = listenerConfiguration.mode
+                if listenerConfiguration.tls, configuration.tls == nil {
+                    throw ServerError("the TLS listener \(listenerConfiguration.address) needs a CA (ServerConfiguration.tls)")
+                }
                 let listener = try Listener(address: listenerConfiguration.address, group: group, ids: ids) {
                     connection in
                     guard let context = contexts.first(where: { $0.loop === connection.loop }) else {
                         preconditionFailure("connection accepted on a loop outside the group")
                     }
-                    context.accept(connection, mode: mode)
+                    context.accept(connection, listener: listenerConfiguration)
                 }
                 listeners.append(listener)
                 trace.record(
