@@ -81,7 +81,7 @@ let package = Package(
             dependencies: [
                 "FaultlineBackend", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo", "FaultlinePosix",
                 "FaultlineProxy", "FaultlineRules",
-                "FaultlineServer", "FaultlineTrace",
+                "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         // A tiny URLSession client the integration tests run as a child process with http_proxy set.
