@@ -90,7 +90,7 @@ extension ClientConnectionHandler {
             let hintText = TLSTrace.untrustedCAHint(configuration.authority)
             hint = hintText
             let host = client.tls?.certificateHost ?? "a host"
-            configuration.notices.post("faultline: a client does not trust the Faultline CA (it refused the certificate for \(host)); \(hintText)")
+            configuration.notices.post("faultline: TLS for \(host) failed: \(hintText)")
         }
         context.trace.record(
             .tlsFailed, connection: client.id, flow: interceptedFlow,
