@@ -107,7 +107,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineProxyTests",
-            dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
+            dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineBackendTests",
