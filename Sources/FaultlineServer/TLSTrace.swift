@@ -7,6 +7,8 @@ extension TraceEventKind {
     static let tlsHandshake: TraceEventKind = "tls.handshake"
     /// A TLS handshake or session failed; `side` says which peer, `code` why.
     static let tlsFailed: TraceEventKind = "tls.failed"
+    /// The server's TLS settings, once at start: the CA, upstream verification, host lists.
+    static let tlsConfigured: TraceEventKind = "tls.configured"
 }
 
 /// The fields of the `tls.*` events: names, versions and verdicts, never key material.
