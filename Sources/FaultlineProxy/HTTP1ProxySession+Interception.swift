@@ -17,6 +17,7 @@ extension HTTP1ProxySession {
         exchange.connectAnswered = true
         exchange.response = .complete
         state = .awaitingClientHello
+        output.append(.setTimer(.clientIdle, configuration.clientHelloTimeout))
         clientHello = requestDecoder.takeBufferedBytes()
         inspectClientHello(&output)
     }
@@ -37,6 +38,7 @@ extension HTTP1ProxySession {
         case .tls(let serverName, _) where serverName.map({ !interception.intercepts($0) }) ?? false:
             tunnelAnsweredConnect(reason: "ignored", &output)
         case .tls(let serverName, let alpn):
+            output.append(.cancelTimer(.clientIdle))
             output.append(
                 .interceptTLS(
                     TLSInterception(
@@ -49,8 +51,22 @@ extension HTTP1ProxySession {
         }
     }
 
+    /// The client sent no complete ClientHello in time after its `CONNECT` was answered.
+    mutating func clientHelloTimedOut(_ output: inout SessionOutput) {
+        guard let exchange else { return }
+        trace.record(
+            .tlsFailed, connection: connectionID, flow: exchange.flow.id,
+            [
+                .string("side", "client"), .string("code", "handshake-timeout"),
+                .string("message", "the client sent no complete ClientHello within \(configuration.clientHelloTimeout)"),
+            ])
+        self.exchange = nil
+        close(&output, reason: "tls-handshake-timeout")
+    }
+
     /// Tunnels an early-answered `CONNECT`: connect now, then relay `clientHello` and what follows.
     private mutating func tunnelAnsweredConnect(reason: String, _ output: inout SessionOutput) {
+        output.append(.cancelTimer(.clientIdle))
         exchange?.tunnelReason = reason
         state = .exchanging
         if let exchange { output.append(.connectUpstream(exchange.route.endpoint, fresh: false)) }

@@ -226,6 +226,8 @@ public struct HTTP1ProxySession {
         switch (timer, state) {
         case (.clientIdle, .idle):
             close(&output, reason: "idle-timeout")
+        case (.clientIdle, .awaitingClientHello):
+            clientHelloTimedOut(&output)
         case (.responseHead, .exchanging):
             if let exchange, !exchange.responseStarted {
                 failExchange(.responseTimeout(exchange.route.endpoint.description), &output)

@@ -95,7 +95,8 @@ public struct DuplicateRequest: Sendable, Equatable {
 public enum ProxyTimer: Sendable, Hashable {
     /// The upstream has not sent a response head in time.
     case responseHead
-    /// A kept-alive client connection has been idle too long.
+    /// A kept-alive client connection has been idle too long, or a client has not sent its
+    /// ClientHello in time after its `CONNECT` was answered.
     case clientIdle
     /// A rule's `delay` (request or response) has passed.
     case flowDelay

@@ -19,6 +19,8 @@ public struct ProxyConfiguration: Sendable {
     /// Which `CONNECT` targets have their TLS terminated and their HTTP run through the proxy;
     /// nil tunnels every `CONNECT` unchanged (the driver has no TLS set up).
     public var interception: InterceptionPolicy?
+    /// How long a client may take to send its ClientHello after an early-answered `CONNECT`.
+    public var clientHelloTimeout: Duration
 
     public init(
         mode: ProxyMode,
@@ -28,7 +30,8 @@ public struct ProxyConfiguration: Sendable {
         viaPseudonym: String? = "faultline",
         maximumPendingUpstreamBytes: Int = 256 * 1024,
         policy: FlowPolicy? = nil,
-        interception: InterceptionPolicy? = nil
+        interception: InterceptionPolicy? = nil,
+        clientHelloTimeout: Duration = .seconds(10)
     ) {
         self.mode = mode
         self.limits = limits
@@ -38,5 +41,6 @@ public struct ProxyConfiguration: Sendable {
         self.maximumPendingUpstreamBytes = maximumPendingUpstreamBytes
         self.policy = policy
         self.interception = interception
+        self.clientHelloTimeout = clientHelloTimeout
     }
 }

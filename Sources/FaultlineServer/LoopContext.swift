@@ -64,6 +64,7 @@ final class LoopContext: @unchecked Sendable {
         proxy.mode = mode
         proxy.policy = rules.policy
         proxy.interception = intercepting ? configuration.tls?.interception : nil
+        if let timeout = configuration.tls?.handshakeTimeout { proxy.clientHelloTimeout = timeout }
         return HTTP1ProxySession(connectionID: connectionID, configuration: proxy, trace: trace, flowIDs: flowIDs)
     }
 

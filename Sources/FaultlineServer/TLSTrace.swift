@@ -2,15 +2,6 @@ import FaultlineProxy
 import FaultlineTLS
 import FaultlineTrace
 
-extension TraceEventKind {
-    /// A TLS handshake completed, on the client side (`side: client`) or upstream.
-    static let tlsHandshake: TraceEventKind = "tls.handshake"
-    /// A TLS handshake or session failed; `side` says which peer, `code` why.
-    static let tlsFailed: TraceEventKind = "tls.failed"
-    /// The server's TLS settings, once at start: the CA, upstream verification, host lists.
-    static let tlsConfigured: TraceEventKind = "tls.configured"
-}
-
 /// The fields of the `tls.*` events: names, versions and verdicts, never key material.
 enum TLSTrace {
     /// `tls.handshake` fields. Client side: the certificate presented and whether it was minted

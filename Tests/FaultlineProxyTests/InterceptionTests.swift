@@ -121,6 +121,27 @@ import Testing
         #expect(try play.eventKinds().contains("flow.aborted"))
     }
 
+    @Test func aClientHelloThatNeverCompletesTimesOut() throws {
+        var play = Playbook {
+            $0.interception = InterceptionPolicy()
+            $0.clientHelloTimeout = .seconds(3)
+        }
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}\u{01}")
+        #expect(play.takeLog().contains(.setTimer(.clientIdle, .seconds(3))))
+        play.fire(.clientIdle)
+        #expect(play.didCloseClient())
+        let failed = try #require(try play.events().first { $0.kind == .tlsFailed })
+        #expect(failed.string("code") == "handshake-timeout")
+        #expect(failed.string("side") == "client")
+    }
+
+    @Test func aCompleteClientHelloDisarmsTheDeadline() throws {
+        var play = Self.intercepting()
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
+        play.client(try Self.clientHello(serverName: "api.example.test"))
+        #expect(play.takeLog().contains(.cancelTimer(.clientIdle)))
+    }
+
     @Test func withoutInterceptionConnectIsTunnelledAsBefore() throws {
         var play = Playbook()
         play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
