@@ -145,16 +145,11 @@ enum CACommand {
     }
 
     static func printInfo(_ invocation: Invocation) throws {
-        let keyPath: String
-        switch invocation.source {
-        case .configurationFolder(let directory): keyPath = directory + "/" + CertificateAuthority.keyFileName
-        case .files(_, let key): keyPath = key
-        }
         let rows = [
             ["subject:", invocation.authority.subjectDescription],
             ["SHA-256:", invocation.authority.sha256Fingerprint],
             ["certificate:", certificatePath(invocation)],
-            ["key:", keyPath],
+            ["key:", invocation.source.keyPath],
         ]
         try writeAll(Array((tableText(rows) + "\n").utf8), to: STDOUT_FILENO, name: "stdout")
     }
@@ -184,6 +179,11 @@ enum CACommand {
             try writeAll(bytes, to: STDOUT_FILENO, name: "stdout")
             return
         }
+        // Opening with O_TRUNC would destroy the CA's own files before a byte is written.
+        for path in [certificatePath(invocation), invocation.source.keyPath] where sameFile(output, path) {
+            throw UsageError(
+                description: "faultline ca export: --output \(output) is the CA's own file \(path); choose another")
+        }
         // A certificate is public: readable by all, like the ca.pem it is copied from.
         let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -201,6 +201,16 @@ enum CACommand {
             preconditionFailure("a CA loaded from files has a certificate path")
         }
         return path
+    }
+
+    /// Whether `first` and `second` name one file: the same absolute path, or the same inode
+    /// (through a link).
+    static func sameFile(_ first: String, _ second: String) -> Bool {
+        if CAOptions.absolutePath(first) == CAOptions.absolutePath(second) { return true }
+        var a = stat()
+        var b = stat()
+        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 
     /// Writes all of `bytes`, retrying short writes and EINTR; EPIPE and the rest are failures.

@@ -30,6 +30,14 @@ enum CAOptions {
         /// A CA the user brings.
         case files(certificate: String, key: String)
 
+        /// The private key's file (which `load()` may not have created yet).
+        var keyPath: String {
+            switch self {
+            case .configurationFolder(let directory): return directory + "/" + CertificateAuthority.keyFileName
+            case .files(_, let key): return key
+            }
+        }
+
         /// Loads the CA, creating Faultline's own on first use. Throws a `CommandFailure` whose
         /// description names the file, why it cannot be used and what to do; it has no
         /// "faultline COMMAND:" prefix (the caller adds it, as `ControlCommand.run` does).

@@ -145,6 +145,17 @@ def test_export_der_to_a_file_and_to_a_pipe(ca, tmp_path):
     assert der == _der_of(str(tmp_path / "home" / "ca.pem"))
 
 
+def test_export_never_overwrites_the_cas_own_files(ca, tmp_path):
+    home = tmp_path / "home"
+    _ok(ca("path"))
+    files = {name: (home / name).read_bytes() for name in ("ca.pem", "ca-key.pem")}
+    (tmp_path / "link-to-key").symlink_to(home / "ca-key.pem")
+    for target in (home / "ca-key.pem", home / "ca.pem", tmp_path / "link-to-key"):
+        code, _, err = ca("export", "--format", "der", "--output", str(target))
+        assert code == 2 and "the CA's own file" in err, f"{target}: exit {code}, stderr {err!r}"
+    assert {name: (home / name).read_bytes() for name in files} == files
+
+
 def _on_a_terminal(faultline_binary, tmp_path, *args):
     """Runs `faultline ca *args` with a pseudo-terminal as stdout; returns (status, tty output, stderr)."""
     main, secondary = pty.openpty()
