@@ -74,12 +74,14 @@ extension CACommand {
     /// `text` as one shell word: unchanged when it only has characters no shell treats specially,
     /// otherwise in single quotes.
     static func shellQuoted(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", "_", "-", ".", "/", ",", ":", "=", "+", "@", "%": return true
-            default: return false
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", "_", "-", ".", "/", ",", ":", "=", "+", "@", "%": return true
+                default: return false
+                }
             }
-        }
         return plain ? text : "'" + text.replacingAll("'", with: "'\\''") + "'"
     }
 }

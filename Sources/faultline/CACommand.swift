@@ -85,42 +85,56 @@ enum CACommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         ControlCommand.run("ca") {
-            let everySpec = subcommands.flatMap(\.specs).reduce(into: [OptionSpec]()) { specs, spec in
-                if !specs.contains(where: { $0.name == spec.name }) { specs.append(spec) }
-            }
             let parsed = try ParsedArguments.parse(arguments, specs: everySpec, command: "ca")
             guard let name = parsed.positionals.first else {
                 guard arguments.isEmpty || parsed.has("--help") else {
-                    throw UsageError(description: "faultline ca: expected a subcommand (path, export, info, simulator); see 'faultline ca --help'")
+                    throw UsageError(description: "faultline ca: expected a subcommand; see 'faultline ca --help'")
                 }
                 print(help)
                 return 0
             }
-            guard let subcommand = subcommands.first(where: { $0.name == name }) else {
-                var message = "faultline ca: unknown subcommand '\(name)'"
-                if let suggestion = EditDistance.nearest(to: name, in: subcommands.map(\.name)) {
-                    message += " (did you mean '\(suggestion)'?)"
-                }
-                throw UsageError(description: message + "; see 'faultline ca --help'")
-            }
+            let subcommand = try self.subcommand(named: name)
             let command = "ca \(name)"
             if parsed.has("--help") {
-                print(helpText(command: command, synopsis: subcommand.synopsis, summary: subcommand.summary, specs: subcommand.specs))
+                let (synopsis, summary) = (subcommand.synopsis, subcommand.summary)
+                print(helpText(command: command, synopsis: synopsis, summary: summary, specs: subcommand.specs))
                 return 0
             }
-            if let option = parsed.options.first(where: { option in !subcommand.specs.contains { $0.name == option.name } }) {
-                let owners = subcommands.filter { $0.specs.contains { $0.name == option.name } }.map { "'faultline ca \($0.name)'" }
-                throw UsageError(description: "faultline \(command): \(option.name) goes with \(owners.joined(separator: " or "))")
-            }
-            if parsed.positionals.count > 1 {
-                throw UsageError(
-                    description: "faultline \(command): unexpected argument '\(parsed.positionals[1])'; see 'faultline \(command) --help'")
-            }
+            try checkFits(parsed, subcommand)
             try checkExportOptions(parsed, command: command)
             let source = try CAOptions.source(parsed, command: command)
             let authority = try source.load()
             try subcommand.run(Invocation(parsed: parsed, source: source, authority: authority))
             return 0
+        }
+    }
+
+    /// Every subcommand's options once, for parsing before the subcommand is known.
+    static let everySpec = subcommands.flatMap(\.specs).reduce(into: [OptionSpec]()) { specs, spec in
+        if !specs.contains(where: { $0.name == spec.name }) { specs.append(spec) }
+    }
+
+    /// The subcommand `name`, or a usage error suggesting the nearest one.
+    static func subcommand(named name: String) throws(UsageError) -> Subcommand {
+        if let subcommand = subcommands.first(where: { $0.name == name }) { return subcommand }
+        var message = "faultline ca: unknown subcommand '\(name)'"
+        if let suggestion = EditDistance.nearest(to: name, in: subcommands.map(\.name)) {
+            message += " (did you mean '\(suggestion)'?)"
+        }
+        throw UsageError(description: message + "; see 'faultline ca --help'")
+    }
+
+    /// Refuses another subcommand's options and extra arguments.
+    static func checkFits(_ parsed: ParsedArguments, _ subcommand: Subcommand) throws(UsageError) {
+        let command = "faultline ca \(subcommand.name)"
+        for option in parsed.options where !subcommand.specs.contains(where: { $0.name == option.name }) {
+            let owners = subcommands.filter { $0.specs.contains { $0.name == option.name } }
+            let names = owners.map { "'faultline ca \($0.name)'" }.joined(separator: " or ")
+            throw UsageError(description: "\(command): \(option.name) goes with \(names)")
+        }
+        if parsed.positionals.count > 1 {
+            let extra = parsed.positionals[1]
+            throw UsageError(description: "\(command): unexpected argument '\(extra)'; see '\(command) --help'")
         }
     }
 
@@ -131,16 +145,11 @@ enum CACommand {
     }
 
     static func printInfo(_ invocation: Invocation) throws {
-        let keyPath: String
-        switch invocation.source {
-        case .configurationFolder(let directory): keyPath = directory + "/" + CertificateAuthority.keyFileName
-        case .files(_, let key): keyPath = key
-        }
         let rows = [
             ["subject:", invocation.authority.subjectDescription],
             ["SHA-256:", invocation.authority.sha256Fingerprint],
             ["certificate:", certificatePath(invocation)],
-            ["key:", keyPath],
+            ["key:", invocation.source.keyPath],
         ]
         try writeAll(Array((tableText(rows) + "\n").utf8), to: STDOUT_FILENO, name: "stdout")
     }
@@ -162,11 +171,18 @@ enum CACommand {
 
     static func export(_ invocation: Invocation) throws {
         let authority = invocation.authority
-        let bytes = invocation.parsed.value("--format") == "der" ? authority.certificateDER : Array(authority.certificatePEM.utf8)
+        let bytes =
+            invocation.parsed.value("--format") == "der"
+            ? authority.certificateDER : Array(authority.certificatePEM.utf8)
         let output = invocation.parsed.value("--output") ?? "-"
         if output == "-" {
             try writeAll(bytes, to: STDOUT_FILENO, name: "stdout")
             return
+        }
+        // Opening with O_TRUNC would destroy the CA's own files before a byte is written.
+        for path in [certificatePath(invocation), invocation.source.keyPath] where sameFile(output, path) {
+            throw UsageError(
+                description: "faultline ca export: --output \(output) is the CA's own file \(path); choose another")
         }
         // A certificate is public: readable by all, like the ca.pem it is copied from.
         let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -185,6 +201,16 @@ enum CACommand {
             preconditionFailure("a CA loaded from files has a certificate path")
         }
         return path
+    }
+
+    /// Whether `first` and `second` name one file: the same absolute path, or the same inode
+    /// (through a link).
+    static func sameFile(_ first: String, _ second: String) -> Bool {
+        if CAOptions.absolutePath(first) == CAOptions.absolutePath(second) { return true }
+        var a = stat()
+        var b = stat()
+        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 
     /// Writes all of `bytes`, retrying short writes and EINTR; EPIPE and the rest are failures.

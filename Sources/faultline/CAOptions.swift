@@ -18,7 +18,8 @@ enum CAOptions {
         OptionSpec(
             name: "--confdir", value: "DIR",
             help: "Faultline's configuration folder, where its CA lives (default $FAULTLINE_HOME or ~/.faultline)"),
-        OptionSpec(name: "--ca-cert", value: "FILE", help: "sign with this CA certificate (PEM) instead; needs --ca-key"),
+        OptionSpec(
+            name: "--ca-cert", value: "FILE", help: "sign with this CA certificate (PEM) instead; needs --ca-key"),
         OptionSpec(name: "--ca-key", value: "FILE", help: "the unencrypted PEM private key of --ca-cert"),
     ]
 
@@ -28,6 +29,14 @@ enum CAOptions {
         case configurationFolder(String)
         /// A CA the user brings.
         case files(certificate: String, key: String)
+
+        /// The private key's file (which `load()` may not have created yet).
+        var keyPath: String {
+            switch self {
+            case .configurationFolder(let directory): return directory + "/" + CertificateAuthority.keyFileName
+            case .files(_, let key): return key
+            }
+        }
 
         /// Loads the CA, creating Faultline's own on first use. Throws a `CommandFailure` whose
         /// description names the file, why it cannot be used and what to do; it has no
@@ -101,7 +110,8 @@ enum CAOptions {
                 // The library already said what to do with the files.
                 hint = "You can also bring a CA with --ca-cert FILE --ca-key FILE."
             } else {
-                hint = "Fix or remove ca.pem and ca-key.pem there (a new CA is then made, which clients must trust "
+                hint =
+                    "Fix or remove ca.pem and ca-key.pem there (a new CA is then made, which clients must trust "
                     + "again), or bring a CA with --ca-cert FILE --ca-key FILE."
             }
             return "cannot use Faultline's CA in \(directory): \(error.description) \(hint)"
