@@ -49,7 +49,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineProxy",
-            dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
+            dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineBackend",
@@ -59,7 +59,7 @@ let package = Package(
             name: "FaultlineServer",
             dependencies: [
                 "FaultlineConfig", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
-                "FaultlineTrace",
+                "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .target(
@@ -81,7 +81,7 @@ let package = Package(
             dependencies: [
                 "FaultlineBackend", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo", "FaultlinePosix",
                 "FaultlineProxy", "FaultlineRules",
-                "FaultlineServer", "FaultlineTrace",
+                "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         // A tiny URLSession client the integration tests run as a child process with http_proxy set.
@@ -107,7 +107,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineProxyTests",
-            dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
+            dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineBackendTests",

@@ -67,6 +67,11 @@ final class Exchange {
     var sentResponseHead: HTTPResponseHead?
     var responseBody: BodyDigest
     var receivedResponseBytes = false
+    /// `CONNECT` only: the proxy answered 200 before connecting (to read the ClientHello), so a
+    /// failure can no longer be answered with an HTTP status.
+    var connectAnswered = false
+    /// `CONNECT` with interception on: why this one is tunnelled instead (`ignored`, `not-tls`).
+    var tunnelReason: String?
 
     // MARK: Rules (only used when the proxy has a FlowPolicy)
 

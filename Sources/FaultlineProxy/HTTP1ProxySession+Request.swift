@@ -30,7 +30,7 @@ extension HTTP1ProxySession {
                     case .end(let trailers):
                         finishRequestBody(trailers: trailers, &output)
                     }
-                case .tunnelling, .closing, .closed:
+                case .tunnelling, .awaitingClientHello, .closing, .closed:
                     return
                 }
             }
@@ -84,6 +84,15 @@ extension HTTP1ProxySession {
             return
         }
         traceRequestReceived(head, flow: flowID, url: route.url, route: route)
+        if route.kind == .connect, let interception = configuration.interception {
+            guard interception.intercepts(route.endpoint.host) else {
+                exchange.tunnelReason = "ignored"
+                output.append(.connectUpstream(route.endpoint, fresh: false))
+                return
+            }
+            answerConnectEarly(&output)
+            return
+        }
         output.append(.connectUpstream(route.endpoint, fresh: false))
     }
 

@@ -3,16 +3,22 @@ import FaultlineHTTP1
 import FaultlineTrace
 
 extension HTTP1ProxySession {
+    /// The answer to a `CONNECT` whose tunnel is open (RFC 9110 §9.3.6: any 2xx).
+    static let connectEstablished = Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)
+
     /// `CONNECT` reached its target: answer 200 and relay bytes unchanged from now on
     /// (RFC 9110 §9.3.6). Bytes the client sent early (a TLS ClientHello) go up first.
     mutating func openConnectTunnel(_ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
         guard let exchange else { return }
-        output.writeToClient(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8))
-        trace.record(
-            .responseDelivered, connection: connectionID, flow: exchange.flow.id,
-            [.int("status", 200), .bool("synthetic", true)])
+        if !exchange.connectAnswered {
+            output.writeToClient(Self.connectEstablished)
+            trace.record(
+                .responseDelivered, connection: connectionID, flow: exchange.flow.id,
+                [.int("status", 200), .bool("synthetic", true)])
+        }
         enterTunnel(kind: .connect, upstream: info, &output)
-        let early = requestDecoder.takeBufferedBytes()
+        let early = clientHello + requestDecoder.takeBufferedBytes()
+        clientHello = []
         if !early.isEmpty {
             tunnel?.bytesFromClient += Int64(early.count)
             output.writeToUpstream(early)
@@ -43,12 +49,14 @@ extension HTTP1ProxySession {
 
     private mutating func enterTunnel(kind: Flow.Kind, upstream info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
         guard let exchange else { return }
-        trace.record(
-            .tunnelOpened, connection: connectionID, flow: exchange.flow.id,
-            [
-                .string("kind", kind.rawValue), .string("target", exchange.route.endpoint.hostHeaderValue),
-                .int("upstream_conn", Int64(info.id.rawValue)), .string("upstream", info.remoteAddress),
-            ])
+        var fields: [TraceField] = [
+            .string("kind", kind.rawValue), .string("target", exchange.route.endpoint.hostHeaderValue),
+            .int("upstream_conn", Int64(info.id.rawValue)), .string("upstream", info.remoteAddress),
+        ]
+        if let reason = exchange.tunnelReason {
+            fields += [.bool("intercepted", false), .string("reason", reason)]
+        }
+        trace.record(.tunnelOpened, connection: connectionID, flow: exchange.flow.id, fields)
         output.append(.cancelTimer(.responseHead))
         tunnel = Tunnel(flow: exchange.flow.id, kind: kind)
         self.exchange = nil

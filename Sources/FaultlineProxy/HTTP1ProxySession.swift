@@ -30,6 +30,9 @@ public struct HTTP1ProxySession {
         case idle
         /// `exchange` holds the flow in progress.
         case exchanging
+        /// `CONNECT` answered early: reading the client's first bytes (`clientHello`) to choose
+        /// between terminating TLS and tunnelling.
+        case awaitingClientHello
         /// `tunnel` relays bytes unchanged.
         case tunnelling
         /// A final answer was queued with a close; input is ignored.
@@ -45,6 +48,8 @@ public struct HTTP1ProxySession {
     var requestDecoder: HTTP1RequestDecoder
     var exchange: Exchange?
     var tunnel: Tunnel?
+    /// The bytes the client sent after an early-answered `CONNECT`, until they are classified.
+    var clientHello: [UInt8] = []
     var clientReachedEOF = false
     /// Why the session ended, for the trace's `connection.closed` event.
     public internal(set) var closeReason: String?
@@ -67,7 +72,7 @@ public struct HTTP1ProxySession {
     /// not connected yet, or closing). The driver stops reading the client meanwhile.
     public var wantsClientReadsPaused: Bool {
         switch state {
-        case .idle, .tunnelling: return false
+        case .idle, .tunnelling, .awaitingClientHello: return false
         case .closing, .closed: return true
         case .exchanging:
             guard let exchange else { return false }
@@ -91,6 +96,9 @@ public struct HTTP1ProxySession {
         case .tunnelling:
             tunnel?.bytesFromClient += Int64(bytes.count)
             output.writeToUpstream(bytes)
+        case .awaitingClientHello:
+            clientHello.append(contentsOf: bytes)
+            inspectClientHello(&output)
         case .idle, .exchanging:
             requestDecoder.receive(bytes)
             processClientInput(&output)
@@ -116,6 +124,8 @@ public struct HTTP1ProxySession {
         case .exchanging:
             requestDecoder.receiveEOF()
             processClientInput(&output)
+        case .awaitingClientHello:
+            inspectClientHello(&output)
         case .closing, .closed:
             break
         }
@@ -126,7 +136,7 @@ public struct HTTP1ProxySession {
     public mutating func clientDidClose() -> [ProxyAction] {
         var output = SessionOutput()
         switch state {
-        case .exchanging:
+        case .exchanging, .awaitingClientHello:
             abortExchange(&output, reason: "client closed the connection")
         case .tunnelling:
             finishTunnel(&output, reason: "client-closed")
@@ -170,7 +180,7 @@ public struct HTTP1ProxySession {
             exchange?.receivedResponseBytes = true
             exchange?.responseDecoder.receive(bytes)
             processUpstreamInput(&output)
-        case .idle, .closing, .closed:
+        case .idle, .awaitingClientHello, .closing, .closed:
             break
         }
         return output.finish()
@@ -188,7 +198,7 @@ public struct HTTP1ProxySession {
             exchange?.responseDecoder.receiveEOF()
             processUpstreamInput(&output)
             upstreamEndedEarly(&output)
-        case .idle, .closing, .closed:
+        case .idle, .awaitingClientHello, .closing, .closed:
             break
         }
         return output.finish()
@@ -202,7 +212,7 @@ public struct HTTP1ProxySession {
             finishTunnel(&output, reason: "upstream-closed")
         case .exchanging:
             upstreamEndedEarly(&output)
-        case .idle, .closing, .closed:
+        case .idle, .awaitingClientHello, .closing, .closed:
             break
         }
         return output.finish()
@@ -216,6 +226,8 @@ public struct HTTP1ProxySession {
         switch (timer, state) {
         case (.clientIdle, .idle):
             close(&output, reason: "idle-timeout")
+        case (.clientIdle, .awaitingClientHello):
+            clientHelloTimedOut(&output)
         case (.responseHead, .exchanging):
             if let exchange, !exchange.responseStarted {
                 failExchange(.responseTimeout(exchange.route.endpoint.description), &output)

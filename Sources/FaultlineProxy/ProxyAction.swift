@@ -39,6 +39,28 @@ public enum ProxyAction: Sendable, Equatable {
     case duplicate(DuplicateRequest)
     /// Pace writes to one side, or stop pacing with nil.
     case throttle(ThrottleSide, bytesPerSecond: Int?)
+    /// The client's bytes after `CONNECT` are a TLS ClientHello for a host to intercept: terminate
+    /// TLS on the client connection and serve what it carries with a new session (this one is done).
+    case interceptTLS(TLSInterception)
+}
+
+/// A `CONNECT` whose TLS the driver terminates: where it was going and what the client sent.
+public struct TLSInterception: Sendable, Equatable {
+    /// The `CONNECT` flow, which ends here; the requests inside are flows of their own.
+    public let flow: FlowID
+    /// The `CONNECT` target (scheme `tcp`); the upstream of the requests inside, over TLS.
+    public let target: UpstreamEndpoint
+    /// The SNI name of the ClientHello (RFC 6066 §3), nil if it sent none.
+    public let serverName: String?
+    /// The application protocols the client offered (RFC 7301), in its order.
+    public let offeredALPN: [String]
+    /// The client's bytes so far, starting with the ClientHello: feed them to the TLS server.
+    public let clientBytes: [UInt8]
+    /// The client already shut down its sending side.
+    public let clientReachedEOF: Bool
+
+    /// The host a minted certificate must name: the SNI name, else the `CONNECT` host.
+    public var certificateHost: String { serverName ?? target.host }
 }
 
 /// The side of a session a throttle paces.
@@ -73,7 +95,8 @@ public struct DuplicateRequest: Sendable, Equatable {
 public enum ProxyTimer: Sendable, Hashable {
     /// The upstream has not sent a response head in time.
     case responseHead
-    /// A kept-alive client connection has been idle too long.
+    /// A kept-alive client connection has been idle too long, or a client has not sent its
+    /// ClientHello in time after its `CONNECT` was answered.
     case clientIdle
     /// A rule's `delay` (request or response) has passed.
     case flowDelay

@@ -16,6 +16,11 @@ public struct ProxyConfiguration: Sendable {
     public var maximumPendingUpstreamBytes: Int
     /// Rules and auth profile; nil forwards every flow unchanged (and costs nothing).
     public var policy: FlowPolicy?
+    /// Which `CONNECT` targets have their TLS terminated and their HTTP run through the proxy;
+    /// nil tunnels every `CONNECT` unchanged (the driver has no TLS set up).
+    public var interception: InterceptionPolicy?
+    /// How long a client may take to send its ClientHello after an early-answered `CONNECT`.
+    public var clientHelloTimeout: Duration
 
     public init(
         mode: ProxyMode,
@@ -24,7 +29,9 @@ public struct ProxyConfiguration: Sendable {
         clientIdleTimeout: Duration = .seconds(120),
         viaPseudonym: String? = "faultline",
         maximumPendingUpstreamBytes: Int = 256 * 1024,
-        policy: FlowPolicy? = nil
+        policy: FlowPolicy? = nil,
+        interception: InterceptionPolicy? = nil,
+        clientHelloTimeout: Duration = .seconds(10)
     ) {
         self.mode = mode
         self.limits = limits
@@ -33,5 +40,7 @@ public struct ProxyConfiguration: Sendable {
         self.viaPseudonym = viaPseudonym
         self.maximumPendingUpstreamBytes = maximumPendingUpstreamBytes
         self.policy = policy
+        self.interception = interception
+        self.clientHelloTimeout = clientHelloTimeout
     }
 }

@@ -13,7 +13,7 @@ public enum ProxyMode: Sendable, Equatable, CustomStringConvertible {
         }
         let prefix = "reverse:"
         guard text.hasPrefix(prefix) else {
-            throw ProxyConfigurationError("unknown mode '\(text)': expected 'forward' or 'reverse:http://HOST:PORT'")
+            throw ProxyConfigurationError("unknown mode '\(text)': expected 'forward' or 'reverse:http(s)://HOST:PORT'")
         }
         self = .reverse(try UpstreamEndpoint(url: String(text.dropFirst(prefix.count))))
     }

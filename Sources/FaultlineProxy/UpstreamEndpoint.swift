@@ -20,15 +20,15 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
         self.hostHeaderValue = port == Self.defaultPort(of: self.scheme) ? bracketed : "\(bracketed):\(port)"
     }
 
-    /// Parses `http://host[:port]` (a trailing `/` is allowed, a path is not).
+    /// Parses `http://host[:port]` or `https://host[:port]` (a trailing `/` is allowed, a path is not).
     public init(url: String) throws(ProxyConfigurationError) {
-        let expected = "expected an upstream URL such as http://127.0.0.1:9000"
+        let expected = "expected an upstream URL such as http://127.0.0.1:9000 or https://api.example.test"
         let parts = url.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else {
             throw ProxyConfigurationError("'\(url)' is not a URL: \(expected)")
         }
         let scheme = parts[0].lowercased()
-        guard scheme == "http" else {
+        guard scheme == "http" || scheme == "https" else {
             throw ProxyConfigurationError("unsupported upstream scheme '\(scheme)' in '\(url)': \(expected)")
         }
         var rest = parts[1]
@@ -36,7 +36,7 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
         guard !rest.isEmpty, !rest.contains("/"), !rest.contains("@") else {
             throw ProxyConfigurationError("'\(url)' must name only a host and port: \(expected)")
         }
-        guard let (host, port) = Self.splitAuthority(String(rest), defaultPort: 80) else {
+        guard let (host, port) = Self.splitAuthority(String(rest), defaultPort: Self.defaultPort(of: scheme)) else {
             throw ProxyConfigurationError("bad host or port in '\(url)': \(expected)")
         }
         self.init(scheme: scheme, host: host, port: port)

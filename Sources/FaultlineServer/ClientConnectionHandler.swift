@@ -1,10 +1,17 @@
 import FaultlineCore
 import FaultlinePosix
 import FaultlineProxy
+import FaultlineTLS
 import FaultlineTrace
 
 /// Drives one client connection's `HTTP1ProxySession` on its event loop: feeds it what the client
 /// and upstream sockets report, and carries out the actions it returns.
+///
+/// Either side may speak TLS (an intercepted or TLS-listener client, an `https` upstream): the
+/// `Channel`s encrypt what the session writes and decrypt what the sockets read, so the session
+/// only ever sees plaintext (ClientConnectionHandler+TLS.swift). Interception replaces the
+/// session: the one that read the `CONNECT` is done, a reverse-mode one serves the requests
+/// inside TLS on the same client connection.
 ///
 /// Every method runs on the loop that accepted the client connection; the session, the sockets and
 /// the pool are confined to it. Session inputs raised while actions are being carried out (a pooled
@@ -16,12 +23,13 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         case upstreamFailed(UpstreamFailure)
         case timer(ProxyTimer)
         case holdEnded(FlowID, HoldOutcome)
+        case interception(TLSInterception)
     }
 
-    private let client: StreamConnection
-    private var session: HTTP1ProxySession
-    private let context: LoopContext
-    private var upstream: StreamConnection?
+    var client: Channel
+    var session: HTTP1ProxySession
+    let context: LoopContext
+    private(set) var upstream: Channel?
     private var upstreamEndpoint: UpstreamEndpoint?
     /// Bumped whenever a pending connect becomes unwanted, so its late completion is discarded.
     private var connectGeneration = 0
@@ -34,22 +42,38 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
     private var heldID: UInt64?
     private var clientPacer: Pacer?
     private var upstreamPacer: Pacer?
+    /// What to offer an `https` upstream in ALPN (RFC 7301): for an intercepted client, what it
+    /// offered that we speak; otherwise HTTP/1.1.
+    var upstreamALPN = ServerTLSConfiguration.applicationProtocols
+    /// Armed while the client's TLS handshake runs.
+    var clientHandshakeTimer: TimerHandle?
+    /// The session was told the client's input ended (`close_notify` or EOF, told once).
+    var clientInputEnded = false
+    /// The session was told the upstream's input ended (`close_notify` or EOF, told once).
+    var upstreamInputEnded = false
+    /// The `CONNECT` flow whose TLS this connection terminates, for the `tls.*` events.
+    var interceptedFlow: FlowID?
+    /// Why the connection closed when the session cannot know (a TLS failure).
+    var closeReason: String?
 
     init(client: StreamConnection, session: HTTP1ProxySession, context: LoopContext) {
-        self.client = client
+        self.client = Channel(socket: client)
         self.session = session
         self.context = context
     }
 
-    func start() {
-        client.delegate = self
+    /// Starts reading the client. With `tlsFallbackHost` the client speaks TLS from its first byte
+    /// (a TLS listener): the certificate names its SNI host, else `tlsFallbackHost`.
+    func start(tlsFallbackHost: String? = nil) {
+        client.socket.delegate = self
         perform(session.start())
-        client.start()
+        if let tlsFallbackHost { startClientTLS(certificateHost: tlsFallbackHost) }
+        client.socket.start()
     }
 
     // MARK: Carrying out actions
 
-    private func perform(_ actions: [ProxyAction]) {
+    func perform(_ actions: [ProxyAction]) {
         for action in actions { perform(action) }
         updateClientReading()
         drainQueue()
@@ -69,6 +93,9 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
             case .holdEnded(let flow, let outcome):
                 heldID = nil
                 actions = session.holdEnded(flow: flow, outcome: outcome)
+            case .interception(let interception):
+                intercept(interception)
+                actions = []
             }
             for action in actions { perform(action) }
             updateClientReading()
@@ -79,15 +106,15 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         switch action {
         case .writeToClient(let bytes):
             if let clientPacer { clientPacer.enqueue(bytes) } else { client.write(bytes) }
-            let queued = client.outboundBufferedBytes + (clientPacer?.queuedBytes ?? 0)
+            let queued = client.socket.outboundBufferedBytes + (clientPacer?.queuedBytes ?? 0)
             if let upstream, queued > context.configuration.backpressureHighWatermark {
                 upstreamReadsPausedForBackpressure = true
-                upstream.setReadingPaused(true)
+                upstream.socket.setReadingPaused(true)
             }
         case .writeToUpstream(let bytes):
             guard let upstream else { preconditionFailure("session wrote upstream without a connection") }
             if let upstreamPacer { upstreamPacer.enqueue(bytes) } else { upstream.write(bytes) }
-            let queued = upstream.outboundBufferedBytes + (upstreamPacer?.queuedBytes ?? 0)
+            let queued = upstream.socket.outboundBufferedBytes + (upstreamPacer?.queuedBytes ?? 0)
             if queued > context.configuration.backpressureHighWatermark {
                 clientReadsPausedForBackpressure = true
             }
@@ -98,20 +125,20 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
                 // Paced request bytes still queued mean the connection is mid-message.
                 let midMessage = (upstreamPacer?.queuedBytes ?? 0) > 0
                 detachUpstream()
-                if midMessage { upstream.close() } else { context.pool.put(upstream, for: upstreamEndpoint) }
+                if midMessage { upstream.socket.close() } else { context.pool.put(upstream, for: upstreamEndpoint) }
             }
         case .closeUpstream:
             connectGeneration += 1
             if let upstream {
                 detachUpstream()
-                upstream.close()
+                upstream.socket.close()
             }
         case .shutdownUpstreamWrite:
             upstream?.shutdownWrite()
         case .shutdownClientWrite:
             client.shutdownWrite()
         case .closeClient(let afterFlush):
-            if afterFlush { client.closeAfterFlush() } else { client.close() }
+            if afterFlush { client.closeAfterFlush() } else { client.socket.close() }
         case .setTimer(let timer, let delay):
             if let handle = timers.removeValue(forKey: timer) { context.loop.cancelTimer(handle) }
             timers[timer] = context.loop.scheduleTimer(after: delay) { [weak self] in
@@ -123,7 +150,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         case .cancelTimer(let timer):
             if let handle = timers.removeValue(forKey: timer) { context.loop.cancelTimer(handle) }
         case .resetClient:
-            client.resetAndClose()
+            client.socket.resetAndClose()
         case .hold(let request):
             hold(request)
         case .unregisterHold:
@@ -137,6 +164,8 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
             context.sendDuplicates(request)
         case .throttle(let side, let rate):
             throttle(side, rate)
+        case .interceptTLS(let interception):
+            queue.append(.interception(interception))
         }
     }
 
@@ -182,11 +211,11 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         }
     }
 
-    private func detachUpstream() {
+    func detachUpstream() {
         upstreamPacer?.cancel()
         upstreamPacer = nil
-        upstream?.delegate = nil
-        if upstreamReadsPausedForBackpressure { upstream?.setReadingPaused(false) }
+        upstream?.socket.delegate = nil
+        if upstreamReadsPausedForBackpressure { upstream?.socket.setReadingPaused(false) }
         upstreamReadsPausedForBackpressure = false
         clientReadsPausedForBackpressure = false
         upstream = nil
@@ -194,12 +223,12 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
     }
 
     private func updateClientReading() {
-        guard client.isOpen else { return }
+        guard client.socket.isOpen else { return }
         let paused = session.wantsClientReadsPaused || clientReadsPausedForBackpressure
-        if paused != client.isReadingPaused { client.setReadingPaused(paused) }
-        if let upstream, upstream.isOpen {
+        if paused != client.socket.isReadingPaused { client.socket.setReadingPaused(paused) }
+        if let upstream, upstream.socket.isOpen {
             let upstreamPaused = session.wantsUpstreamReadsPaused || upstreamReadsPausedForBackpressure
-            if upstreamPaused != upstream.isReadingPaused { upstream.setReadingPaused(upstreamPaused) }
+            if upstreamPaused != upstream.socket.isReadingPaused { upstream.socket.setReadingPaused(upstreamPaused) }
         }
     }
 
@@ -212,9 +241,9 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
             attach(pooled, endpoint: endpoint, reused: true)
             return
         }
-        context.openConnection(to: endpoint) { [weak self] result in
-            guard let self, generation == self.connectGeneration, self.client.isOpen else {
-                if case .success(let connection) = result { connection.close() }
+        context.openConnection(to: endpoint, alpn: upstreamALPN) { [weak self] result in
+            guard let self, generation == self.connectGeneration, self.client.socket.isOpen else {
+                if case .success(let channel) = result { channel.socket.close() }
                 return
             }
             switch result {
@@ -225,47 +254,68 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         }
     }
 
-    private func attach(_ connection: StreamConnection, endpoint: UpstreamEndpoint, reused: Bool) {
-        upstream = connection
+    /// Takes over a connection from the pool or from `openConnection` (which comes started).
+    private func attach(_ channel: Channel, endpoint: UpstreamEndpoint, reused: Bool) {
+        upstream = channel
         upstreamEndpoint = endpoint
-        connection.delegate = self
-        if !reused { connection.start() }
-        let address = connection.remoteAddress?.description ?? endpoint.hostHeaderValue
-        queue.append(.upstreamConnected(UpstreamConnectionInfo(id: connection.id, remoteAddress: address, reused: reused)))
+        upstreamInputEnded = false
+        channel.socket.delegate = self
+        let address = channel.socket.remoteAddress?.description ?? endpoint.hostHeaderValue
+        queue.append(.upstreamConnected(UpstreamConnectionInfo(id: channel.id, remoteAddress: address, reused: reused)))
     }
 
     // MARK: StreamConnectionDelegate
 
     func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
-        if connection === client {
-            perform(session.clientDidRead(bytes))
-        } else if connection === upstream {
-            perform(session.upstreamDidRead(bytes))
+        if connection === client.socket {
+            if client.tls != nil {
+                clientTLSEvents(client.receive(bytes))
+            } else {
+                perform(session.clientDidRead(bytes))
+            }
+        } else if let upstream, connection === upstream.socket {
+            if upstream.tls != nil {
+                upstreamTLSEvents(upstream.receive(bytes))
+            } else {
+                perform(session.upstreamDidRead(bytes))
+            }
         }
     }
 
     func streamConnectionDidReadEOF(_ connection: StreamConnection) {
-        if connection === client {
-            perform(session.clientDidReadEOF())
-        } else if connection === upstream {
-            perform(session.upstreamDidReadEOF())
+        if connection === client.socket {
+            if client.tls != nil {
+                clientTLSEvents(client.receiveEOF())
+                clientInputDidEnd()
+            } else {
+                perform(session.clientDidReadEOF())
+            }
+        } else if let upstream, connection === upstream.socket {
+            if upstream.tls != nil {
+                upstreamTLSEvents(upstream.receiveEOF())
+                // Without close_notify the codec's framing still tells a complete response from a
+                // cut one, so a plain EOF is passed on like one on TCP.
+                if let current = self.upstream, current.socket === connection { upstreamInputDidEnd() }
+            } else {
+                perform(session.upstreamDidReadEOF())
+            }
         }
     }
 
     func streamConnectionDidDrainOutbound(_ connection: StreamConnection) {
-        if connection === client, upstreamReadsPausedForBackpressure {
+        if connection === client.socket, upstreamReadsPausedForBackpressure {
             upstreamReadsPausedForBackpressure = false
-            upstream?.setReadingPaused(false)
-        } else if connection === upstream, clientReadsPausedForBackpressure {
+            upstream?.socket.setReadingPaused(false)
+        } else if let upstream, connection === upstream.socket, clientReadsPausedForBackpressure {
             clientReadsPausedForBackpressure = false
             updateClientReading()
         }
     }
 
     func streamConnection(_ connection: StreamConnection, didCloseWith error: SystemError?) {
-        if connection === client {
+        if connection === client.socket {
             clientClosed(error)
-        } else if connection === upstream {
+        } else if let upstream, connection === upstream.socket {
             detachUpstream()
             perform(session.upstreamDidClose())
         }
@@ -281,11 +331,13 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         heldID = nil
         clientPacer?.cancel()
         clientPacer = nil
+        if let clientHandshakeTimer { context.loop.cancelTimer(clientHandshakeTimer) }
+        clientHandshakeTimer = nil
         if let upstream {
             detachUpstream()
-            upstream.close()
+            upstream.socket.close()
         }
-        var fields: [TraceField] = [.string("reason", session.closeReason ?? "closed")]
+        var fields: [TraceField] = [.string("reason", closeReason ?? session.closeReason ?? "closed")]
         if let error { fields.append(.string("error", error.description)) }
         context.trace.record(.connectionClosed, connection: client.id, fields)
         context.remove(self, id: client.id)

@@ -2,6 +2,7 @@ import FaultlineCore
 import FaultlineHTTP1
 import FaultlinePosix
 import FaultlineProxy
+import FaultlineTLS
 import FaultlineTrace
 
 /// Sends one copy of a request made by a `duplicate` action and reads its response, which no
@@ -11,7 +12,7 @@ final class DuplicateSender: StreamConnectionDelegate {
     private let context: LoopContext
     private let flow: FlowID
     private var decoder = HTTP1ResponseDecoder()
-    private var connection: StreamConnection?
+    private var connection: Channel?
     private var status: Int?
     private var bodyLength: Int64 = 0
 
@@ -30,17 +31,16 @@ final class DuplicateSender: StreamConnectionDelegate {
             ])
         context.openConnection(to: request.endpoint) { [self] result in
             switch result {
-            case .success(let connection):
-                self.connection = connection
-                connection.delegate = self
-                connection.start()
+            case .success(let channel):
+                self.connection = channel
+                channel.socket.delegate = self
                 decoder.expectResponse(toMethod: request.method)
-                connection.write(request.bytes)
+                channel.write(request.bytes)
                 context.trace.record(
-                    .requestForwarded, connection: connection.id, flow: flow,
+                    .requestForwarded, connection: channel.id, flow: flow,
                     [
-                        .int("upstream_conn", connection.id.rawValue),
-                        .string("upstream", connection.remoteAddress?.description ?? request.endpoint.hostHeaderValue),
+                        .int("upstream_conn", channel.id.rawValue),
+                        .string("upstream", channel.socket.remoteAddress?.description ?? request.endpoint.hostHeaderValue),
                         .int("duplicate_of", request.original.rawValue),
                     ])
             case .failure(let failure):
@@ -56,13 +56,23 @@ final class DuplicateSender: StreamConnectionDelegate {
     }
 
     private func finish() {
-        connection?.delegate = nil
-        connection?.close()
+        connection?.socket.delegate = nil
+        connection?.socket.close()
         connection = nil
         context.duplicateFinished(self)
     }
 
     func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
+        guard let channel = self.connection, channel.tls != nil else {
+            decode(bytes)
+            return
+        }
+        for event in channel.receive(bytes) {
+            if case .plaintext(let plaintext) = event { plaintext.withUnsafeBytes { decode($0) } }
+        }
+    }
+
+    private func decode(_ bytes: UnsafeRawBufferPointer) {
         decoder.receive(bytes)
         do {
             while let event = try decoder.nextEvent() {
@@ -95,7 +105,7 @@ final class DuplicateSender: StreamConnectionDelegate {
 
     func streamConnectionDidReadEOF(_ connection: StreamConnection) {
         decoder.receiveEOF()
-        streamConnection(connection, didRead: UnsafeRawBufferPointer(start: nil, count: 0))
+        decode(UnsafeRawBufferPointer(start: nil, count: 0))
         if self.connection != nil { finish() }
     }
 

@@ -1,6 +1,7 @@
 import FaultlineCore
 import FaultlinePosix
 import FaultlineProxy
+import FaultlineTLS
 import FaultlineTrace
 
 /// What the connections of one event loop share: the upstream pool, the live handlers that keep
@@ -21,6 +22,7 @@ final class LoopContext: @unchecked Sendable {
     let rules: RuleRuntime
     private var handlers: [ConnectionID: ClientConnectionHandler] = [:]
     private var duplicates: [ObjectIdentifier: DuplicateSender] = [:]
+    private var handshakes: [ObjectIdentifier: UpstreamHandshake] = [:]
 
     init(
         loop: EventLoop, configuration: ServerConfiguration, trace: TraceRecorder, resolver: HostResolver, ids: IDGenerator,
@@ -38,23 +40,32 @@ final class LoopContext: @unchecked Sendable {
             maximumPerEndpoint: configuration.maximumIdlePerEndpoint)
     }
 
-    /// Starts serving a client connection accepted on this loop by a listener in `mode`.
-    func accept(_ connection: StreamConnection, mode: ProxyMode) {
+    /// Starts serving a client connection accepted on this loop by `listener`.
+    func accept(_ connection: StreamConnection, listener: ListenerConfiguration) {
         loop.assertInEventLoop()
-        trace.record(
-            .connectionOpened, connection: connection.id,
-            [
-                .string("listener", connection.localAddress?.description ?? "unknown"),
-                .string("peer", connection.remoteAddress?.description ?? "unknown"),
-                .string("mode", mode.description),
-            ])
+        var fields: [TraceField] = [
+            .string("listener", connection.localAddress?.description ?? "unknown"),
+            .string("peer", connection.remoteAddress?.description ?? "unknown"),
+            .string("mode", listener.mode.description),
+        ]
+        if listener.tls { fields.append(.bool("tls", true)) }
+        trace.record(.connectionOpened, connection: connection.id, fields)
+        let session = makeSession(connectionID: connection.id, mode: listener.mode, intercepting: !listener.tls)
+        let handler = ClientConnectionHandler(client: connection, session: session, context: self)
+        handlers[connection.id] = handler
+        // A TLS listener presents the certificate of the SNI name, or of the address dialled.
+        handler.start(tlsFallbackHost: listener.tls ? connection.localAddress?.ipAddress ?? "localhost" : nil)
+    }
+
+    /// A session for a client connection (or for the HTTP inside an intercepted one) in `mode`,
+    /// with the current rules. `intercepting`: whether a `CONNECT` on it may be opened up.
+    func makeSession(connectionID: ConnectionID, mode: ProxyMode, intercepting: Bool) -> HTTP1ProxySession {
         var proxy = configuration.proxy
         proxy.mode = mode
         proxy.policy = rules.policy
-        let session = HTTP1ProxySession(connectionID: connection.id, configuration: proxy, trace: trace, flowIDs: flowIDs)
-        let handler = ClientConnectionHandler(client: connection, session: session, context: self)
-        handlers[connection.id] = handler
-        handler.start()
+        proxy.interception = intercepting ? configuration.tls?.interception : nil
+        if let timeout = configuration.tls?.handshakeTimeout { proxy.clientHelloTimeout = timeout }
+        return HTTP1ProxySession(connectionID: connectionID, configuration: proxy, trace: trace, flowIDs: flowIDs)
     }
 
     func remove(_ handler: ClientConnectionHandler, id: ConnectionID) {
@@ -63,20 +74,28 @@ final class LoopContext: @unchecked Sendable {
     }
 
     /// Opens a new upstream connection: resolves the host (cache first, else on a resolver
-    /// worker), connects with the configured timeout, and reports on this loop.
+    /// worker), connects with the configured timeout, runs the TLS handshake for `https`
+    /// (offering `alpn`), and reports on this loop. The channel comes started: the completion
+    /// must set the socket's delegate before it returns.
     func openConnection(
-        to endpoint: UpstreamEndpoint, completion: @escaping (Result<StreamConnection, UpstreamFailure>) -> Void
+        to endpoint: UpstreamEndpoint, alpn: [String] = ServerTLSConfiguration.applicationProtocols,
+        completion: @escaping (Result<Channel, UpstreamFailure>) -> Void
     ) {
         loop.assertInEventLoop()
         let connect: ([SocketAddress]) -> Void = { [self] addresses in
             StreamConnection.connect(
                 to: addresses, id: ConnectionID(ids.next()), on: loop, timeout: configuration.connectTimeout
-            ) { result in
+            ) { [self] result in
                 let target = endpoint.hostHeaderValue
-                completion(
-                    result.mapError { error in
-                        error.isTimeout ? .connectTimeout(target) : .connectRefused(target, error.description)
-                    })
+                switch result {
+                case .failure(let error):
+                    completion(.failure(error.isTimeout ? .connectTimeout(target) : .connectRefused(target, error.description)))
+                case .success(let socket) where endpoint.scheme == "https":
+                    startTLS(on: socket, to: endpoint, alpn: alpn, completion: completion)
+                case .success(let socket):
+                    socket.start()
+                    completion(.success(Channel(socket: socket)))
+                }
             }
         }
         if let addresses = resolver.cachedAddresses(host: endpoint.host, port: endpoint.port) {
@@ -86,6 +105,37 @@ final class LoopContext: @unchecked Sendable {
         resolver.resolve(
             host: endpoint.host, port: endpoint.port, on: loop, completion: connect,
             failure: { error in completion(.failure(.dnsFailure(endpoint.host, error.description))) })
+    }
+
+    private func startTLS(
+        on socket: StreamConnection, to endpoint: UpstreamEndpoint, alpn: [String],
+        completion: @escaping (Result<Channel, UpstreamFailure>) -> Void
+    ) {
+        guard let tls = configuration.tls else {
+            socket.close()
+            completion(
+                .failure(
+                    UpstreamFailure(
+                        code: "tls-not-configured", status: 502,
+                        description: "\(endpoint) needs TLS, which this proxy was started without")))
+            return
+        }
+        let connection: TLSConnection
+        do {
+            connection = try TLSConnection.client(context: tls.clientContext, serverName: endpoint.host, alpn: alpn)
+        } catch {
+            socket.close()
+            completion(.failure(TLSTrace.upstreamFailure(error, target: endpoint.hostHeaderValue)))
+            return
+        }
+        let handshake = UpstreamHandshake(
+            channel: Channel(socket: socket, tls: connection), endpoint: endpoint, context: self, completion: completion)
+        handshakes[ObjectIdentifier(handshake)] = handshake
+        handshake.start(timeout: tls.handshakeTimeout)
+    }
+
+    func handshakeFinished(_ handshake: UpstreamHandshake) {
+        handshakes[ObjectIdentifier(handshake)] = nil
     }
 
     /// Sends the copies of a `duplicate` action, `spacing` apart.

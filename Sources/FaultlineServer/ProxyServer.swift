@@ -2,6 +2,7 @@ public import FaultlinePosix
 public import FaultlineTrace
 import FaultlineCore
 import FaultlineProxy
+import FaultlineTLS
 public import FaultlineRules
 import Synchronization
 
@@ -58,12 +59,15 @@ public final class ProxyServer: Sendable {
         for listenerConfiguration in configuration.listeners {
             do {
                 let mode = listenerConfiguration.mode
+                if listenerConfiguration.tls, configuration.tls == nil {
+                    throw ServerError("the TLS listener \(listenerConfiguration.address) needs a CA (ServerConfiguration.tls)")
+                }
                 let listener = try Listener(address: listenerConfiguration.address, group: group, ids: ids) {
                     connection in
                     guard let context = contexts.first(where: { $0.loop === connection.loop }) else {
                         preconditionFailure("connection accepted on a loop outside the group")
                     }
-                    context.accept(connection, mode: mode)
+                    context.accept(connection, listener: listenerConfiguration)
                 }
                 listeners.append(listener)
                 trace.record(
@@ -76,6 +80,7 @@ public final class ProxyServer: Sendable {
                 throw ServerError("cannot listen on \(listenerConfiguration.address): \(Self.explain(error))")
             }
         }
+        if let tls = configuration.tls { recordTLSConfiguration(tls) }
         var controlServer: ControlServer? = nil
         if let control {
             let infos = zip(configuration.listeners, listeners).map { configuration, listener in
@@ -122,6 +127,23 @@ public final class ProxyServer: Sendable {
         state.group.shutdown()
         state.resolver.shutdown()
         trace.flush()
+    }
+
+    /// Which CA signs, how upstreams are checked (a warning when they are not) and which hosts
+    /// are opened up, so a trace says how its TLS flows were seen.
+    private func recordTLSConfiguration(_ tls: ServerTLSConfiguration) {
+        var fields: [TraceField] = [
+            .string("ca_subject", tls.authority.subjectDescription),
+            .string("ca_sha256", tls.authority.sha256Fingerprint),
+            .bool("verify_upstream", tls.clientContext.verify),
+            .strings("intercept", tls.interception.intercept.map(\.description)),
+            .strings("ignore", tls.interception.ignore.map(\.description)),
+        ]
+        if let anchors = tls.clientContext.extraTrustAnchorsPEMFile { fields.append(.string("upstream_ca", anchors)) }
+        if !tls.clientContext.verify {
+            fields.append(.string("warning", "upstream certificates are not verified (--insecure-upstream)"))
+        }
+        trace.record(.tlsConfigured, fields)
     }
 
     private static func explain(_ error: any Error) -> String {

@@ -5,10 +5,14 @@ public import FaultlineProxy
 public struct ListenerConfiguration: Sendable {
     public var address: SocketAddress
     public var mode: ProxyMode
+    /// Clients speak TLS to this listener: it presents a certificate minted by the server's CA
+    /// for the SNI name (or for the listening address). Needs `ServerConfiguration.tls`.
+    public var tls: Bool
 
-    public init(address: SocketAddress, mode: ProxyMode) {
+    public init(address: SocketAddress, mode: ProxyMode, tls: Bool = false) {
         self.address = address
         self.mode = mode
+        self.tls = tls
     }
 }
 
@@ -27,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var maximumIdlePerEndpoint: Int
     /// Outbound bytes queued on one side before the proxy stops reading the other side.
     public var backpressureHighWatermark: Int
+    /// TLS interception, TLS listeners and `https` upstreams; nil: every `CONNECT` is tunnelled
+    /// and an `https` upstream cannot be reached.
+    public var tls: ServerTLSConfiguration?
 
     public init(
         listeners: [ListenerConfiguration],
@@ -35,7 +42,8 @@ public struct ServerConfiguration: Sendable {
         connectTimeout: Duration = .seconds(10),
         upstreamIdleTimeout: Duration = .seconds(30),
         maximumIdlePerEndpoint: Int = 64,
-        backpressureHighWatermark: Int = 256 * 1024
+        backpressureHighWatermark: Int = 256 * 1024,
+        tls: ServerTLSConfiguration? = nil
     ) {
         self.listeners = listeners
         self.loopCount = loopCount
@@ -44,5 +52,6 @@ public struct ServerConfiguration: Sendable {
         self.upstreamIdleTimeout = upstreamIdleTimeout
         self.maximumIdlePerEndpoint = maximumIdlePerEndpoint
         self.backpressureHighWatermark = backpressureHighWatermark
+        self.tls = tls
     }
 }

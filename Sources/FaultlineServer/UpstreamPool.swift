@@ -5,12 +5,15 @@ import FaultlineProxy
 /// Idle upstream connections kept alive for reuse, per endpoint, on one event loop.
 ///
 /// A pooled connection is at a message boundary. While it waits here the pool is its delegate:
-/// any byte, EOF or error from it means the upstream gave up on it, so it is dropped. Connections
-/// idle longer than the idle timeout are closed by a periodic sweep.
+/// any byte of data, EOF or error from it means the upstream gave up on it, so it is dropped.
+/// A TLS connection may still receive records that carry no data (TLS 1.3 session tickets,
+/// RFC 8446 §4.6.1, often sent right after the handshake): those are consumed and it stays.
+/// Connections idle longer than the idle timeout are closed by a periodic sweep.
 final class UpstreamPool: StreamConnectionDelegate {
     private struct Entry {
-        let connection: StreamConnection
+        let channel: Channel
         let parkedAt: MonotonicInstant
+        var connection: StreamConnection { channel.socket }
     }
 
     private let loop: EventLoop
@@ -27,14 +30,14 @@ final class UpstreamPool: StreamConnectionDelegate {
     }
 
     /// The most recently parked live connection to `endpoint`, if any.
-    func take(_ endpoint: UpstreamEndpoint) -> StreamConnection? {
+    func take(_ endpoint: UpstreamEndpoint) -> Channel? {
         loop.assertInEventLoop()
         while var entries = idle[endpoint], let entry = entries.popLast() {
             idle[endpoint] = entries.isEmpty ? nil : entries
             endpointOf[entry.connection.id] = nil
             if entry.connection.isOpen, entry.parkedAt.duration(to: loop.now) < idleTimeout {
                 entry.connection.delegate = nil
-                return entry.connection
+                return entry.channel
             }
             entry.connection.delegate = nil
             entry.connection.close()
@@ -43,8 +46,9 @@ final class UpstreamPool: StreamConnectionDelegate {
     }
 
     /// Parks a connection that sits at a message boundary.
-    func put(_ connection: StreamConnection, for endpoint: UpstreamEndpoint) {
+    func put(_ channel: Channel, for endpoint: UpstreamEndpoint) {
         loop.assertInEventLoop()
+        let connection = channel.socket
         guard connection.isOpen else { return }
         var entries = idle[endpoint] ?? []
         if entries.count >= maximumPerEndpoint {
@@ -54,7 +58,7 @@ final class UpstreamPool: StreamConnectionDelegate {
         }
         connection.delegate = self
         if connection.isReadingPaused { connection.setReadingPaused(false) }
-        entries.append(Entry(connection: connection, parkedAt: loop.now))
+        entries.append(Entry(channel: channel, parkedAt: loop.now))
         idle[endpoint] = entries
         endpointOf[connection.id] = endpoint
         scheduleSweep()
@@ -108,6 +112,12 @@ final class UpstreamPool: StreamConnectionDelegate {
     // MARK: StreamConnectionDelegate (parked connections only)
 
     func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
+        if let endpoint = endpointOf[connection.id],
+            let channel = idle[endpoint]?.first(where: { $0.connection === connection })?.channel, channel.tls != nil,
+            channel.receive(bytes).isEmpty
+        {
+            return
+        }
         // An idle HTTP/1.1 connection must not receive anything (RFC 9112 §9.3.1 leaves it to us).
         remove(connection)
         connection.delegate = nil

@@ -41,4 +41,10 @@ public struct TraceEventKind: RawRepresentable, Hashable, Sendable, ExpressibleB
     public static let listenerStarted: Self = "listener.started"
     /// A mark sent by a test (through the control API) to label a moment in the trace.
     public static let mark: Self = "mark"
+    /// The proxy's TLS settings, once at start: the CA, upstream verification, host lists.
+    public static let tlsConfigured: Self = "tls.configured"
+    /// A TLS handshake completed, with the client (`side: client`) or an upstream.
+    public static let tlsHandshake: Self = "tls.handshake"
+    /// A TLS handshake or session failed; `side` says with which peer, `code` why.
+    public static let tlsFailed: Self = "tls.failed"
 }

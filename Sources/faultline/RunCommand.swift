@@ -4,6 +4,7 @@ import FaultlineProxy
 import FaultlineConfig
 import FaultlineRules
 import FaultlineServer
+import FaultlineTLS
 import FaultlineTrace
 import Foundation
 
@@ -11,7 +12,12 @@ import Foundation
 enum RunCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(name: "--listen", value: "ADDR", help: "address to listen on (default 127.0.0.1:8080); repeat for several listeners"),
-        OptionSpec(name: "--mode", value: "MODE", help: "forward (default) or reverse:http://HOST:PORT, for the --listen before it"),
+        OptionSpec(
+            name: "--mode", value: "MODE",
+            help: "forward (default) or reverse:http(s)://HOST:PORT, for the --listen before it"),
+        OptionSpec(
+            name: "--tls", value: nil,
+            help: "the --listen before it speaks TLS (certificate from the Faultline CA for the SNI name or address)"),
         OptionSpec(name: "--rules", value: "DIR", help: "load rule files (*.json5) from DIR and reload them when they change"),
         OptionSpec(name: "--trace", value: "FILE", help: "where the event trace goes: a file, or - for stdout (default -)"),
         OptionSpec(name: "--redact-header", value: "NAME", help: "also fingerprint this header's values (repeatable)"),
@@ -20,6 +26,16 @@ enum RunCommand {
         OptionSpec(name: "--response-timeout", value: "SECONDS", help: "wait for an upstream response head, 504 after (default 60)"),
         OptionSpec(name: "--idle-timeout", value: "SECONDS", help: "close idle client connections after (default 120)"),
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default: one per CPU)"),
+        OptionSpec(
+            name: "--intercept", value: "HOST-GLOB",
+            help: "open up TLS only for CONNECTs to these hosts (repeatable; default: every host)"),
+        OptionSpec(name: "--ignore", value: "HOST-GLOB", help: "tunnel CONNECTs to these hosts untouched (repeatable)"),
+        OptionSpec(
+            name: "--upstream-ca", value: "FILE", help: "also trust these PEM certificates when verifying upstream servers"),
+        OptionSpec(
+            name: "--insecure-upstream", value: nil, help: "do not verify upstream certificates (for test backends only)"),
+        OptionSpec(
+            name: "--tls-handshake-timeout", value: "SECONDS", help: "drop a TLS handshake that takes longer (default 10)"),
         OptionSpec(
             name: "--control", value: "ADDR",
             help: "control API address (default 127.0.0.1:0, an ephemeral port); 'off' turns it off"),
@@ -44,16 +60,16 @@ enum RunCommand {
               faultline run --listen 127.0.0.1:8080 --trace trace.jsonl
               faultline run --listen 127.0.0.1:9000 --mode reverse:http://127.0.0.1:3000
             """,
-        specs: specs)
+        specs: specs + CAOptions.specs)
 
     static func run(_ arguments: [String]) -> Int32 {
         let parsed: ParsedArguments
-        let configuration: ServerConfiguration
+        var configuration: ServerConfiguration
         let output: TraceOutput
         let redaction: RedactionPolicy
         let controlAddress: SocketAddress?
         do {
-            parsed = try ParsedArguments.parse(arguments, specs: specs, command: "run")
+            parsed = try ParsedArguments.parse(arguments, specs: specs + CAOptions.specs, command: "run")
             if parsed.has("--help") {
                 print(help)
                 return 0
@@ -62,11 +78,15 @@ enum RunCommand {
                 throw UsageError(description: "faultline run: unexpected argument '\(extra)'; see 'faultline run --help'")
             }
             configuration = try serverConfiguration(parsed)
+            configuration.tls = try tlsConfiguration(parsed)
             let tracePath = parsed.value("--trace") ?? "-"
             output = tracePath == "-" ? .standardOutput : .file(path: tracePath)
             redaction = RedactionPolicy(
                 extraHeaderNames: parsed.values("--redact-header"), extraQueryParameters: parsed.values("--redact-query"))
             controlAddress = try control(parsed)
+        } catch let failure as CommandFailure {
+            printError("faultline run: \(failure)")
+            return 1
         } catch {
             printError("\(error)")
             return 2
@@ -130,11 +150,18 @@ enum RunCommand {
     static func serverConfiguration(_ parsed: ParsedArguments) throws(UsageError) -> ServerConfiguration {
         var listeners: [ListenerConfiguration] = []
         var modeSeen = false
-        for option in parsed.options where option.name == "--listen" || option.name == "--mode" {
+        for option in parsed.options where ["--listen", "--mode", "--tls"].contains(option.name) {
             let value = option.value ?? ""
             if option.name == "--listen" {
                 listeners.append(ListenerConfiguration(address: try address(value), mode: .forward))
                 modeSeen = false
+                continue
+            }
+            if option.name == "--tls" {
+                guard !listeners.isEmpty else {
+                    throw UsageError(description: "faultline run: --tls applies to the --listen before it; put it after one")
+                }
+                listeners[listeners.count - 1].tls = true
                 continue
             }
             if modeSeen {
@@ -163,6 +190,30 @@ enum RunCommand {
         if let seconds = try duration(parsed, "--response-timeout") { configuration.proxy.responseTimeout = seconds }
         if let seconds = try duration(parsed, "--idle-timeout") { configuration.proxy.clientIdleTimeout = seconds }
         return configuration
+    }
+
+    /// Interception, TLS listeners and `https` upstreams: the CA (created on first use), how
+    /// upstream certificates are checked, and which hosts are opened up.
+    static func tlsConfiguration(_ parsed: ParsedArguments) throws -> ServerTLSConfiguration {
+        let authority = try CAOptions.authority(parsed, command: "run")
+        let interception = InterceptionPolicy(
+            intercept: parsed.values("--intercept").map(HostGlob.init), ignore: parsed.values("--ignore").map(HostGlob.init))
+        let insecure = parsed.has("--insecure-upstream")
+        if insecure, parsed.has("--upstream-ca") {
+            throw UsageError(description: "faultline run: --upstream-ca has no effect with --insecure-upstream; pick one")
+        }
+        let notices = NoticeBoard { printError($0) }
+        do {
+            var configuration = try ServerTLSConfiguration(
+                authority: authority, upstreamTrustAnchorsFile: parsed.value("--upstream-ca"), verifyUpstream: !insecure,
+                interception: interception, notices: notices)
+            if let seconds = try duration(parsed, "--tls-handshake-timeout") { configuration.handshakeTimeout = seconds }
+            return configuration
+        } catch let error as TLSError {
+            throw UsageError(description: "faultline run: \(error.description)")
+        } catch {
+            throw UsageError(description: "faultline run: \(error)")
+        }
     }
 
     /// The control listener's address from `--control` (nil for `off`), with its companions checked.
@@ -228,9 +279,10 @@ enum RunCommand {
 
     static func banner(server: ProxyServer, output: TraceOutput) -> String {
         let listeners = zip(server.configuration.listeners, server.boundAddresses).map { configuration, address in
+            let listening = configuration.tls ? "\(address) (TLS)" : "\(address)"
             switch configuration.mode {
-            case .forward: return "forward proxy on \(address)"
-            case .reverse(let upstream): return "reverse proxy on \(address) to \(upstream)"
+            case .forward: return "forward proxy on \(listening)"
+            case .reverse(let upstream): return "reverse proxy on \(listening) to \(upstream)"
             }
         }
         let destination: String
@@ -243,8 +295,15 @@ enum RunCommand {
         // "control on" comes after the trace so that readers of the older banner
         // ("...; trace to X (Ctrl-C stops)") still find the listeners where they were.
         let control = server.controlAddress.map { "; control on \($0)" } ?? ""
-        return "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", ")); trace to \(destination)\(control) "
+        var banner = "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", ")); trace to \(destination)\(control) "
             + "(Ctrl-C stops)"
+        if let tls = server.configuration.tls {
+            banner += "\nfaultline: TLS interception with the CA \(tls.authority.certificatePath ?? tls.authority.subjectDescription)"
+            if !tls.clientContext.verify {
+                banner += "\nfaultline: WARNING: --insecure-upstream: upstream certificates are NOT verified"
+            }
+        }
+        return banner
     }
 }
 

@@ -24,6 +24,7 @@ let usage = """
       mark       write a mark to the trace and fire mark:LABEL (mark LABEL [KEY=VALUE]...)
       state      show, set or reset scenario states (state, state set, state reset)
       backend    run the reference auth backend for demos and tests (faultline backend --help)
+      ca         show or export the CA that clients trust for interception (ca path|export|info|simulator)
       help       show this help, or a command's: faultline help run
 
     The commands that talk to a running proxy find it through its control file
@@ -38,7 +39,7 @@ func main(_ arguments: [String]) -> Int32 {
     let commands: [String: ([String]) -> Int32] = [
         "run": RunCommand.run, "rules": RulesCommand.run, "holds": HoldsCommand.run, "release": ReleaseCommand.release,
         "fail": ReleaseCommand.fail, "mark": MarkCommand.run, "state": StateCommand.run, "backend": BackendCommand.run,
-        "check": CheckCommand.run, "demo": DemoCommand.run,
+        "check": CheckCommand.run, "demo": DemoCommand.run, "ca": CACommand.run,
     ]
     guard let first = arguments.first else {
         print(usage)

@@ -1,0 +1,74 @@
+import FaultlineCore
+import FaultlineHTTP1
+import FaultlineTLS
+import FaultlineTrace
+
+extension HTTP1ProxySession {
+    /// `CONNECT` to a host the proxy may intercept: answer 200 before connecting anywhere, since
+    /// only the client's next bytes (a ClientHello, and its SNI name) tell whether to terminate
+    /// TLS or tunnel (mitmproxy answers the same way). The upstream is contacted afterwards, by
+    /// the tunnel or by the first request inside TLS; its failures can then only close the client.
+    mutating func answerConnectEarly(_ output: inout SessionOutput) {
+        guard let exchange else { return }
+        output.writeToClient(Self.connectEstablished)
+        trace.record(
+            .responseDelivered, connection: connectionID, flow: exchange.flow.id,
+            [.int("status", 200), .bool("synthetic", true)])
+        exchange.connectAnswered = true
+        exchange.response = .complete
+        state = .awaitingClientHello
+        output.append(.setTimer(.clientIdle, configuration.clientHelloTimeout))
+        clientHello = requestDecoder.takeBufferedBytes()
+        inspectClientHello(&output)
+    }
+
+    /// Classifies the bytes after an early-answered `CONNECT` once there are enough of them.
+    mutating func inspectClientHello(_ output: inout SessionOutput) {
+        guard let exchange, let interception = configuration.interception else { return }
+        switch ClientHelloPeek.inspect(clientHello) {
+        case .needMoreBytes:
+            guard clientReachedEOF else { return }
+            trace.record(
+                .flowAborted, connection: connectionID, flow: exchange.flow.id,
+                [.string("reason", "client closed the tunnel before sending anything")])
+            self.exchange = nil
+            close(&output, reason: "client-closed")
+        case .notTLS:
+            tunnelAnsweredConnect(reason: "not-tls", &output)
+        case .tls(let serverName, _) where serverName.map({ !interception.intercepts($0) }) ?? false:
+            tunnelAnsweredConnect(reason: "ignored", &output)
+        case .tls(let serverName, let alpn):
+            output.append(.cancelTimer(.clientIdle))
+            output.append(
+                .interceptTLS(
+                    TLSInterception(
+                        flow: exchange.flow.id, target: exchange.route.endpoint, serverName: serverName,
+                        offeredALPN: alpn, clientBytes: clientHello, clientReachedEOF: clientReachedEOF)))
+            clientHello = []
+            self.exchange = nil
+            closeReason = "intercepted"
+            state = .closed
+        }
+    }
+
+    /// The client sent no complete ClientHello in time after its `CONNECT` was answered.
+    mutating func clientHelloTimedOut(_ output: inout SessionOutput) {
+        guard let exchange else { return }
+        trace.record(
+            .tlsFailed, connection: connectionID, flow: exchange.flow.id,
+            [
+                .string("side", "client"), .string("code", "handshake-timeout"),
+                .string("message", "the client sent no complete ClientHello within \(configuration.clientHelloTimeout)"),
+            ])
+        self.exchange = nil
+        close(&output, reason: "tls-handshake-timeout")
+    }
+
+    /// Tunnels an early-answered `CONNECT`: connect now, then relay `clientHello` and what follows.
+    private mutating func tunnelAnsweredConnect(reason: String, _ output: inout SessionOutput) {
+        output.append(.cancelTimer(.clientIdle))
+        exchange?.tunnelReason = reason
+        state = .exchanging
+        if let exchange { output.append(.connectUpstream(exchange.route.endpoint, fresh: false)) }
+    }
+}

@@ -1,0 +1,154 @@
+import FaultlineCore
+import FaultlineProxy
+import FaultlineRules
+import FaultlineTLS
+import FaultlineTrace
+import Testing
+
+/// The session's side of TLS interception: when it answers `CONNECT` early, how it classifies
+/// the bytes that follow, and what it hands the driver.
+@Suite struct InterceptionTests {
+    /// A real ClientHello (OpenSSL's), naming `serverName` and offering h2 and HTTP/1.1.
+    static func clientHello(serverName: String) throws -> [UInt8] {
+        let connection = try TLSConnection.client(
+            context: try TLSClientContext(verify: false), serverName: serverName, alpn: ["h2", "http/1.1"])
+        return connection.takeCiphertext()
+    }
+
+    static func intercepting(_ policy: InterceptionPolicy = InterceptionPolicy()) -> Playbook {
+        Playbook { $0.interception = policy }
+    }
+
+    static func interception(in log: [ProxyAction]) -> TLSInterception? {
+        for action in log {
+            if case .interceptTLS(let interception) = action { return interception }
+        }
+        return nil
+    }
+
+    @Test func connectIsAnsweredBeforeConnectingAndTheClientHelloIsHandedOver() throws {
+        let hello = try Self.clientHello(serverName: "api.example.test")
+        // Every split point: the verdict must not depend on how the bytes arrive.
+        for split in 0...hello.count {
+            var play = Self.intercepting()
+            play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
+            #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\n")
+            #expect(!play.connectPending, "nothing is contacted before the ClientHello is read")
+            play.client(Array(hello[..<split]))
+            if split < hello.count {
+                #expect(Self.interception(in: play.takeLog()) == nil, "split at \(split): decided too early")
+            }
+            play.client(Array(hello[split...]))
+            let interception = try #require(Self.interception(in: play.takeLog()), "split at \(split)")
+            #expect(interception.serverName == "api.example.test")
+            #expect(interception.offeredALPN == ["h2", "http/1.1"])
+            #expect(interception.clientBytes == hello)
+            #expect(interception.target == UpstreamEndpoint(scheme: "tcp", host: "api.example.test", port: 443))
+            #expect(interception.certificateHost == "api.example.test")
+            #expect(play.session.isClosed, "the session that read CONNECT is done")
+            #expect(!play.connectPending)
+        }
+    }
+
+    @Test func anIgnoredSNINameIsTunnelledWithTheHelloBytes() throws {
+        let hello = try Self.clientHello(serverName: "pinned.bank.test")
+        var play = Self.intercepting(InterceptionPolicy(ignore: [HostGlob("**.bank.test")]))
+        // The CONNECT names an address; only the SNI name says the host is ignored.
+        play.client("CONNECT 10.1.2.3:443 HTTP/1.1\r\nHost: 10.1.2.3:443\r\n\r\n")
+        #expect(play.takeClientText().hasPrefix("HTTP/1.1 200 "))
+        play.client(hello)
+        #expect(play.didConnect(to: "10.1.2.3", port: 443))
+        #expect(Self.interception(in: play.takeLog()) == nil)
+        play.connected()
+        #expect(play.takeClientText() == "", "the 200 is not sent twice")
+        #expect(play.takeUpstreamText() == String(decoding: hello, as: UTF8.self), "the ClientHello goes up unchanged")
+        let opened = try #require(try play.events().first { $0.kind == .tunnelOpened })
+        #expect(opened.bool("intercepted") == false)
+        #expect(opened.string("reason") == "ignored")
+    }
+
+    @Test func anIgnoredConnectHostIsTunnelledTheClassicWay() throws {
+        var play = Self.intercepting(InterceptionPolicy(ignore: [HostGlob("*.apple.com")]))
+        play.client("CONNECT push.apple.com:443 HTTP/1.1\r\nHost: push.apple.com:443\r\n\r\n")
+        #expect(play.takeClientText() == "", "no early answer: the target is contacted first")
+        #expect(play.didConnect(to: "push.apple.com", port: 443))
+        play.connected()
+        #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\n")
+        let opened = try #require(try play.events().first { $0.kind == .tunnelOpened })
+        #expect(opened.string("reason") == "ignored")
+    }
+
+    @Test func onlyTheInterceptListIsOpenedUp() throws {
+        let policy = InterceptionPolicy(intercept: [HostGlob("api.example.test")], ignore: [])
+        #expect(policy.intercepts("api.example.test"))
+        #expect(policy.intercepts("API.example.test."), "host names compare case-insensitively")
+        #expect(!policy.intercepts("cdn.example.test"))
+        #expect(InterceptionPolicy().intercepts("anything.test"), "no list: every host")
+        let both = InterceptionPolicy(intercept: [HostGlob("**.example.test")], ignore: [HostGlob("auth.example.test")])
+        #expect(both.intercepts("api.example.test"))
+        #expect(!both.intercepts("auth.example.test"), "ignore wins")
+    }
+
+    @Test func bytesThatAreNotTLSAreTunnelled() throws {
+        var play = Self.intercepting()
+        play.client("CONNECT legacy.test:80 HTTP/1.1\r\nHost: legacy.test:80\r\n\r\nGET / HTTP/1.1\r\nHost: legacy.test\r\n\r\n")
+        #expect(play.takeClientText().hasPrefix("HTTP/1.1 200 "))
+        #expect(play.didConnect(to: "legacy.test", port: 80))
+        play.connected()
+        #expect(play.takeUpstreamText() == "GET / HTTP/1.1\r\nHost: legacy.test\r\n\r\n")
+        play.upstream("HTTP/1.1 204 No Content\r\n\r\n")
+        #expect(play.takeClientText() == "HTTP/1.1 204 No Content\r\n\r\n")
+        let opened = try #require(try play.events().first { $0.kind == .tunnelOpened })
+        #expect(opened.string("reason") == "not-tls")
+    }
+
+    @Test func anUnreachableTargetAfterTheEarlyAnswerClosesWithoutAnHTTPError() throws {
+        var play = Self.intercepting()
+        play.client("CONNECT gone.test:443 HTTP/1.1\r\nHost: gone.test:443\r\n\r\n\u{0}\u{1}not tls")
+        _ = play.takeClientText()
+        play.connectFailed(.connectRefused("gone.test:443", "connection refused"))
+        #expect(play.takeClientText() == "", "the client already has its 200: a 502 would be read as tunnel bytes")
+        #expect(play.didCloseClient())
+        #expect(try play.eventKinds().contains("upstream.error"))
+    }
+
+    @Test func aClientThatLeavesBeforeItsHelloEndsTheFlow() throws {
+        var play = Self.intercepting()
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}")
+        play.clientEOF()
+        #expect(play.didCloseClient())
+        #expect(!play.connectPending)
+        #expect(try play.eventKinds().contains("flow.aborted"))
+    }
+
+    @Test func aClientHelloThatNeverCompletesTimesOut() throws {
+        var play = Playbook {
+            $0.interception = InterceptionPolicy()
+            $0.clientHelloTimeout = .seconds(3)
+        }
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}\u{01}")
+        #expect(play.takeLog().contains(.setTimer(.clientIdle, .seconds(3))))
+        play.fire(.clientIdle)
+        #expect(play.didCloseClient())
+        let failed = try #require(try play.events().first { $0.kind == .tlsFailed })
+        #expect(failed.string("code") == "handshake-timeout")
+        #expect(failed.string("side") == "client")
+    }
+
+    @Test func aCompleteClientHelloDisarmsTheDeadline() throws {
+        var play = Self.intercepting()
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
+        play.client(try Self.clientHello(serverName: "api.example.test"))
+        #expect(play.takeLog().contains(.cancelTimer(.clientIdle)))
+    }
+
+    @Test func withoutInterceptionConnectIsTunnelledAsBefore() throws {
+        var play = Playbook()
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
+        #expect(play.takeClientText() == "")
+        #expect(play.didConnect(to: "api.example.test", port: 443))
+        play.connected()
+        let opened = try #require(try play.events().first { $0.kind == .tunnelOpened })
+        #expect(opened.string("reason") == nil, "no interception, nothing to explain")
+    }
+}
