@@ -504,6 +504,7 @@ def test_reverse_mode_to_an_upstream_with_the_wrong_name_is_a_502(intercepting, 
 def test_tls_listener_presents_a_certificate_for_the_address_or_the_sni_name(intercepting, tls_origin, certificates):
     proxy = intercepting("--upstream-ca", certificates["ca.pem"], listen=(
         "--listen", "127.0.0.1:0", "--tls", "--mode", f"reverse:https://localhost:{tls_origin.port}"))
+    assert proxy.reverse.tls and proxy.reverse.url.startswith("https://"), proxy.reverse
     port = proxy.reverse.port
     mark = marker()
     # curl sends no SNI for an IP literal: the certificate must name 127.0.0.1 itself.

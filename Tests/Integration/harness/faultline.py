@@ -13,7 +13,8 @@ from .trace import Trace
 from .waiting import wait_until
 
 BANNER = re.compile(r"^faultline (?P<version>\S+): (?P<listeners>.+); trace to (?P<trace>.+) \(Ctrl-C stops\)$")
-LISTENER = re.compile(r"^(?P<mode>forward|reverse) proxy on (?P<host>\S+):(?P<port>\d+)(?: to (?P<upstream>\S+))?$")
+LISTENER = re.compile(
+    r"^(?P<mode>forward|reverse) proxy on (?P<host>\S+):(?P<port>\d+)(?P<tls> \(TLS\))?(?: to (?P<upstream>\S+))?$")
 
 
 @dataclass
@@ -24,11 +25,13 @@ class Listener:
     host: str
     port: int
     upstream: str | None = None
+    tls: bool = False  # the listener terminates TLS itself (`--tls`; "(TLS)" in the banner)
 
     @property
     def url(self):
-        """`http://host:port`, for proxy settings (forward) or a base URL (reverse)."""
-        return f"http://{self.host}:{self.port}"
+        """`http://host:port` (`https://` on a TLS listener), for proxy settings (forward) or a
+        base URL (reverse)."""
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}"
 
 
 class Faultline:
@@ -70,7 +73,8 @@ class Faultline:
             listener = LISTENER.match(part)
             assert listener, f"listener in banner not understood: {part!r} (banner {banner!r})"
             self.listeners.append(
-                Listener(listener["mode"], listener["host"], int(listener["port"]), listener["upstream"])
+                Listener(listener["mode"], listener["host"], int(listener["port"]), listener["upstream"],
+                         tls=listener["tls"] is not None)
             )
         return self
 
