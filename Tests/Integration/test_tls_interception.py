@@ -7,6 +7,7 @@ Each proxy gets a private `--confdir`, so its CA (`<confdir>/ca.pem`) is made fo
 origins: the session's `tls_origin` (certificate for localhost from the throwaway CA in
 `certificates`), the plain `origin`, and per-test `CertifiedOrigin`s with their own CA and names.
 """
+import hashlib
 import json
 import os
 import re
@@ -14,11 +15,13 @@ import socket
 import ssl
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from harness.clients import curl
 from harness.http_clients import httpx_client
+from harness.python_origin import chunked_body, pattern_bytes
 from harness.rawhttp import request_bytes
 from harness.tls import (
     certificate_common_name,
@@ -420,6 +423,139 @@ def test_intercepted_connect_to_a_closed_port_answers_502(intercepting):
     assert (code, status) == (0, 502) or (code == 56 and "502" in stderr), (code, status, stderr)
     trace = proxy.trace()
     assert trace.of("upstream.error"), "the refused connect is not in the trace"
+
+
+@pytest.mark.parametrize("connect_host, expected", [
+    ("127.0.0.1", ("IP Address", "127.0.0.1")), ("localhost", ("DNS", "localhost"))])
+def test_without_sni_the_certificate_names_the_connect_host(
+        intercepting, tls_origin, certificates, connect_host, expected):
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+    mark = marker()
+    tls = handshake_through(proxy.forward.port, f"{connect_host}:{tls_origin.port}", proxy.faultline_ca, None)
+    with tls:
+        certificate = tls.getpeercert()
+        tls.sendall(request_bytes("GET", f"/echo?{mark}", [("Host", connect_host), ("Connection", "close")]))
+        response = read_until_closed(tls, 10)
+    assert certificate["subjectAltName"] == (expected,), certificate
+    assert response.startswith(b"HTTP/1.1 200"), response[:200]
+
+    trace = proxy.trace()
+    handshake = trace.one("tls.handshake", side="client")
+    assert (handshake["sni"], handshake["certificate_host"]) == (None, connect_host), handshake
+    received = trace.one("request.received", flow=trace.flow_for(mark))
+    assert received["url"] == f"https://{connect_host}:{tls_origin.port}/echo?{mark}", received
+
+
+def test_the_sni_name_wins_over_an_address_in_the_connect(intercepting, tls_origin, certificates):
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+    tls = handshake_through(proxy.forward.port, f"127.0.0.1:{tls_origin.port}", proxy.faultline_ca, "localhost")
+    with tls:
+        assert tls.getpeercert()["subjectAltName"] == (("DNS", "localhost"),)
+    handshake = proxy.trace().one("tls.handshake", side="client")
+    assert (handshake["sni"], handshake["certificate_host"]) == ("localhost", "localhost"), handshake
+
+
+def test_tls_1_2_client_is_served(intercepting, tls_origin, certificates):
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+    context = client_context(proxy.faultline_ca)
+    context.maximum_version = ssl.TLSVersion.TLSv1_2
+    with httpx_client(proxy.forward.url, verify=context) as client:
+        assert client.get(f"https://localhost:{tls_origin.port}/echo?tls12").status_code == 200
+    handshake = proxy.trace().one("tls.handshake", side="client")
+    assert handshake["version"] == "TLSv1.2", handshake
+
+
+def test_client_offering_only_h2_is_refused_with_no_application_protocol(intercepting, tls_origin, certificates):
+    """Faultline serves HTTP/1.1 inside intercepted TLS; a client that offers only h2 gets the
+    no_application_protocol alert (RFC 7301 §3.2), not a connection it cannot use."""
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+    raw, status, head = connect_tunnel(proxy.forward.port, f"localhost:{tls_origin.port}")
+    context = client_context(proxy.faultline_ca)
+    context.set_alpn_protocols(["h2"])
+    with raw:
+        assert status == 200, head
+        with pytest.raises(ssl.SSLError, match="no application protocol"):
+            context.wrap_socket(raw, server_hostname="localhost")
+    failed = proxy.trace().one("tls.failed", side="client")
+    assert failed["code"] == "no-application-protocol", failed
+
+
+def test_bodies_cross_the_interception_intact(intercepting, tls_origin, certificates):
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+    upload = os.urandom(3 << 20)
+    base = f"https://localhost:{tls_origin.port}"
+    with httpx_client(proxy.forward.url, verify=client_context(proxy.faultline_ca)) as client:
+        echoed = client.post(f"{base}/echo?upload", content=upload)
+        assert echoed.status_code == 200
+        assert echoed.json()["body_sha256"] == hashlib.sha256(upload).hexdigest()
+        chunked = client.get(f"{base}/chunked?pieces=200&size=10000")
+        assert chunked.status_code == 200 and chunked.content == chunked_body(200, 10000)
+        # Ended by the origin closing its TLS connection (without close_notify, as Python's
+        # server does).
+        delimited = client.get(f"{base}/close-delimited?size=300000")
+        assert delimited.status_code == 200 and delimited.content == pattern_bytes(300000, seed=7)
+    trace = proxy.trace()
+    for marker_text in ("upload", "chunked", "close-delimited"):
+        trace.assert_complete_flow(trace.flow_for(marker_text), status=200)
+
+
+def test_stale_pooled_tls_upstream_connection_is_replaced(intercepting, tls_origin, certificates):
+    """/then-close answers without announcing Connection: close and then closes: the pooled TLS
+    connection is dead, and the next request must go on a fresh one."""
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+    mark = marker()
+    with httpx_client(proxy.forward.url, verify=client_context(proxy.faultline_ca)) as client:
+        first = client.get(f"https://localhost:{tls_origin.port}/then-close?size=100&{mark}-1")
+        assert first.status_code == 200 and len(first.content) == 100
+        second = client.get(f"https://localhost:{tls_origin.port}/echo?{mark}-2")
+        assert second.status_code == 200 and second.json()["target"] == f"/echo?{mark}-2"
+    trace = proxy.trace()
+    for suffix in ("1", "2"):
+        trace.assert_complete_flow(trace.flow_for(f"{mark}-{suffix}"), status=200)
+
+
+def test_secrets_inside_intercepted_tls_are_fingerprinted(intercepting, tls_origin, certificates):
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+    token, cookie = "tok-" + uuid.uuid4().hex, "ck-" + uuid.uuid4().hex
+    with httpx_client(proxy.forward.url, verify=client_context(proxy.faultline_ca)) as client:
+        response = client.get(f"https://localhost:{tls_origin.port}/echo?secrets",
+                              headers={"Authorization": f"Bearer {token}", "Cookie": f"session={cookie}"})
+    assert response.status_code == 200
+    assert ["Authorization", f"Bearer {token}"] in response.json()["headers"], "the origin must get the real token"
+    trace = proxy.trace()
+    assert token not in trace.text and cookie not in trace.text
+    received = trace.one("request.received", flow=trace.flow_for("secrets"))
+    assert any(name.lower() == "authorization" for name, _ in received["headers"]), received
+
+
+def test_many_clients_at_once_through_interception(intercepting, tls_origin, certificates):
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+    mark = marker()
+
+    def one(i):
+        with httpx_client(proxy.forward.url, verify=client_context(proxy.faultline_ca)) as client:
+            response = client.get(f"https://localhost:{tls_origin.port}/echo?{mark}-{i}")
+            return response.status_code, response.json()["target"]
+
+    with ThreadPoolExecutor(20) as pool:
+        results = list(pool.map(one, range(40)))
+    assert results == [(200, f"/echo?{mark}-{i}") for i in range(40)]
+    trace = proxy.trace()
+    handshakes = trace.of("tls.handshake", side="client")
+    assert len(handshakes) == 40 and all(e["certificate_host"] == "localhost" for e in handshakes)
+    assert any(e["certificate_minted"] for e in handshakes)
+
+
+def test_client_leaving_mid_response_does_not_disturb_the_next(intercepting, tls_origin, certificates):
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+    tls = handshake_through(proxy.forward.port, f"localhost:{tls_origin.port}", proxy.faultline_ca, "localhost")
+    with tls:
+        tls.sendall(request_bytes("GET", "/chunked?pieces=2000&size=10000", [("Host", "localhost")]))
+        assert tls.recv(1000)  # some of the 20 MB, then we leave
+    with httpx_client(proxy.forward.url, verify=client_context(proxy.faultline_ca)) as client:
+        assert client.get(f"https://localhost:{tls_origin.port}/echo?after-leaving").status_code == 200
+    trace = proxy.trace()
+    trace.assert_complete_flow(trace.flow_for("after-leaving"), status=200)
 
 
 # -- bytes that are not TLS ------------------------------------------------------------------
