@@ -12,6 +12,10 @@
  * pipelining: each connection has one request in flight. TLS sessions are never resumed, so
  * every new connection pays a full handshake (the worst case, and the same for every row).
  *
+ * At the end of the run no new request or connection starts; those in flight finish (for up to
+ * 3 s, not counted) and the connections close with a close_notify, so the other side sees no
+ * connection cut halfway through a handshake or a response.
+ *
  * Latency: with keep-alive, from the request's write to the response's last byte (as wrk);
  * with a connection per request (--close), from socket() to the response's last byte, so the
  * TCP connect, the CONNECT and the TLS handshake are in it.
@@ -97,9 +101,12 @@ struct worker {
     uint64_t errors[E_COUNT];
     uint64_t opened;
     uint64_t end_ns;
+    int draining;                /* past end_ns: finish what is in flight, start nothing new */
     int stopping;
     size_t next_name;
 };
+
+#define DRAIN_NS 3000000000ull
 
 static char request[1024];
 static size_t request_len;
@@ -190,7 +197,7 @@ static void fail(struct conn *c, enum error_kind kind, const char *what) {
 /* Opens a new connection (TCP connect started); 0 when the run is over. */
 static int open_conn(struct conn *c) {
     struct worker *w = c->w;
-    if (w->stopping) return 0;
+    if (w->stopping || w->draining) return 0;
     if (opt.names) {
         if (w->next_name >= opt.name_count) {
             w->stopping = 1;
@@ -268,8 +275,8 @@ static void response_done(struct conn *c) {
     uint64_t t = now_ns();
     if (t <= w->end_ns || opt.names) record(w, t - c->started_ns);
     if (opt.names) printf("%s %llu\n", c->sni, (unsigned long long)((t - c->started_ns) / 1000));
-    if (t > w->end_ns && !opt.names) w->stopping = 1;
-    if (opt.close_mode || c->server_closes) {
+    if (t > w->end_ns) w->draining = 1;
+    if (w->draining || opt.close_mode || c->server_closes) {
         close_conn(c);
         open_conn(c);
     } else {
@@ -394,7 +401,7 @@ static void drive(struct conn *c, uint32_t events) {
             if (c->body_left < 0) return fail(c, E_READ, "more bytes than Content-Length");
             if (c->body_left == 0) {
                 response_done(c);
-                if (c->fd < 0 || c->w->stopping) return;
+                if (c->fd < 0) return;
                 events = 0;
             }
             break;
@@ -432,7 +439,14 @@ static void *run_worker(void *arg) {
         if (n < 0 && errno != EINTR) die("epoll_wait: %s", strerror(errno));
         for (int i = 0; i < n; i++) drive(events[i].data.ptr, events[i].events);
         uint64_t t = now_ns();
-        if (t > w->end_ns) w->stopping = 1;
+        if (t > w->end_ns) w->draining = 1;
+        if (w->draining) {
+            /* Let the connections in flight finish (uncounted) rather than cutting them, so the
+             * server or proxy sees only complete exchanges; give up after DRAIN_NS. */
+            int open = 0;
+            for (int i = 0; i < w->count; i++) open += w->conns[i].fd >= 0;
+            if (!open || t > w->end_ns + DRAIN_NS) w->stopping = 1;
+        }
         if (t - last_check > 50000000u) {
             last_check = t;
             for (int i = 0; i < w->count && !w->stopping; i++) {
