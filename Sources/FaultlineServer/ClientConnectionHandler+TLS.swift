@@ -58,9 +58,10 @@ extension ClientConnectionHandler {
                 if let clientHandshakeTimer { context.loop.cancelTimer(clientHandshakeTimer) }
                 clientHandshakeTimer = nil
                 guard let tls = client.tls else { return }
-                context.trace.record(
-                    .tlsHandshake, connection: client.id, flow: interceptedFlow,
-                    TLSTrace.handshake(side: .client, info, connection: tls))
+                var fields = TLSTrace.handshake(side: .client, info, connection: tls)
+                // Says how the client's TLS got here: a CONNECT opened up, or a TLS listener.
+                fields.append(.bool("intercepted", interceptedFlow != nil))
+                context.trace.record(.tlsHandshake, connection: client.id, flow: interceptedFlow, fields)
             case .plaintext(let bytes):
                 bytes.withUnsafeBytes { perform(session.clientDidRead($0)) }
             case .closeNotify:

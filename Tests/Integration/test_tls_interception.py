@@ -192,6 +192,7 @@ def test_curl_through_interception_gets_the_origin_answer_and_a_faultline_certif
     assert (first["sni"], first["alpn"], first["version"]) == ("localhost", "http/1.1", "TLSv1.3"), first
     assert first["cipher"], first
     assert (first["certificate_host"], first["certificate_minted"]) == ("localhost", True), first
+    assert first["intercepted"] is True, first
     assert first.get("conn") == received["conn"], (first, received)
     # The second connection to the same host is served from the certificate cache.
     assert (client_side[1]["certificate_host"], client_side[1]["certificate_minted"]) == ("localhost", False)
@@ -667,4 +668,6 @@ def test_tls_listener_presents_a_certificate_for_the_address_or_the_sni_name(int
     client_side = trace.of("tls.handshake", side="client")
     assert [(e["sni"], e["certificate_host"]) for e in client_side[:2]] == [
         (None, "127.0.0.1"), ("localhost", "localhost")], client_side
+    assert [e["intercepted"] for e in client_side[:2]] == [False, False], "a TLS listener intercepts no CONNECT"
+
     assert_no_key_material(trace, *ca_key_files(proxy.confdir))
