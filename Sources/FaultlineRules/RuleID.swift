@@ -3,11 +3,14 @@
 public struct RuleID: Hashable, Sendable, CustomStringConvertible {
     public let scenario: String
     public let rule: String
+    /// `scenario/rule`, made once: every firing writes it to the trace.
+    public let description: String
 
     /// The rule named `rule` in scenario `scenario`.
     public init(scenario: String, rule: String) {
         self.scenario = scenario
         self.rule = rule
+        self.description = "\(scenario)/\(rule)"
     }
 
     /// Reads `scenario/rule`, splitting at the first `/`; nil when there is no `/` or either side
@@ -20,5 +23,4 @@ public struct RuleID: Hashable, Sendable, CustomStringConvertible {
         self.init(scenario: scenario, rule: rule)
     }
 
-    public var description: String { "\(scenario)/\(rule)" }
 }

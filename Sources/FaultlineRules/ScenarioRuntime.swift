@@ -6,6 +6,10 @@ struct ScenarioRuntime {
     let matchers: [FlowMatcher]
     /// `scenario.rules[i].phase`, kept apart so the per-flow loop copies no `Rule`.
     private let phases: [RulePhase]
+    /// The rules' IDs, made once rather than at every firing.
+    private let ruleIDs: [RuleID]
+    /// Some rule waits for `rule:<name>` (`after`/`before`): only then is each firing remembered.
+    private let recordsRuleEvents: Bool
     var enabled: Bool
     var ruleEnabled: [Bool]
     var store: ScenarioStateStore
@@ -14,6 +18,13 @@ struct ScenarioRuntime {
         self.scenario = scenario
         matchers = scenario.rules.map { FlowMatcher($0.match) }
         phases = scenario.rules.map(\.phase)
+        ruleIDs = scenario.rules.map { RuleID(scenario: scenario.name, rule: $0.name) }
+        recordsRuleEvents = scenario.rules.contains { rule in
+            [rule.conditions.after, rule.conditions.before].contains { reference in
+                if case .rule = reference { return true }
+                return false
+            }
+        }
         enabled = scenario.enabled
         ruleEnabled = scenario.rules.map(\.enabled)
         store = ScenarioStateStore(scenario: scenario)
@@ -47,9 +58,12 @@ struct ScenarioRuntime {
     }
 
     private mutating func decide(rule index: Int, lineage: LineageID?) -> FiredRule? {
-        let rule = scenario.rules[index]
-        let conditions = rule.conditions
-        let marks = store.marks
+        // Fields are read from the array in place: copying the whole `Rule` retains every member.
+        let conditions = scenario.rules[index].conditions
+        let transitionTarget = scenario.rules[index].transition
+        let recordsRuleEvents = self.recordsRuleEvents
+        let ruleName = ruleIDs[index].rule
+        let marks = conditions.after != nil || conditions.before != nil ? store.marks : []
         let decision: Decision = store.withSlot(for: lineage) { slot in
             if let states = conditions.states, !states.contains(slot.state) { return .skipped }
             if let after = conditions.after, !Self.hasSeen(after, slot: slot, marks: marks) { return .skipped }
@@ -60,11 +74,11 @@ struct ScenarioRuntime {
             if let probability = conditions.probability, !slot.generator.draw(probability) { return .counted }
             slot.fireCounts[index] += 1
             var transition: StateTransition? = nil
-            if let target = rule.transition {
+            if let target = transitionTarget {
                 transition = StateTransition(from: slot.state, to: target)
                 slot.state = target
             }
-            slot.seen.insert(.rule(rule.name))
+            if recordsRuleEvents { slot.seen.insert(.rule(ruleName)) }
             return .fired(hit: slot.fireCounts[index], transition: transition)
         }
         switch decision {
@@ -77,8 +91,8 @@ struct ScenarioRuntime {
             store.recordMatch(rule: index)
             store.recordFire(rule: index)
             return FiredRule(
-                id: RuleID(scenario: scenario.name, rule: rule.name), file: scenario.file, phase: rule.phase,
-                actions: rule.actions, transition: transition, hit: hit)
+                id: ruleIDs[index], file: scenario.file, phase: phases[index], actions: scenario.rules[index].actions,
+                transition: transition, hit: hit)
         }
     }
 
