@@ -44,3 +44,17 @@ def test_urlsession_against_a_reverse_listener(start_faultline, origin, urlsessi
     trace = proxy.trace()
     trace.assert_complete_flow(trace.flow_for("/chunked?pieces=9"), status=200)
     trace.assert_complete_flow(trace.flow_for("/status/204"), status=204)
+
+
+def test_urlsession_refusing_the_faultline_ca_is_traced_with_the_hint(faultline, tls_origin, urlsession_client):
+    # FoundationNetworking on Linux verifies against the system store only, which does not hold
+    # the Faultline CA: the intercepted handshake fails, and the trace says why and what to do.
+    url = f"https://localhost:{tls_origin.port}/echo?urlsession-untrusted"
+    done = run([urlsession_client, url], timeout=60, env=clean_env(https_proxy=faultline.forward.url))
+    assert done.returncode != 0
+    assert b"certificate" in done.stdout + done.stderr, done
+    assert not tls_origin.seen("urlsession-untrusted")
+    faultline.wait_for_event("tls.failed")
+    failed = faultline.trace().one("tls.failed")
+    assert (failed["side"], failed["code"]) == ("client", "client-rejected-certificate"), failed
+    assert "faultline ca" in failed["hint"], failed
