@@ -65,6 +65,7 @@ enum RunCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let parsed: ParsedArguments
         var configuration: ServerConfiguration
+        var tlsNotice: String?
         let output: TraceOutput
         let redaction: RedactionPolicy
         let controlAddress: SocketAddress?
@@ -78,7 +79,13 @@ enum RunCommand {
                 throw UsageError(description: "faultline run: unexpected argument '\(extra)'; see 'faultline run --help'")
             }
             configuration = try serverConfiguration(parsed)
-            configuration.tls = try tlsConfiguration(parsed)
+            do {
+                configuration.tls = try tlsConfiguration(parsed)
+            } catch let failure as CommandFailure where !needsTLS(parsed, configuration) {
+                // Faultline's own CA cannot be made here (an unwritable home, say): a plain HTTP
+                // proxy is still useful, so run without interception and say why.
+                tlsNotice = "faultline run: TLS interception is off (CONNECT is tunnelled): \(failure)"
+            }
             let tracePath = parsed.value("--trace") ?? "-"
             output = tracePath == "-" ? .standardOutput : .file(path: tracePath)
             redaction = RedactionPolicy(
@@ -129,7 +136,7 @@ enum RunCommand {
             printError("faultline run: \(error)")
             return 1
         }
-        var notices: [String] = []
+        var notices: [String] = tlsNotice.map { [$0] } ?? []
         let controlFile = control.flatMap { publish($0, server: server, path: parsed.value("--control-file"), notices: &notices) }
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
@@ -190,6 +197,21 @@ enum RunCommand {
         if let seconds = try duration(parsed, "--response-timeout") { configuration.proxy.responseTimeout = seconds }
         if let seconds = try duration(parsed, "--idle-timeout") { configuration.proxy.clientIdleTimeout = seconds }
         return configuration
+    }
+
+    /// True when the command line asks for TLS itself (a CA, a TLS listener, an `https`
+    /// upstream, TLS options), so a CA that cannot be loaded must stop the run.
+    static func needsTLS(_ parsed: ParsedArguments, _ configuration: ServerConfiguration) -> Bool {
+        let options = [
+            "--confdir", "--ca-cert", "--ca-key", "--intercept", "--ignore", "--upstream-ca", "--insecure-upstream",
+            "--tls-handshake-timeout",
+        ]
+        if options.contains(where: parsed.has) { return true }
+        return configuration.listeners.contains { listener in
+            if listener.tls { return true }
+            if case .reverse(let upstream) = listener.mode { return upstream.scheme == "https" }
+            return false
+        }
     }
 
     /// Interception, TLS listeners and `https` upstreams: the CA (created on first use), how

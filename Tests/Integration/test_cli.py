@@ -1,10 +1,15 @@
-"""The command line: version, help, usage errors (exit 2 with a suggestion) and a busy port (exit 1)."""
+"""The command line: version, help, usage errors (exit 2 with a suggestion), a busy port (exit 1),
+and what happens when Faultline's CA cannot be made."""
+import queue
 import re
 import socket
+import subprocess
+import threading
+import time
 
 import pytest
 
-from harness.clients import run
+from harness.clients import clean_env, run
 
 
 def faultline(binary, *args, timeout=10):
@@ -56,3 +61,39 @@ def test_port_in_use_exits_1(faultline_binary, tmp_path):
     assert code == 1, f"exit {code}, stderr {err!r}"
     assert "address already in use" in err.lower(), err
     assert str(port) in err, f"the message should name the port: {err!r}"
+
+
+def test_an_unusable_ca_folder_stops_a_run_that_asks_for_tls(faultline_binary, tmp_path):
+    env = clean_env(FAULTLINE_HOME="/dev/null/faultline")  # a folder that cannot be created
+    done = run([faultline_binary, "run", "--listen", "127.0.0.1:0", "--control", "off", "--ignore", "pinned.test",
+                "--trace", str(tmp_path / "t.jsonl")], env=env)
+    assert done.returncode == 1, done
+    assert b"/dev/null/faultline" in done.stderr, done.stderr
+
+
+def test_an_unusable_ca_folder_leaves_a_plain_proxy_running_without_interception(faultline_binary, tmp_path):
+    env = clean_env(FAULTLINE_HOME="/dev/null/faultline")
+    process = subprocess.Popen(
+        [faultline_binary, "run", "--listen", "127.0.0.1:0", "--control", "off", "--trace", str(tmp_path / "t.jsonl")],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    lines = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stderr.readline, b"")],
+                              daemon=True)
+    reader.start()
+    seen = []
+    try:
+        deadline = time.monotonic() + 15
+        while not any(b"TLS interception is off" in line for line in seen):
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"no notice within 15 s: {seen}"
+            try:
+                seen.append(lines.get(timeout=remaining))
+            except queue.Empty:
+                pass
+        assert process.poll() is None, f"faultline exited {process.returncode}: {seen}"
+    finally:
+        process.terminate()
+        code = process.wait(timeout=10)
+    reader.join(timeout=10)
+    assert code == 0, seen
+    assert any(line.startswith(b"faultline ") and b"forward proxy on" in line for line in seen), seen
