@@ -77,8 +77,12 @@ def test_an_unusable_ca_folder_leaves_a_plain_proxy_running_without_interception
         [faultline_binary, "run", "--listen", "127.0.0.1:0", "--control", "off", "--trace", str(tmp_path / "t.jsonl")],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     lines = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(line) for line in iter(process.stderr.readline, b"")],
-                              daemon=True)
+    def read():
+        for line in iter(process.stderr.readline, b""):
+            lines.put(line)
+        lines.put(None)  # end of stderr: the process is gone
+
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
     seen = []
     try:
@@ -87,10 +91,11 @@ def test_an_unusable_ca_folder_leaves_a_plain_proxy_running_without_interception
             remaining = deadline - time.monotonic()
             assert remaining > 0, f"no notice within 15 s: {seen}"
             try:
-                seen.append(lines.get(timeout=remaining))
+                line = lines.get(timeout=remaining)
             except queue.Empty:
-                pass
-        assert process.poll() is None, f"faultline exited {process.returncode}: {seen}"
+                continue
+            assert line is not None, f"faultline exited {process.wait(timeout=10)}: {seen}"
+            seen.append(line)
     finally:
         process.terminate()
         code = process.wait(timeout=10)
