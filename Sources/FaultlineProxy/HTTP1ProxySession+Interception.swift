@@ -17,9 +17,35 @@ extension HTTP1ProxySession {
         exchange.connectAnswered = true
         exchange.response = .complete
         state = .awaitingClientHello
-        output.append(.setTimer(.clientIdle, configuration.clientHelloTimeout))
         clientHello = requestDecoder.takeBufferedBytes()
+        armClientHelloTimer(&output)
         inspectClientHello(&output)
+    }
+
+    /// While the client has sent nothing, waits `silentClientTunnelDelay` for it (a protocol where
+    /// the server speaks first, such as SSH or SMTP, never will); once bytes arrive, the whole
+    /// ClientHello must within `clientHelloTimeout`.
+    mutating func armClientHelloTimer(_ output: inout SessionOutput) {
+        let delay = clientHello.isEmpty ? configuration.silentClientTunnelDelay : configuration.clientHelloTimeout
+        output.append(.setTimer(.clientIdle, delay))
+    }
+
+    /// The client's bytes after an early-answered `CONNECT`.
+    mutating func receiveClientHelloBytes(_ bytes: UnsafeRawBufferPointer, _ output: inout SessionOutput) {
+        guard !bytes.isEmpty else { return }
+        let first = clientHello.isEmpty
+        clientHello.append(contentsOf: bytes)
+        if first { armClientHelloTimer(&output) }
+        inspectClientHello(&output)
+    }
+
+    /// The `clientIdle` timer fired while waiting for the ClientHello.
+    mutating func clientHelloTimerFired(_ output: inout SessionOutput) {
+        if clientHello.isEmpty {
+            tunnelAnsweredConnect(reason: "client-silent", &output)
+        } else {
+            clientHelloTimedOut(&output)
+        }
     }
 
     /// Classifies the bytes after an early-answered `CONNECT` once there are enough of them.
@@ -51,14 +77,14 @@ extension HTTP1ProxySession {
         }
     }
 
-    /// The client sent no complete ClientHello in time after its `CONNECT` was answered.
-    mutating func clientHelloTimedOut(_ output: inout SessionOutput) {
+    /// The client started but did not finish its ClientHello in time.
+    private mutating func clientHelloTimedOut(_ output: inout SessionOutput) {
         guard let exchange else { return }
         trace.record(
             .tlsFailed, connection: connectionID, flow: exchange.flow.id,
             [
                 .string("side", "client"), .string("code", "handshake-timeout"),
-                .string("message", "the client sent no complete ClientHello within \(configuration.clientHelloTimeout)"),
+                .string("message", "the client did not finish its ClientHello within \(configuration.clientHelloTimeout)"),
             ])
         self.exchange = nil
         close(&output, reason: "tls-handshake-timeout")

@@ -63,7 +63,8 @@ extension HTTP1ProxySession {
         }
         let framing = requestDecoder.framing
         let outboundHead = Self.outboundHead(
-            for: head, route: route, framing: framing, via: configuration.viaPseudonym)
+            for: head, route: route, framing: framing, via: configuration.viaPseudonym,
+            keepingHost: configuration.keepsClientHost)
         let keepAlive =
             head.version == .http1_0
             ? head.headers.containsToken("keep-alive", inField: "connection")
@@ -100,12 +101,13 @@ extension HTTP1ProxySession {
     /// upstream authority (RFC 9112 §3.2.2 for absolute-form), framing fields from the body framing,
     /// and `Via` added (RFC 9110 §7.6.3).
     static func outboundHead(
-        for head: HTTPRequestHead, route: RequestRoute, framing: BodyFraming, via: String?
+        for head: HTTPRequestHead, route: RequestRoute, framing: BodyFraming, via: String?, keepingHost: Bool = false
     ) -> HTTPRequestHead {
         var headers = HopByHopHeaders.removing(from: head.headers)
+        let clientHost = keepingHost ? headers.values(name: "host").first : nil
         headers.remove(name: "host")
         var fields = HTTPHeaders()
-        fields.add(name: "Host", value: route.endpoint.hostHeaderValue)
+        fields.add(name: "Host", value: clientHost ?? route.endpoint.hostHeaderValue)
         for field in headers { fields.append(field) }
         switch framing {
         case .contentLength(let length): fields.add(name: "Content-Length", value: String(length))

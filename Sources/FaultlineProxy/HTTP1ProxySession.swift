@@ -97,8 +97,7 @@ public struct HTTP1ProxySession {
             tunnel?.bytesFromClient += Int64(bytes.count)
             output.writeToUpstream(bytes)
         case .awaitingClientHello:
-            clientHello.append(contentsOf: bytes)
-            inspectClientHello(&output)
+            receiveClientHelloBytes(bytes, &output)
         case .idle, .exchanging:
             requestDecoder.receive(bytes)
             processClientInput(&output)
@@ -227,7 +226,7 @@ public struct HTTP1ProxySession {
         case (.clientIdle, .idle):
             close(&output, reason: "idle-timeout")
         case (.clientIdle, .awaitingClientHello):
-            clientHelloTimedOut(&output)
+            clientHelloTimerFired(&output)
         case (.responseHead, .exchanging):
             if let exchange, !exchange.responseStarted {
                 failExchange(.responseTimeout(exchange.route.endpoint.description), &output)

@@ -21,6 +21,12 @@ public struct ProxyConfiguration: Sendable {
     public var interception: InterceptionPolicy?
     /// How long a client may take to send its ClientHello after an early-answered `CONNECT`.
     public var clientHelloTimeout: Duration
+    /// How long a client may stay silent after an early-answered `CONNECT` before the proxy
+    /// decides it waits for the server to speak first (SSH, SMTP) and tunnels it.
+    public var silentClientTunnelDelay: Duration
+    /// Forward the client's own `Host` field instead of the upstream's authority: the HTTP inside
+    /// an intercepted tunnel is already addressed to the right origin.
+    public var keepsClientHost: Bool
 
     public init(
         mode: ProxyMode,
@@ -31,7 +37,9 @@ public struct ProxyConfiguration: Sendable {
         maximumPendingUpstreamBytes: Int = 256 * 1024,
         policy: FlowPolicy? = nil,
         interception: InterceptionPolicy? = nil,
-        clientHelloTimeout: Duration = .seconds(10)
+        clientHelloTimeout: Duration = .seconds(10),
+        silentClientTunnelDelay: Duration = .seconds(1),
+        keepsClientHost: Bool = false
     ) {
         self.mode = mode
         self.limits = limits
@@ -42,5 +50,7 @@ public struct ProxyConfiguration: Sendable {
         self.policy = policy
         self.interception = interception
         self.clientHelloTimeout = clientHelloTimeout
+        self.silentClientTunnelDelay = silentClientTunnelDelay
+        self.keepsClientHost = keepsClientHost
     }
 }

@@ -4,18 +4,24 @@
 /// kept-alive connection.
 public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     public let scheme: String
-    /// A DNS name or an IP literal; IPv6 literals are stored without brackets.
+    /// A DNS name or an IP literal; IPv6 literals are stored without brackets. The name requests
+    /// are for: it goes in `Host`, in SNI and in the certificate check, and rules match it.
     public let host: String
     public let port: Int
+    /// Where to connect when that is not `host`: a client may `CONNECT` to an address and name the
+    /// host only in its ClientHello (SNI); the intercepted requests are then for the SNI name, sent
+    /// to the address the client chose. Nil: connect to `host`.
+    public let connectHost: String?
     /// `host[:port]` as a Host header carries it: the port is left out when it is the scheme's
     /// default, IPv6 literals get their brackets back (RFC 9110 §7.2). Computed once: every
     /// forwarded request needs it.
     public let hostHeaderValue: String
 
-    public init(scheme: String, host: String, port: Int) {
+    public init(scheme: String, host: String, port: Int, connectHost: String? = nil) {
         self.scheme = scheme.lowercased()
         self.host = host
         self.port = port
+        self.connectHost = connectHost
         let bracketed = host.contains(":") ? "[\(host)]" : host
         self.hostHeaderValue = port == Self.defaultPort(of: self.scheme) ? bracketed : "\(bracketed):\(port)"
     }
@@ -60,6 +66,9 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
         guard let port = Int(portText), (1...65535).contains(port) else { return nil }
         return (String(host), port)
     }
+
+    /// The host to resolve and connect to: `connectHost`, else `host`.
+    public var dialHost: String { connectHost ?? host }
 
     /// The default port of the scheme (80 for http, 443 for https).
     public var defaultPort: Int { Self.defaultPort(of: scheme) }

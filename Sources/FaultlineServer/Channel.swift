@@ -20,6 +20,10 @@ struct Channel {
 
     var id: ConnectionID { socket.id }
 
+    /// True while the socket is open and, with TLS, the session can still carry data (no
+    /// `close_notify` either way, no failure): what a pooled connection must be to be reused.
+    var isUsable: Bool { socket.isOpen && (tls?.canCarryData ?? true) }
+
     /// Sends plaintext (encrypted first when TLS is on).
     func write(_ bytes: [UInt8]) {
         guard let tls else {

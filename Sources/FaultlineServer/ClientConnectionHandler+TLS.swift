@@ -38,10 +38,14 @@ extension ClientConnectionHandler {
         guard startClientTLS(certificateHost: interception.certificateHost) else { return }
         // Offer upstream only what the client offered and we speak (none if it offered none).
         upstreamALPN = ServerTLSConfiguration.applicationProtocols.filter(interception.offeredALPN.contains)
+        // The requests inside are for the name the client asked for in SNI (the certificate it
+        // accepted names it, so the upstream's must too), sent to the address it CONNECTed to.
         let target = interception.target
+        let name = interception.certificateHost
+        let upstream = UpstreamEndpoint(
+            scheme: "https", host: name, port: target.port, connectHost: name == target.host ? nil : target.host)
         session = context.makeSession(
-            connectionID: client.id, mode: .reverse(UpstreamEndpoint(scheme: "https", host: target.host, port: target.port)),
-            intercepting: false)
+            connectionID: client.id, mode: .reverse(upstream), intercepting: false, keepsClientHost: true)
         perform(session.start())
         interception.clientBytes.withUnsafeBytes { clientTLSEvents(client.receive($0)) }
         if interception.clientReachedEOF, client.socket.isOpen {
@@ -97,6 +101,8 @@ extension ClientConnectionHandler {
             .tlsFailed, connection: client.id, flow: interceptedFlow,
             TLSTrace.failure(side: .client, code: code, message: message, hint: hint))
         closeReason = code == "handshake-timeout" ? "tls-handshake-timeout" : "tls-failed"
+        if let clientHandshakeTimer { context.loop.cancelTimer(clientHandshakeTimer) }
+        clientHandshakeTimer = nil
         client.flush()
         client.socket.closeAfterFlush()
     }
@@ -121,7 +127,8 @@ extension ClientConnectionHandler {
                     .tlsFailed, connection: upstream.id,
                     TLSTrace.failure(side: .upstream, code: error.code, message: error.description))
                 detachUpstream()
-                upstream.socket.close()
+                upstream.flush()  // the alert that tells the server why
+                upstream.socket.closeAfterFlush()
                 perform(session.upstreamDidClose())
                 return
             }

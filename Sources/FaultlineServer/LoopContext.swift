@@ -58,10 +58,14 @@ final class LoopContext: @unchecked Sendable {
     }
 
     /// A session for a client connection (or for the HTTP inside an intercepted one) in `mode`,
-    /// with the current rules. `intercepting`: whether a `CONNECT` on it may be opened up.
-    func makeSession(connectionID: ConnectionID, mode: ProxyMode, intercepting: Bool) -> HTTP1ProxySession {
+    /// with the current rules. `intercepting`: whether a `CONNECT` on it may be opened up;
+    /// `keepsClientHost`: forward the client's own `Host` (the HTTP inside an intercepted tunnel).
+    func makeSession(
+        connectionID: ConnectionID, mode: ProxyMode, intercepting: Bool, keepsClientHost: Bool = false
+    ) -> HTTP1ProxySession {
         var proxy = configuration.proxy
         proxy.mode = mode
+        proxy.keepsClientHost = keepsClientHost
         proxy.policy = rules.policy
         proxy.interception = intercepting ? configuration.tls?.interception : nil
         if let timeout = configuration.tls?.handshakeTimeout { proxy.clientHelloTimeout = timeout }
@@ -98,13 +102,13 @@ final class LoopContext: @unchecked Sendable {
                 }
             }
         }
-        if let addresses = resolver.cachedAddresses(host: endpoint.host, port: endpoint.port) {
+        if let addresses = resolver.cachedAddresses(host: endpoint.dialHost, port: endpoint.port) {
             connect(addresses)
             return
         }
         resolver.resolve(
-            host: endpoint.host, port: endpoint.port, on: loop, completion: connect,
-            failure: { error in completion(.failure(.dnsFailure(endpoint.host, error.description))) })
+            host: endpoint.dialHost, port: endpoint.port, on: loop, completion: connect,
+            failure: { error in completion(.failure(.dnsFailure(endpoint.dialHost, error.description))) })
     }
 
     private func startTLS(

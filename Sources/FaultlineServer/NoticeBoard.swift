@@ -11,9 +11,16 @@ public final class NoticeBoard: Sendable {
         self.printer = printer
     }
 
+    /// Distinct sentences remembered; past this many (a client inventing host names), nothing
+    /// more is printed: the console has said enough, and memory stays bounded.
+    public static let capacity = 1024
+
     /// Prints `sentence` unless it was printed before.
     public func post(_ sentence: String) {
-        guard seen.withLock({ $0.insert(sentence).inserted }) else { return }
-        printer(sentence)
+        let fresh = seen.withLock { seen in
+            guard seen.count < Self.capacity else { return false }
+            return seen.insert(sentence).inserted
+        }
+        if fresh { printer(sentence) }
     }
 }

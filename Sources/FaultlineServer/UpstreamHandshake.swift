@@ -79,7 +79,8 @@ final class UpstreamHandshake: StreamConnectionDelegate {
         context.trace.record(
             .tlsFailed, connection: channel.id, TLSTrace.failure(side: .upstream, code: code, message: message))
         channel.socket.delegate = nil
-        channel.socket.close()
+        channel.flush()  // the alert that tells the server why, if TLS produced one
+        channel.socket.closeAfterFlush()
         completion(.failure(UpstreamFailure(code: code, status: status, description: message)))
     }
 

@@ -35,7 +35,7 @@ final class UpstreamPool: StreamConnectionDelegate {
         while var entries = idle[endpoint], let entry = entries.popLast() {
             idle[endpoint] = entries.isEmpty ? nil : entries
             endpointOf[entry.connection.id] = nil
-            if entry.connection.isOpen, entry.parkedAt.duration(to: loop.now) < idleTimeout {
+            if entry.channel.isUsable, entry.parkedAt.duration(to: loop.now) < idleTimeout {
                 entry.connection.delegate = nil
                 return entry.channel
             }
@@ -49,7 +49,13 @@ final class UpstreamPool: StreamConnectionDelegate {
     func put(_ channel: Channel, for endpoint: UpstreamEndpoint) {
         loop.assertInEventLoop()
         let connection = channel.socket
-        guard connection.isOpen else { return }
+        // A TLS session the server already closed (its close_notify can arrive in the same read
+        // as the end of the response) must not carry the next request.
+        guard channel.isUsable else {
+            connection.delegate = nil
+            connection.close()
+            return
+        }
         var entries = idle[endpoint] ?? []
         if entries.count >= maximumPerEndpoint {
             connection.delegate = nil
@@ -114,7 +120,7 @@ final class UpstreamPool: StreamConnectionDelegate {
     func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
         if let endpoint = endpointOf[connection.id],
             let channel = idle[endpoint]?.first(where: { $0.connection === connection })?.channel, channel.tls != nil,
-            channel.receive(bytes).isEmpty
+            channel.receive(bytes).isEmpty, channel.isUsable
         {
             return
         }

@@ -70,6 +70,13 @@ public final class TLSConnection {
     /// True if OpenSSL has ciphertext waiting for ``takeCiphertext()``.
     public var hasPendingCiphertext: Bool { BIO_ctrl_pending(outbound) > 0 }
 
+    /// True while application data can still flow both ways: the handshake completed, neither
+    /// side sent `close_notify`, nothing failed. A pooled connection must be this to be reused.
+    public var canCarryData: Bool {
+        guard case .established = state else { return false }
+        return !receivedCloseNotify && !sentCloseNotify && pendingFailure == nil
+    }
+
     private init(context: OpaquePointer, role: Role) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard let ssl = SSL_new(context) else {

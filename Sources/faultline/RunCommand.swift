@@ -232,9 +232,8 @@ enum RunCommand {
             if let seconds = try duration(parsed, "--tls-handshake-timeout") { configuration.handshakeTimeout = seconds }
             return configuration
         } catch let error as TLSError {
-            throw UsageError(description: "faultline run: \(error.description)")
-        } catch {
-            throw UsageError(description: "faultline run: \(error)")
+            // A trust-anchor file that cannot be read is a runtime failure (exit 1), like a CA file.
+            throw CommandFailure(error.description)
         }
     }
 

@@ -135,6 +135,39 @@ import Testing
         #expect(failed.string("side") == "client")
     }
 
+    @Test func aClientThatStaysSilentIsTunnelledForTheServerToSpeakFirst() throws {
+        var play = Playbook {
+            $0.interception = InterceptionPolicy()
+            $0.silentClientTunnelDelay = .milliseconds(700)
+            $0.clientHelloTimeout = .seconds(3)
+        }
+        play.client("CONNECT git.example.test:22 HTTP/1.1\r\nHost: git.example.test:22\r\n\r\n")
+        #expect(play.takeLog().contains(.setTimer(.clientIdle, .milliseconds(700))))
+        #expect(!play.connectPending)
+        play.fire(.clientIdle)
+        #expect(play.didConnect(to: "git.example.test", port: 22))
+        play.connected()
+        play.upstream("SSH-2.0-OpenSSH_9.2\r\n")
+        #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\nSSH-2.0-OpenSSH_9.2\r\n")
+        let opened = try #require(try play.events().first { $0.kind == .tunnelOpened })
+        #expect(opened.string("reason") == "client-silent")
+        #expect(try play.events().first { $0.kind == .tlsFailed } == nil)
+    }
+
+    @Test func theFirstBytesStartTheClientHelloDeadline() throws {
+        var play = Playbook {
+            $0.interception = InterceptionPolicy()
+            $0.silentClientTunnelDelay = .milliseconds(700)
+            $0.clientHelloTimeout = .seconds(3)
+        }
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
+        _ = play.takeLog()
+        play.client("\u{16}\u{03}\u{01}")
+        #expect(play.takeLog().contains(.setTimer(.clientIdle, .seconds(3))))
+        play.client("\u{00}")
+        #expect(!play.takeLog().contains(.setTimer(.clientIdle, .seconds(3))), "armed once, not per read")
+    }
+
     @Test func aCompleteClientHelloDisarmsTheDeadline() throws {
         var play = Self.intercepting()
         play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")

@@ -13,6 +13,7 @@ import os
 import re
 import socket
 import ssl
+import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +31,7 @@ from harness.tls import (
     handshake_through,
     make_certificates,
     name_field,
+    server_context,
 )
 from harness.tls_origins import CertifiedOrigin
 from harness.waiting import closed_port, wait_until
@@ -456,6 +458,103 @@ def test_the_sni_name_wins_over_an_address_in_the_connect(intercepting, tls_orig
     assert (handshake["sni"], handshake["certificate_host"]) == ("localhost", "localhost"), handshake
 
 
+def test_requests_inside_go_to_the_sni_name_at_the_connect_address(intercepting, make_origin):
+    # The origin's certificate names only "localhost": checked against the CONNECT address
+    # (127.0.0.1) it would fail. The client asked for localhost in SNI and accepted a certificate
+    # for it, so localhost is what Faultline asks for upstream and checks, at the address given.
+    origin = make_origin(names=("DNS:localhost",), common_name="localhost")
+    proxy = intercepting("--upstream-ca", origin.ca)
+    mark = marker()
+    tls = handshake_through(proxy.forward.port, f"127.0.0.1:{origin.port}", proxy.faultline_ca, "localhost")
+    with tls:
+        tls.sendall(request_bytes("GET", f"/echo?{mark}", [("Host", "localhost:443"), ("Connection", "close")]))
+        response = read_until_closed(tls, 10)
+    assert response.startswith(b"HTTP/1.1 200"), response[:300]
+    echoed = json.loads(response.split(b"\r\n\r\n", 1)[1])
+    assert ["Host", "localhost:443"] in echoed["headers"], "the client's own Host goes up unchanged"
+
+    trace = proxy.trace()
+    upstream = trace.one("tls.handshake", side="upstream")
+    assert (upstream["sni"], upstream["verified"]) == ("localhost", True), upstream
+    forwarded = trace.one("request.forwarded", flow=trace.flow_for(mark))
+    assert forwarded["upstream"] == f"127.0.0.1:{origin.port}", forwarded
+
+
+def test_a_client_waiting_for_the_server_to_speak_first_is_tunnelled(intercepting):
+    # SSH, SMTP and the like: after the 200 the client says nothing until the server's banner.
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(10)
+        port = server.getsockname()[1]
+        proxy = intercepting()
+        raw, status, head = connect_tunnel(proxy.forward.port, f"127.0.0.1:{port}")
+        with raw:
+            assert status == 200, head
+            accepted, _ = server.accept()  # the proxy connects once the client has stayed silent
+            with accepted:
+                accepted.sendall(b"SSH-2.0-FaultlineTest\r\n")
+                raw.settimeout(10)
+                assert raw.recv(100) == b"SSH-2.0-FaultlineTest\r\n"
+                raw.sendall(b"SSH-2.0-Client\r\n")
+                accepted.settimeout(10)
+                assert accepted.recv(100) == b"SSH-2.0-Client\r\n"
+    opened = proxy.trace().one("tunnel.opened")
+    assert (opened["intercepted"], opened["reason"]) == (False, "client-silent"), opened
+
+
+def test_an_upstream_that_sent_close_notify_is_not_reused(intercepting, certificates):
+    # A server that ends its TLS session after each response (close_notify) but leaves the TCP
+    # connection open: a pooled connection it has closed must not carry the next request, which
+    # for a POST (not retried) would be a 502.
+    context = server_context(certificates)
+    served = []
+
+    def answer(connection):
+        connection.settimeout(10)
+        with context.wrap_socket(connection, server_side=True) as tls:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += tls.recv(65536)
+            head, body = data.split(b"\r\n\r\n", 1)
+            length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+            while len(body) < length:
+                body += tls.recv(65536)
+            served.append(head.split(b" ")[1])
+            tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            try:
+                tls.unwrap()  # close_notify; then waits for the proxy's answer or its close
+            except (ssl.SSLError, OSError):
+                pass
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(10)
+        port = server.getsockname()[1]
+        threads = []
+
+        def accept_two():
+            for _ in range(2):
+                try:
+                    connection, _ = server.accept()
+                except OSError:
+                    return
+                thread = threading.Thread(target=answer, args=(connection,), daemon=True)
+                thread.start()
+                threads.append(thread)
+
+        acceptor = threading.Thread(target=accept_two, daemon=True)
+        acceptor.start()
+        proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+        with httpx_client(proxy.forward.url, verify=client_context(proxy.faultline_ca)) as client:
+            statuses = [client.post(f"https://localhost:{port}/post-{i}", content=b"payload").status_code
+                        for i in range(2)]
+        acceptor.join(timeout=10)
+        for thread in threads:
+            thread.join(timeout=10)
+    assert statuses == [200, 200], proxy.trace().of("upstream.error")
+    assert served == [b"/post-0", b"/post-1"]
+    forwarded = [event["upstream_conn"] for event in proxy.trace().of("request.forwarded")]
+    assert len(set(forwarded)) == 2, "the second request must go on a new upstream connection"
+
+
 def test_tls_1_2_client_is_served(intercepting, tls_origin, certificates):
     proxy = intercepting("--upstream-ca", certificates["ca.pem"])
     context = client_context(proxy.faultline_ca)
@@ -587,7 +686,7 @@ def _client_hello():
     return outgoing.read()
 
 
-@pytest.mark.parametrize("sent", ["nothing", "half-a-record", "client-hello-only"])
+@pytest.mark.parametrize("sent", ["half-a-record", "client-hello-only"])
 def test_client_that_stalls_the_handshake_is_closed_after_the_timeout(intercepting, tls_origin, certificates, sent):
     proxy = intercepting("--tls-handshake-timeout", "1", "--upstream-ca", certificates["ca.pem"])
     raw, status, head = connect_tunnel(proxy.forward.port, f"localhost:{tls_origin.port}")
