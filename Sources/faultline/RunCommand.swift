@@ -80,7 +80,7 @@ enum RunCommand {
             }
             configuration = try serverConfiguration(parsed)
             do {
-                configuration.tls = try tlsConfiguration(parsed)
+                configuration.tls = try tlsConfiguration(parsed, listeners: configuration.listeners)
             } catch let failure as CommandFailure where !needsTLS(parsed, configuration) {
                 // Faultline's own CA cannot be made here (an unwritable home, say): a plain HTTP
                 // proxy is still useful, so run without interception and say why.
@@ -216,8 +216,17 @@ enum RunCommand {
 
     /// Interception, TLS listeners and `https` upstreams: the CA (created on first use), how
     /// upstream certificates are checked, and which hosts are opened up.
-    static func tlsConfiguration(_ parsed: ParsedArguments) throws -> ServerTLSConfiguration {
+    static func tlsConfiguration(
+        _ parsed: ParsedArguments, listeners: [ListenerConfiguration]
+    ) throws -> ServerTLSConfiguration {
         let authority = try CAOptions.authority(parsed, command: "run")
+        if parsed.has("--intercept") || parsed.has("--ignore"),
+            !listeners.contains(where: { $0.mode == .forward && !$0.tls })
+        {
+            throw UsageError(
+                description: "faultline run: --intercept and --ignore choose which CONNECTs to open up, "
+                    + "and only a plain forward listener receives CONNECT; add one (--listen ADDR)")
+        }
         let interception = InterceptionPolicy(
             intercept: parsed.values("--intercept").map(HostGlob.init), ignore: parsed.values("--ignore").map(HostGlob.init))
         let insecure = parsed.has("--insecure-upstream")

@@ -102,3 +102,11 @@ def test_an_unusable_ca_folder_leaves_a_plain_proxy_running_without_interception
     reader.join(timeout=10)
     assert code == 0, seen
     assert any(line.startswith(b"faultline ") and b"forward proxy on" in line for line in seen), seen
+
+
+def test_intercept_lists_without_a_forward_listener_are_a_usage_error(faultline_binary, tmp_path):
+    code, _, err = faultline(
+        faultline_binary, "run", "--listen", "127.0.0.1:0", "--mode", "reverse:http://127.0.0.1:9",
+        "--ignore", "pinned.test", "--confdir", str(tmp_path / "conf"), "--trace", str(tmp_path / "t.jsonl"))
+    assert code == 2, err
+    assert "forward listener" in err, err
