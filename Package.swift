@@ -66,7 +66,7 @@ let package = Package(
             name: "FaultlineTesting",
             dependencies: [
                 "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
-                "FaultlineServer", "FaultlineTrace",
+                "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .target(
@@ -92,7 +92,10 @@ let package = Package(
             name: "FaultlineDemoTests", dependencies: ["FaultlineDemo", "FaultlineContract"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineTestingTests",
-            dependencies: ["FaultlineTesting", "FaultlineContract", "FaultlineRules", "FaultlineServer", "FaultlineTrace"],
+            dependencies: [
+                "FaultlineTesting", "FaultlineContract", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
+                "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
+            ],
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),

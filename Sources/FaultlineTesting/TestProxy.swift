@@ -5,6 +5,7 @@ import FaultlinePosix
 import FaultlineProxy
 public import FaultlineRules
 public import FaultlineServer
+public import FaultlineTLS
 public import FaultlineTrace
 public import Foundation
 
@@ -31,6 +32,28 @@ public final class TestProxy: Sendable {
         case ruleSet(RuleSet)
     }
 
+    /// TLS for a test's proxy: a CA of its own (in memory, never written), interception of the
+    /// forward listener's `CONNECT`s, and `https` upstreams.
+    public struct TLS: Sendable {
+        /// Extra PEM trust anchors for upstream servers (a test backend's CA).
+        public var upstreamTrustAnchorsFile: String?
+        /// False skips upstream certificate checks (the trace says so on every handshake).
+        public var verifyUpstream: Bool
+        /// Host globs to open up (empty: all) and to tunnel untouched, as `--intercept`/`--ignore`.
+        public var intercept: [String]
+        public var ignore: [String]
+
+        public init(
+            upstreamTrustAnchorsFile: String? = nil, verifyUpstream: Bool = true, intercept: [String] = [],
+            ignore: [String] = []
+        ) {
+            self.upstreamTrustAnchorsFile = upstreamTrustAnchorsFile
+            self.verifyUpstream = verifyUpstream
+            self.intercept = intercept
+            self.ignore = ignore
+        }
+    }
+
     /// A rule folder or file that does not load, with every error as `file:line:column: message`.
     public struct RulesError: Error, CustomStringConvertible {
         public let errors: [String]
@@ -43,6 +66,10 @@ public final class TestProxy: Sendable {
     public let baseURL: URL?
     /// The forward-proxy listener's URL, for `http_proxy`.
     public let proxyURL: URL
+    /// The CA that signs what this proxy presents to intercepted clients (started with `tls`):
+    /// give its ``CertificateAuthority/certificatePEM`` or `certificateDER` to the client under
+    /// test as a trust anchor. Each proxy has its own, so tests do not share trust.
+    public var certificateAuthority: CertificateAuthority? { server.configuration.tls?.authority }
 
     private init(server: ProxyServer, baseURL: URL?, proxyURL: URL) {
         self.server = server
@@ -50,23 +77,36 @@ public final class TestProxy: Sendable {
         self.proxyURL = proxyURL
     }
 
-    /// Starts a proxy on 127.0.0.1 with a forward listener and, given `upstream`, a reverse one.
-    /// The trace is kept in memory: read it with `trace()` or `traceText`. Throws `RulesError`
-    /// when the rules do not load, `ServerError` when a listener cannot start.
-    public static func start(upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1) throws -> TestProxy {
+    /// Starts a proxy on 127.0.0.1 with a forward listener and, given `upstream` (`http://` or,
+    /// with `tls`, `https://`), a reverse one. With `tls` the forward listener intercepts
+    /// `CONNECT`s with a fresh in-memory CA. The trace is kept in memory: read it with `trace()`
+    /// or `traceText`. Throws `RulesError` when the rules do not load or the upstream URL cannot
+    /// be used, `TLSError` when the TLS settings cannot, `ServerError` when a listener cannot start.
+    public static func start(upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1, tls: TLS? = nil) throws
+        -> TestProxy
+    {
         let any = try SocketAddress(parsing: "127.0.0.1:0")
         var listeners = [ListenerConfiguration(address: any, mode: .forward)]
         if let upstream {
-            guard let host = upstream.host, upstream.scheme == "http" else {
-                throw RulesError(errors: ["upstream must be an http:// URL with a host, not \(upstream)"])
+            let schemes = tls == nil ? ["http"] : ["http", "https"]
+            guard let host = upstream.host, let scheme = upstream.scheme, schemes.contains(scheme) else {
+                throw RulesError(errors: [
+                    "upstream must be an \(schemes.joined(separator: " or ")) URL with a host, not \(upstream)"
+                        + (tls == nil ? " (https needs the tls parameter)" : "")
+                ])
             }
-            let endpoint = UpstreamEndpoint(scheme: "http", host: host, port: upstream.port ?? 80)
+            let endpoint = UpstreamEndpoint(scheme: scheme, host: host, port: upstream.port ?? (scheme == "https" ? 443 : 80))
             listeners.append(ListenerConfiguration(address: any, mode: .reverse(endpoint)))
         }
+        var configuration = ServerConfiguration(listeners: listeners, loopCount: loops)
+        if let tls {
+            configuration.tls = try ServerTLSConfiguration(
+                authority: CertificateAuthority.makeEphemeral(), upstreamTrustAnchorsFile: tls.upstreamTrustAnchorsFile,
+                verifyUpstream: tls.verifyUpstream,
+                interception: InterceptionPolicy(intercept: tls.intercept.map(HostGlob.init), ignore: tls.ignore.map(HostGlob.init)))
+        }
         let trace = try TraceRecorder(output: .memory, flushInterval: .zero)
-        let server = ProxyServer(
-            configuration: ServerConfiguration(listeners: listeners, loopCount: loops), trace: trace,
-            ruleSet: try rules.map(load))
+        let server = ProxyServer(configuration: configuration, trace: trace, ruleSet: try rules.map(load))
         try server.start()
         let addresses = server.boundAddresses
         return TestProxy(

@@ -1,6 +1,9 @@
 import FaultlineContract
+import FaultlinePosix
+import FaultlineProxy
 import FaultlineRules
 import FaultlineServer
+import FaultlineTLS
 import FaultlineTesting
 import FaultlineTrace
 import Foundation
@@ -72,5 +75,92 @@ import FoundationNetworking
         } throws: { error in
             "\(error)".contains("bad.json5:1:") && "\(error)".contains("did you mean 'match'")
         }
+    }
+}
+
+/// `TestProxy` with TLS: an `https` upstream reached and verified with the anchors a test gives.
+/// The upstream is a Faultline server with a TLS listener of its own CA that answers by rule.
+@Suite struct TestProxyTLSTests {
+    /// An HTTPS origin on an ephemeral port answering `GET /answer` with 204.
+    final class Origin: Sendable {
+        let server: ProxyServer
+        let authority: CertificateAuthority
+
+        init() throws {
+            authority = try CertificateAuthority.makeEphemeral()
+            let (scenario, problems) = RuleSetLoader.loadScenario(
+                text: #"{ rules: [{ name: "answer", match: { path: "/answer" }, actions: [{ respond: { status: 204 } }] }] }"#,
+                file: "origin.json5", profile: nil)
+            #expect(problems.isEmpty)
+            var configuration = ServerConfiguration(
+                listeners: [
+                    ListenerConfiguration(
+                        address: try SocketAddress(parsing: "127.0.0.1:0"),
+                        mode: .reverse(UpstreamEndpoint(scheme: "http", host: "127.0.0.1", port: 9)), tls: true)
+                ], loopCount: 1)
+            configuration.tls = try ServerTLSConfiguration(authority: authority)
+            // Another Faultline in the path would see the proxy's `Via: 1.1 faultline` as a loop (508).
+            configuration.proxy.viaPseudonym = "test-origin"
+            server = ProxyServer(
+                configuration: configuration, trace: try TraceRecorder(output: .memory, flushInterval: .zero),
+                ruleSet: RuleSet(scenarios: scenario.map { [$0] } ?? [], profile: nil))
+            try server.start()
+        }
+
+        var url: URL { URL(string: "https://127.0.0.1:\(server.boundAddresses[0].port)")! }
+
+        /// `authority`'s certificate in a temporary PEM file, for `upstreamTrustAnchorsFile`.
+        func anchorsFile(of authority: CertificateAuthority) throws -> URL {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-anchors-\(UUID()).pem")
+            try authority.certificatePEM.write(to: file, atomically: true, encoding: .utf8)
+            return file
+        }
+    }
+
+    private func get(_ url: URL) async throws -> Int {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 10
+        let (_, response) = try await URLSession(configuration: configuration).data(from: url)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    @Test func anHTTPSUpstreamIsVerifiedWithTheAnchorsGiven() async throws {
+        let origin = try Origin()
+        defer { origin.server.stop() }
+        let anchors = try origin.anchorsFile(of: origin.authority)
+        defer { try? FileManager.default.removeItem(at: anchors) }
+        let proxy = try TestProxy.start(upstream: origin.url, tls: .init(upstreamTrustAnchorsFile: anchors.path))
+        defer { proxy.stop() }
+        #expect(try await get(proxy.baseURL!.appendingPathComponent("answer")) == 204)
+        let handshake = try #require(try proxy.trace().events.first { $0.kind.rawValue == "tls.handshake" })
+        #expect(handshake.string("side") == "upstream")
+        #expect(handshake.bool("verified") == true)
+        #expect(proxy.certificateAuthority?.certificatePEM.contains("BEGIN CERTIFICATE") == true)
+    }
+
+    @Test func anUpstreamSignedByAnotherCAIsA502() async throws {
+        let origin = try Origin()
+        defer { origin.server.stop() }
+        let anchors = try origin.anchorsFile(of: try CertificateAuthority.makeEphemeral())
+        defer { try? FileManager.default.removeItem(at: anchors) }
+        let proxy = try TestProxy.start(upstream: origin.url, tls: .init(upstreamTrustAnchorsFile: anchors.path))
+        defer { proxy.stop() }
+        #expect(try await get(proxy.baseURL!.appendingPathComponent("answer")) == 502)
+        let failure = try #require(try proxy.trace().events.first { $0.kind.rawValue == "upstream.error" })
+        #expect(failure.string("code") == "upstream-certificate-invalid")
+    }
+
+    @Test func anHTTPSUpstreamNeedsTheTLSParameter() {
+        #expect(throws: TestProxy.RulesError.self) { _ = try TestProxy.start(upstream: URL(string: "https://127.0.0.1:9")!) }
+    }
+
+    @Test func eachProxyHasItsOwnCA() throws {
+        let first = try TestProxy.start(tls: .init())
+        defer { first.stop() }
+        let second = try TestProxy.start(tls: .init())
+        defer { second.stop() }
+        let a = try #require(first.certificateAuthority), b = try #require(second.certificateAuthority)
+        #expect(a.sha256Fingerprint != b.sha256Fingerprint)
+        #expect(try TestProxy.start().certificateAuthority == nil)
     }
 }
