@@ -24,17 +24,7 @@ final class StateLock<Value>: @unchecked Sendable {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        defer { pthread_mutexattr_destroy(&attributes) }
-        #if os(Linux)
-        // Every event loop evaluates rules under this lock for every flow, holding it a few
-        // microseconds. A plain mutex sends a contending loop to sleep in futex() at once (seen
-        // with strace: 25x more futex calls with one response rule than without rules, and the
-        // context switches showed in the profile); glibc's adaptive mutex spins briefly first.
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
-        #endif
-        precondition(pthread_mutex_init(mutex, &attributes) == 0, "pthread_mutex_init failed")
+        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
     }
 
     deinit {
