@@ -19,6 +19,15 @@ import Testing
         Playbook { $0.interception = policy }
     }
 
+    /// Intercepting, with a 700 ms wait for a silent client and 3 s for a started ClientHello.
+    static func withDeadlines() -> Playbook {
+        Playbook {
+            $0.interception = InterceptionPolicy()
+            $0.silentClientTunnelDelay = .milliseconds(700)
+            $0.clientHelloTimeout = .seconds(3)
+        }
+    }
+
     static func interception(in log: [ProxyAction]) -> TLSInterception? {
         for action in log {
             if case .interceptTLS(let interception) = action { return interception }
@@ -122,10 +131,7 @@ import Testing
     }
 
     @Test func aClientHelloThatNeverCompletesTimesOut() throws {
-        var play = Playbook {
-            $0.interception = InterceptionPolicy()
-            $0.clientHelloTimeout = .seconds(3)
-        }
+        var play = Self.withDeadlines()
         play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}\u{01}")
         #expect(play.takeLog().contains(.setTimer(.clientIdle, .seconds(3))))
         play.fire(.clientIdle)
@@ -136,11 +142,7 @@ import Testing
     }
 
     @Test func aClientThatStaysSilentIsTunnelledForTheServerToSpeakFirst() throws {
-        var play = Playbook {
-            $0.interception = InterceptionPolicy()
-            $0.silentClientTunnelDelay = .milliseconds(700)
-            $0.clientHelloTimeout = .seconds(3)
-        }
+        var play = Self.withDeadlines()
         play.client("CONNECT git.example.test:22 HTTP/1.1\r\nHost: git.example.test:22\r\n\r\n")
         #expect(play.takeLog().contains(.setTimer(.clientIdle, .milliseconds(700))))
         #expect(!play.connectPending)
@@ -155,11 +157,7 @@ import Testing
     }
 
     @Test func theFirstBytesStartTheClientHelloDeadline() throws {
-        var play = Playbook {
-            $0.interception = InterceptionPolicy()
-            $0.silentClientTunnelDelay = .milliseconds(700)
-            $0.clientHelloTimeout = .seconds(3)
-        }
+        var play = Self.withDeadlines()
         play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
         _ = play.takeLog()
         play.client("\u{16}\u{03}\u{01}")

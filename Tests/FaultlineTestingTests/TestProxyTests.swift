@@ -13,6 +13,14 @@ import Testing
 import FoundationNetworking
 #endif
 
+/// GETs `url` with a fresh ephemeral URLSession (10 s timeout); returns the status code.
+private func get(_ url: URL) async throws -> Int {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = 10
+    let (_, response) = try await URLSession(configuration: configuration).data(from: url)
+    return (response as? HTTPURLResponse)?.statusCode ?? 0
+}
+
 /// The testing library as a user's test uses it: a proxy per test, a hold waited for and
 /// released, a mark, the trace and the contract.
 @Suite struct TestProxyTests {
@@ -25,13 +33,6 @@ import FoundationNetworking
             ] }
             """
     ])
-
-    private func get(_ url: URL) async throws -> Int {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
-        let (_, response) = try await URLSession(configuration: configuration).data(from: url)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
-    }
 
     @Test func holdIsWaitedForAndReleasedWithAResponse() async throws {
         let proxy = try TestProxy.start(upstream: URL(string: "http://127.0.0.1:9")!, rules: Self.rules)
@@ -115,13 +116,6 @@ import FoundationNetworking
             try authority.certificatePEM.write(to: file, atomically: true, encoding: .utf8)
             return file
         }
-    }
-
-    private func get(_ url: URL) async throws -> Int {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
-        let (_, response) = try await URLSession(configuration: configuration).data(from: url)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
     @Test func anHTTPSUpstreamIsVerifiedWithTheAnchorsGiven() async throws {
