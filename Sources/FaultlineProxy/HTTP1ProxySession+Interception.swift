@@ -24,7 +24,7 @@ extension HTTP1ProxySession {
 
     /// While the client has sent nothing, waits `silentClientTunnelDelay` for it (a protocol where
     /// the server speaks first, such as SSH or SMTP, never will); once bytes arrive, the whole
-    /// ClientHello must within `clientHelloTimeout`.
+    /// ClientHello must arrive within `clientHelloTimeout`.
     mutating func armClientHelloTimer(_ output: inout SessionOutput) {
         let delay = clientHello.isEmpty ? configuration.silentClientTunnelDelay : configuration.clientHelloTimeout
         output.append(.setTimer(.clientIdle, delay))
@@ -56,7 +56,7 @@ extension HTTP1ProxySession {
             guard clientReachedEOF else { return }
             trace.record(
                 .flowAborted, connection: connectionID, flow: exchange.flow.id,
-                [.string("reason", "client closed the tunnel before sending anything")])
+                [.string("reason", "client closed the tunnel before its ClientHello was complete")])
             self.exchange = nil
             close(&output, reason: "client-closed")
         case .notTLS:
