@@ -32,7 +32,8 @@ extension ClientConnectionHandler {
     }
 
     /// The session found a ClientHello to intercept: terminate TLS with the bytes read so far and
-    /// serve what it carries with a reverse-mode session to the `CONNECT` target over TLS.
+    /// serve what it carries with a reverse-mode session to the SNI name (else the `CONNECT`
+    /// host) over TLS, connecting to the `CONNECT` address.
     func intercept(_ interception: TLSInterception) {
         interceptedFlow = interception.flow
         guard startClientTLS(certificateHost: interception.certificateHost) else { return }
