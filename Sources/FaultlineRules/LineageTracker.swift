@@ -1,3 +1,4 @@
+import FaultlineCore
 
 /// Follows credential lineages from traffic, driven by the auth profile (DESIGN.md §2).
 ///

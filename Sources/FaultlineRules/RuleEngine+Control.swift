@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// What the control API and the command line do to a running engine: list rules and states,
 /// switch rules on and off, force and reset states.
 extension RuleEngine {

@@ -1,3 +1,4 @@
+import FaultlineCore
 import Synchronization
 
 /// The rule engine: decides which rules fire on a flow and keeps scenario state, counters and

@@ -1,4 +1,5 @@
 import COpenSSL
+import FaultlineCore
 
 /// The local certificate authority that signs the certificates Faultline presents to clients it
 /// intercepts. A client must trust this CA's certificate (``certificatePEM``) for interception to
@@ -10,7 +11,7 @@ import COpenSSL
 ///
 /// `@unchecked Sendable`: `certificate` and `privateKey` are set in `init` and never mutated
 /// (signing only reads the key; OpenSSL's lazily cached X.509 data has its own lock); the cache is
-/// a `LockedValue`; both OpenSSL objects are freed in `deinit`, when no other reference exists.
+/// a `StateLock`; both OpenSSL objects are freed in `deinit`, when no other reference exists.
 public final class CertificateAuthority: @unchecked Sendable {
     /// `X509 *`, owned.
     let certificate: OpaquePointer
@@ -18,7 +19,7 @@ public final class CertificateAuthority: @unchecked Sendable {
     let privateKey: OpaquePointer
     /// The file the certificate was read from or written to; nil for an ephemeral CA.
     public let certificatePath: String?
-    private let cache = LockedValue(LeafCache())
+    private let cache = StateLock(LeafCache())
 
     /// How long Faultline's own CA is valid: two years.
     public static let authorityValidityDays = 730
