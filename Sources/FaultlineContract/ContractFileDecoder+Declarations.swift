@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineConfig
 
 /// Steps, callbacks and their `match` objects.
@@ -94,7 +95,7 @@ extension ContractFileDecoder {
             default:
                 report(ConfigError.mismatch("'method'", expected: "a method or a list of methods", found: methodNode))
             }
-            for method in methods where method.isEmpty || !method.utf8.allSatisfy(Self.isTokenByte) {
+            for method in methods where !HTTPToken.isToken(method) {
                 report(ConfigError.mismatch("'method'", expected: "an HTTP method such as \"POST\"", found: methodNode))
                 return nil
             }

@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineConfig
 
 /// Decodes one contract file, collecting every error.
@@ -108,7 +109,7 @@ final class ContractFileDecoder {
         }
         if case .null = value.kind { return nil }
         guard let name = attempt({ try value.string("'header'") }) else { return nil }
-        guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
+        guard HTTPToken.isToken(name) else {
             report(ConfigError.mismatch("'header'", expected: "a header name (RFC 9110 §5.1 token)", found: value))
             return nil
         }
@@ -181,14 +182,4 @@ final class ContractFileDecoder {
         return text
     }
 
-    /// `tchar` of RFC 9110 §5.6.2.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
 }

@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineTrace
 
 /// Finds values in a trace event that should have been written as fingerprints and were not.
@@ -191,7 +192,7 @@ enum SecretScanner {
         let trimmed = value.trimmed
         guard !trimmed.isEmpty else { return true }
         guard let space = trimmed.firstIndex(of: 0x20) else { return isFingerprint(trimmed) }
-        for index in 0..<space where !ContractFileDecoder.isTokenByte(trimmed[index]) { return false }
+        for index in 0..<space where !HTTPToken.isTokenByte(trimmed[index]) { return false }
         return isFingerprint(trimmed.slice(space + 1, trimmed.count).trimmed)
     }
 

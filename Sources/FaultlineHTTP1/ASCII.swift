@@ -4,6 +4,8 @@ import Glibc
 import Darwin
 #endif
 
+import FaultlineCore
+
 /// Byte classes and small byte helpers for the HTTP/1.1 grammar.
 ///
 /// The classes are bit masks rather than tables so the hot loops need no array look-up,
@@ -29,17 +31,9 @@ enum ASCII {
     static let leftBracket: UInt8 = 0x5B
     static let rightBracket: UInt8 = 0x5D
 
-    /// tchar of RFC 9110 §5.6.2 for bytes 0..<64 and 64..<128 (checked against the grammar in the tests).
-    static let tokenMaskLow: UInt64 = 0x03FF_6CFA_0000_0000
-    static let tokenMaskHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
-
-    /// RFC 9110 §5.6.2: `tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA`.
+    /// RFC 9110 §5.6.2 `tchar`, in the codec's vocabulary (the definition is `HTTPToken`).
     @inline(__always)
-    static func isTokenChar(_ byte: UInt8) -> Bool {
-        if byte < 64 { return (tokenMaskLow >> UInt64(byte)) & 1 == 1 }
-        if byte < 128 { return (tokenMaskHigh >> UInt64(byte &- 64)) & 1 == 1 }
-        return false
-    }
+    static func isTokenChar(_ byte: UInt8) -> Bool { HTTPToken.isTokenByte(byte) }
 
     /// RFC 5234 VCHAR: visible ASCII, 0x21...0x7E.
     @inline(__always)

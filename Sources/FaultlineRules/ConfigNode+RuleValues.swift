@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineConfig
 
 /// Typed reads shared by the scenario and auth-profile decoders; each throws a positioned error
@@ -65,18 +66,7 @@ extension ConfigNode {
 /// Character-level checks for things that end up on the wire.
 enum WireSyntax {
     /// RFC 9110 §5.6.2 token: header names, methods, cookie names.
-    static func isToken(_ text: String) -> Bool {
-        !text.isEmpty
-            && text.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    return true
-                default:
-                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-                }
-            }
-    }
+    static func isToken(_ text: String) -> Bool { HTTPToken.isToken(text) }
 
     /// RFC 9110 §5.5: a field value must not contain CR, LF or NUL (they would split or end the
     /// header section).

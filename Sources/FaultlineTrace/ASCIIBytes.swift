@@ -58,17 +58,6 @@ enum ASCII {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
-    /// `tchar` of RFC 9110 §5.6.2: the characters of a token such as an auth-scheme.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-
     /// Value of a hex digit, or nil.
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {

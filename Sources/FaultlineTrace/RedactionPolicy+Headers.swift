@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Writing header values with their secrets replaced by fingerprints.
 ///
 /// Each scanner keeps what a reader of the trace needs (auth-scheme, cookie names, cookie
@@ -33,7 +35,7 @@ extension RedactionPolicy {
         var schemeEnd = 0
         while schemeEnd < trimmed.count && !ASCII.isWhitespace(trimmed[schemeEnd]) { schemeEnd += 1 }
         let scheme = trimmed.slice(0, schemeEnd)
-        guard schemeEnd < trimmed.count, scheme.allSatisfy(ASCII.isTokenCharacter) else {
+        guard schemeEnd < trimmed.count, scheme.allSatisfy(HTTPToken.isTokenByte) else {
             fingerprinter.append(trimmed, to: &output)
             return
         }
