@@ -99,7 +99,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),
-        .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineHTTP1"], swiftSettings: strictSettings),
+        .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineCore", "FaultlineHTTP1"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineConfigTests", dependencies: ["FaultlineConfig"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig"], swiftSettings: strictSettings),

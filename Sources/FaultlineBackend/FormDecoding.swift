@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// The name/value pairs of an `application/x-www-form-urlencoded` body or a query string, in order.
 ///
 /// Get one from `FormFields.decode(_:)`. Names may repeat; `value(_:)` returns the first.
@@ -54,7 +56,7 @@ struct FormFields: Sendable, Equatable {
             case UInt8(ascii: "%"):
                 let first = bytes.index(after: index)
                 guard first != bytes.endIndex, bytes.index(after: first) != bytes.endIndex,
-                    let high = hexValue(bytes[first]), let low = hexValue(bytes[bytes.index(after: first)])
+                    let high = HexDigit.value(bytes[first]), let low = HexDigit.value(bytes[bytes.index(after: first)])
                 else {
                     throw FormError("a '%' is not followed by two hexadecimal digits")
                 }
@@ -69,15 +71,6 @@ struct FormFields: Sendable, Equatable {
             throw FormError("a decoded name or value is not UTF-8")
         }
         return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Strings, numbers and identifier names (JSON5 §5–§7, which defer to ECMAScript 5.1 §7.6 and §7.8).
 extension JSON5Parser {
     // MARK: Strings
@@ -129,7 +131,7 @@ extension JSON5Parser {
     private mutating func parseHexDigits(_ count: Int, after prefix: String) throws(ConfigError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<count {
-            guard let byte = currentByte, let digit = hexValue(byte) else {
+            guard let byte = currentByte, let digit = HexDigit.value(byte) else {
                 throw ConfigError(
                     "expected \(count) hex digits after '\(prefix)', found \(try describeCurrent())", at: location)
             }
@@ -137,15 +139,6 @@ extension JSON5Parser {
             consumeASCII()
         }
         return value
-    }
-
-    private func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     // MARK: Numbers
@@ -176,11 +169,11 @@ extension JSON5Parser {
         {
             consumeASCII()
             consumeASCII()
-            guard let first = currentByte, hexValue(first) != nil else {
+            guard let first = currentByte, HexDigit.value(first) != nil else {
                 throw ConfigError("expected a hex digit after '0x', found \(try describeCurrent())", at: location)
             }
             var accumulated: Double = 0
-            while let byte = currentByte, let digit = hexValue(byte) {
+            while let byte = currentByte, let digit = HexDigit.value(byte) {
                 accumulated = accumulated * 16 + Double(digit)
                 consumeASCII()
             }

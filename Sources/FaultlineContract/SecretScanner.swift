@@ -302,8 +302,8 @@ enum SecretScanner {
         var index = 0
         while index < name.count {
             let byte = name[index]
-            if byte == UInt8(ascii: "%"), index + 2 < name.count, let high = hexValue(name[index + 1]),
-                let low = hexValue(name[index + 2])
+            if byte == UInt8(ascii: "%"), index + 2 < name.count, let high = HexDigit.value(name[index + 1]),
+                let low = HexDigit.value(name[index + 2])
             {
                 decoded.append(Bytes.lower(high << 4 | low))
                 index += 3
@@ -314,14 +314,5 @@ enum SecretScanner {
         }
         guard let match = secretParameters.first(where: { $0 == decoded }) else { return nil }
         return String(decoding: match, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
     }
 }

@@ -53,15 +53,6 @@ enum ASCII {
     @inline(__always)
     static func isAlpha(_ byte: UInt8) -> Bool { (byte | 0x20) &- 0x61 < 26 }
 
-    /// The value of a hexadecimal digit, or nil.
-    @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        if byte &- 0x30 < 10 { return byte &- 0x30 }
-        let lower = byte | 0x20
-        if lower &- 0x61 < 6 { return lower &- 0x61 &+ 10 }
-        return nil
-    }
-
     @inline(__always)
     static func lowercased(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
 

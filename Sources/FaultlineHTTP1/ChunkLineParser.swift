@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Parses a complete chunk-size line, without its CRLF (RFC 9112 §7.1, §7.1.1):
 /// `chunk-size [ chunk-ext ]` with `chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )`.
 ///
@@ -8,7 +10,7 @@ enum ChunkLineParser {
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) throws(HTTP1Error) -> Int64 {
         var index = start
         var size: Int64 = 0
-        while index < end, let digit = ASCII.hexValue(bytes[index]) {
+        while index < end, let digit = HexDigit.value(bytes[index]) {
             guard index - start < 16, size <= Int64.max >> 4 else { throw .invalidChunkSize }
             size = size << 4 | Int64(digit)
             index += 1

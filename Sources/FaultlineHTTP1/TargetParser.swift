@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// The methods whose request-target form is special (RFC 9112 §3.2.3, §3.2.4). Methods are
 /// case-sensitive (RFC 9110 §9.1), so `connect` is an ordinary method.
 enum MethodKind: Sendable {
@@ -185,7 +187,7 @@ enum TargetParser {
     private static func hasValidPercentEncoding(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
         var index = start
         while let percent = ASCII.firstIndex(of: ASCII.percent, in: bytes, from: index, to: end) {
-            guard percent + 2 < end, ASCII.hexValue(bytes[percent + 1]) != nil, ASCII.hexValue(bytes[percent + 2]) != nil
+            guard percent + 2 < end, HexDigit.value(bytes[percent + 1]) != nil, HexDigit.value(bytes[percent + 2]) != nil
             else { return false }
             index = percent + 3
         }
@@ -208,7 +210,7 @@ enum TargetParser {
                 sawColon = true
             } else if byte == ASCII.percent {
                 inZone = true
-            } else if ASCII.hexValue(byte) == nil, byte != ASCII.period {
+            } else if HexDigit.value(byte) == nil, byte != ASCII.period {
                 return false
             }
         }

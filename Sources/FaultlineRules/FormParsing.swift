@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Name/value pairs from a query string or an `application/x-www-form-urlencoded` body.
 ///
 /// The two differ in one place, and on purpose:
@@ -46,7 +48,7 @@ enum FormParsing {
         while i < input.count {
             let byte = input[i]
             if byte == UInt8(ascii: "%"), i + 2 < input.count,
-                let high = hexValue(input[i + 1]), let low = hexValue(input[i + 2])
+                let high = HexDigit.value(input[i + 1]), let low = HexDigit.value(input[i + 2])
             {
                 output.append(high << 4 | low)
                 i += 3
@@ -56,14 +58,5 @@ enum FormParsing {
             }
         }
         return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

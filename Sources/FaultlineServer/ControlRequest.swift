@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineHTTP1
 
 /// One decoded control API call: what the routes look at.
@@ -55,7 +56,7 @@ struct ControlRequest: Sendable {
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(Self.hexValue), let low = iterator.next().flatMap(Self.hexValue)
+                guard let high = iterator.next().flatMap(HexDigit.value), let low = iterator.next().flatMap(HexDigit.value)
                 else { return nil }
                 bytes.append(high << 4 | low)
             case UInt8(ascii: "+") where plusIsSpace:
@@ -65,14 +66,5 @@ struct ControlRequest: Sendable {
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

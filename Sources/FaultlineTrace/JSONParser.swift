@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// A strict JSON parser (RFC 8259) for one trace line, with byte columns in its errors.
 ///
 /// Written for the trace instead of using JSONSerialization because the reader must tell
@@ -191,7 +193,7 @@ struct JSONParser {
         var value: UInt16 = 0
         for _ in 0..<4 {
             guard position < bytes.count else { throw endOfLine("four hex digits after \\u") }
-            guard let digit = ASCII.hexValue(bytes[position]) else {
+            guard let digit = HexDigit.value(bytes[position]) else {
                 throw failure("expected a hex digit in \\u escape, found \(describeCurrent())")
             }
             value = value << 4 | UInt16(digit)

@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Which header fields and query parameters hold secrets, for the trace writer to fingerprint.
 ///
 /// The writer applies the policy to every `.headers` and `.target` value, so a caller cannot
@@ -114,7 +116,7 @@ enum PercentDecoding {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = ASCII.hexValue(bytes[index + 1]), let low = ASCII.hexValue(bytes[index + 2])
+                let high = HexDigit.value(bytes[index + 1]), let low = HexDigit.value(bytes[index + 2])
             {
                 decoded.append(high << 4 | low)
                 index += 3

@@ -1,3 +1,4 @@
+import FaultlineCore
 import Testing
 
 @testable import FaultlineHTTP1
@@ -22,7 +23,7 @@ import Testing
         for byte in UInt8.min...UInt8.max {
             #expect(ASCII.isVisible(byte) == (0x21...0x7E).contains(byte))
             let hex = Array("0123456789abcdef".utf8).firstIndex(of: ASCII.lowercased(byte))
-            #expect(ASCII.hexValue(byte) == hex.map { UInt8($0) }, "byte \(byte)")
+            #expect(HexDigit.value(byte) == hex.map { UInt8($0) }, "byte \(byte)")
         }
     }
 }
