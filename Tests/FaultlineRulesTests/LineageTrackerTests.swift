@@ -37,25 +37,8 @@ private struct Wire {
 }
 
 enum LineageFixture {
-    static let profile = AuthProfile(
-        login: FlowMatch(
-            methods: ["POST"], path: Glob("/oauth/token"), body: BodyMatch(form: ["grant_type": .equals("password")])),
-        refresh: FlowMatch(
-            methods: ["POST"], path: Glob("/oauth/token"),
-            body: BodyMatch(form: ["grant_type": .equals("refresh_token")])),
-        logout: FlowMatch(methods: ["POST"], path: Glob("/logout")),
-        roles: [(name: "callback", match: FlowMatch(methods: ["POST"], path: Glob("/jobs/*/complete")))],
-        requestCredentials: [
-            CredentialLocation(.header(name: "Authorization", scheme: "Bearer"), kind: .access),
-            CredentialLocation(.cookie("session"), kind: .session),
-            CredentialLocation(.form("refresh_token"), kind: .refresh),
-        ],
-        responseCredentials: [
-            CredentialLocation(.json("/access_token"), kind: .access),
-            CredentialLocation(.json("/refresh_token"), kind: .refresh),
-            CredentialLocation(.setCookie("session"), kind: .session),
-        ],
-        idempotencyHeader: "Idempotency-Key", file: "auth-profile.json5")
+    /// The README's profile (the same the loader tests load from text).
+    static let profile = ReadmeProfile.model(file: "auth-profile.json5")
 
     /// FNV-1a, hex: stable and not the raw value (the proxy uses a keyed hash).
     static let fingerprint: @Sendable (String) -> String = { raw in
