@@ -127,22 +127,34 @@ struct JSON5Parser {
             try skipTrivia()
             let value = try parseValue(in: .member(key))
             members.append((key: key, keyLocation: keyLocation, value: value))
-            try skipTrivia()
-            if currentByte == UInt8(ascii: ",") {
-                consumeASCII()
-                try skipTrivia()
-            } else if currentByte == UInt8(ascii: "}") {
-                consumeASCII()
+            if try consumeSeparator(closer: "}", after: "the value of '\(key)'", container: "object", openedAt: start) {
                 break
-            } else {
-                throw ConfigError(
-                    "expected ',' or '}' after the value of '\(key)', "
-                        + "found \(try describeCurrent(unclosed: "the object opened at \(start.lineColumn)"))",
-                    at: location)
             }
         }
         depth -= 1
         return ConfigNode(.object(members), at: start)
+    }
+
+    /// After a member or element: consumes `,` (false: more may follow) or `closer` (true: the
+    /// container ends); anything else is an error naming what came before and where the
+    /// container opened.
+    private mutating func consumeSeparator(
+        closer: Unicode.Scalar, after item: String, container: String, openedAt start: SourceLocation
+    ) throws(ConfigError) -> Bool {
+        try skipTrivia()
+        if currentByte == UInt8(ascii: ",") {
+            consumeASCII()
+            try skipTrivia()
+            return false
+        }
+        if currentByte == UInt8(ascii: closer) {
+            consumeASCII()
+            return true
+        }
+        throw ConfigError(
+            "expected ',' or '\(closer)' after \(item), "
+                + "found \(try describeCurrent(unclosed: "the \(container) opened at \(start.lineColumn)"))",
+            at: location)
     }
 
     private mutating func parseKey() throws(ConfigError) -> String {
@@ -169,18 +181,8 @@ struct JSON5Parser {
                 break
             }
             elements.append(try parseValue(in: .element))
-            try skipTrivia()
-            if currentByte == UInt8(ascii: ",") {
-                consumeASCII()
-                try skipTrivia()
-            } else if currentByte == UInt8(ascii: "]") {
-                consumeASCII()
+            if try consumeSeparator(closer: "]", after: "an array element", container: "array", openedAt: start) {
                 break
-            } else {
-                throw ConfigError(
-                    "expected ',' or ']' after an array element, "
-                        + "found \(try describeCurrent(unclosed: "the array opened at \(start.lineColumn)"))",
-                    at: location)
             }
         }
         depth -= 1
