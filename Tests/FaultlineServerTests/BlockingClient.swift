@@ -1,12 +1,10 @@
+import FaultlineCore
 import FaultlineHTTP1
-import Foundation
+import FaultlinePosix
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// A plain blocking TCP client for server tests; every read has a 5-second deadline, so a proxy
-/// that never answers fails the test instead of hanging it.
+/// A blocking HTTP client for server tests over FaultlinePosix's `BlockingConnection`; every read
+/// and write has a 5-second deadline, so a proxy that never answers fails the test instead of
+/// hanging it.
 final class BlockingClient {
     struct Response {
         var status = 0
@@ -16,33 +14,21 @@ final class BlockingClient {
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
-    private let fd: Int32
+    private let connection: BlockingConnection
     private var decoder = HTTP1ResponseDecoder()
+    /// Every read and write waits at most this long.
+    private static let timeout: Duration = .seconds(5)
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            close(fd)
-            throw Failure(description: "connect to port \(port) failed: errno \(errno)")
-        }
+        connection = try BlockingConnection(
+            connectingTo: try SocketAddress(parsing: "127.0.0.1:\(port)"), timeout: Self.timeout)
     }
 
-    deinit { close(fd) }
+    private var deadline: MonotonicInstant { MonotonicInstant.now().advanced(by: Self.timeout) }
 
+    /// Sends `text`; a connection the proxy already closed is the test's to notice when it reads.
     func send(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        try? connection.sendAll(Array(text.utf8), deadline: deadline)
     }
 
     /// Sends a GET in absolute form through the proxy and reads the response.
@@ -56,7 +42,6 @@ final class BlockingClient {
         decoder.expectResponse(toMethod: method)
         var response = Response()
         var body: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             while let event = try decoder.nextEvent() {
                 switch event {
@@ -70,20 +55,23 @@ final class BlockingClient {
                     return response
                 }
             }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 { throw Failure(description: "read failed or timed out: errno \(errno)") }
-            if count == 0 {
+            let bytes: [UInt8]
+            do {
+                bytes = try connection.read(deadline: deadline)
+            } catch {
+                throw Failure(description: "read failed or timed out: \(error)")
+            }
+            if bytes.isEmpty {
                 decoder.receiveEOF()
                 if decoder.isAtMessageBoundary { throw Failure(description: "connection closed before a response") }
                 continue
             }
-            decoder.receive(buffer[..<count])
+            decoder.receive(bytes[...])
         }
     }
 
     /// True when the proxy closed the connection (read returns 0) within the deadline.
     func readsEOF() -> Bool {
-        var byte: UInt8 = 0
-        return recv(fd, &byte, 1, 0) == 0
+        (try? connection.read(maximum: 1, deadline: deadline))?.isEmpty == true
     }
 }
