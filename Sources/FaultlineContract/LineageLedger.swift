@@ -13,6 +13,9 @@ import FaultlineTrace
 /// `logout`) and `lineage.logout` (traced when the logout is forwarded): the client has sent its
 /// logout from that moment on. A credential issued to a lineage after its boundary (or flagged
 /// `after_logout`) is *late*: using it is reactivation, not merely crossing the boundary.
+/// `lineage.revoked` (a 2xx answer to an RFC 7009 revocation) issues nothing and moves no
+/// boundary: a revocation ends credentials, it is not a logout of the lineage. It is accepted
+/// like any lineage step (it proves the trace has profile data).
 struct LineageLedger {
     /// Who owns a fingerprint and since when.
     struct Ownership: Sendable {
