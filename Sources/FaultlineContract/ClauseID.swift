@@ -1,4 +1,5 @@
-/// The stable name of one clause of the session-boundary contract (DESIGN.md §2).
+/// The stable name of one clause of the session-boundary contract (the clause table of
+/// Rules/contracts/README.md says what each checks).
 ///
 /// Contract files, reports, JUnit test cases and the `--format json` output all use the raw
 /// value (`"logout-boundary"`), so it never changes once published; the Swift names may.
@@ -38,7 +39,8 @@ public struct ClauseID: RawRepresentable, Hashable, Comparable, Sendable, CaseIt
     /// A retried non-idempotent request carries its full body again, or an idempotency key.
     public static let replaySafeRetry = ClauseID("replay-safe-retry")
 
-    /// Every clause, in the order of DESIGN.md §2 (the order reports list them in).
+    /// Every clause, in the order of the clause table in Rules/contracts/README.md (the order
+    /// reports list them in).
     public static let allCases: [ClauseID] = [
         singleFlightRefresh, noStaleRefresh, boundedRetry, logoutBoundary, accountIsolation, noReactivation,
         exactlyOnce, dependencyRespected, replaySafeRetry,
@@ -63,7 +65,7 @@ public struct ClauseID: RawRepresentable, Hashable, Comparable, Sendable, CaseIt
         }
     }
 
-    /// Position in ``allCases``, so sorting follows DESIGN.md §2.
+    /// Position in ``allCases``, so sorting follows the clause table.
     var order: Int { Self.allCases.firstIndex(of: self) ?? Self.allCases.count }
 
     public static func < (lhs: ClauseID, rhs: ClauseID) -> Bool { lhs.order < rhs.order }

@@ -1,8 +1,8 @@
 import FaultlineCore
 public import FaultlineTrace
 
-/// Checks a trace against the session-boundary contract (DESIGN.md §2) and says which clause
-/// was broken, by which requests.
+/// Checks a trace against the session-boundary contract (its clauses: ``ClauseID``, and
+/// Rules/contracts/README.md) and says which clause was broken, by which requests.
 ///
 /// Use ``check(_:contract:)`` on a trace read with `TraceReader`, or feed events one at a time
 /// (``consume(header:)``, ``consume(_:)``, then ``finish()``) to check a trace of any length
@@ -40,7 +40,7 @@ public struct ContractChecker {
     private var retries: RetryClauses
     private var pipeline: PipelineClauses
     private var eventCount = 0
-    private var sawProfileData = false
+    private var profile = ProfileEvidence()
     private var lastSeq: UInt64 = 0
     private var lastMono: UInt64 = 0
 
@@ -101,9 +101,10 @@ public struct ContractChecker {
             }
         case "mark":
             pipeline.mark(seq: event.seq, mono: event.monoNanoseconds, label: event.string("label") ?? "")
+        case "rules.loaded", "rules.reloaded":
+            profile.rulesEvent(event)
         default:
             guard event.kind.rawValue.hasPrefix("lineage.") else { return }
-            sawProfileData = true
             guard let step = ledger.apply(event) else { return }
             refreshes.lineageStep(step, ledger: ledger)
         }
@@ -140,9 +141,7 @@ public struct ContractChecker {
     private func skipReason(_ clause: ClauseID) -> String? {
         switch clause {
         case .singleFlightRefresh, .noStaleRefresh, .logoutBoundary, .noReactivation:
-            sawProfileData
-                ? nil
-                : "the trace has no auth-profile data (roles, credentials, lineage events): run the proxy with an auth profile"
+            profile.skipReason(clause, lineages: ledger.order.count)
         case .exactlyOnce:
             contract.callbacks.isEmpty ? "the contract declares no callbacks" : nil
         case .dependencyRespected:
@@ -154,7 +153,7 @@ public struct ContractChecker {
     }
 
     private mutating func requestArrived(_ request: ClientRequest) {
-        if !request.credentials.isEmpty || (request.role.map { $0 != "business" } ?? false) { sawProfileData = true }
+        profile.request(request)
         flows.start(request)
         credentials.requestArrived(request, ledger: ledger, log: &log)
         if request.role == "logout", let lineage = ledger.lineage(of: request) {

@@ -34,17 +34,47 @@ public enum ContractLoader {
         return (contract, decoder.sortedErrors)
     }
 
-    /// Reads and decodes the contract file at `path`. A file that cannot be read is one error
-    /// at its line 1, column 1.
-    public static func load(contentsOfFile path: String) -> (Contract?, [ConfigError]) {
+    /// Reads and decodes the contract file at `path`. Throws ``ContractFileError/unreadable(path:reason:)``
+    /// when there is no file to read (it does not exist, is a directory, cannot be read), and
+    /// ``ContractFileError/invalid(path:errors:)`` with every error in file order when it does not decode.
+    public static func load(file path: String) throws(ContractFileError) -> Contract {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .unreadable(path: path, reason: "does not exist")
+        }
+        guard !isDirectory.boolValue else { throw .unreadable(path: path, reason: "is a directory") }
         guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
-            return (
-                nil, [ConfigError("the contract file \(reason)", at: SourceLocation(file: path, line: 1, column: 1))]
-            )
+            throw .unreadable(path: path, reason: "cannot be read")
         }
         let decoder = ContractFileDecoder(file: path)
         let contract = decoder.decode([UInt8](data))
-        return (contract, decoder.sortedErrors)
+        let errors = decoder.sortedErrors
+        guard let contract, errors.isEmpty else { throw .invalid(path: path, errors: errors) }
+        return contract
+    }
+}
+
+/// Why a contract file gave no contract: there is no file to read, or what it says is wrong.
+public enum ContractFileError: Error, Equatable, CustomStringConvertible {
+    /// No file to read: `reason` is "does not exist", "is a directory" or "cannot be read". Not a
+    /// position in the file: there is none.
+    case unreadable(path: String, reason: String)
+    /// The file has errors, each `file:line:column: message`, in file order.
+    case invalid(path: String, errors: [ConfigError])
+
+    /// `the contract file PATH does not exist`, or one `file:line:column: message` per line.
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "the contract file \(path) \(reason)"
+        case .invalid(_, let errors): errors.map(\.description).joined(separator: "\n")
+        }
+    }
+
+    /// One line: the description of an unreadable file, or `N errors in PATH` for an invalid one.
+    public var summary: String {
+        switch self {
+        case .unreadable: description
+        case .invalid(let path, let errors): "\(errors.count) error\(errors.count == 1 ? "" : "s") in \(path)"
+        }
     }
 }

@@ -23,7 +23,7 @@ public struct ContractReport: Sendable, Equatable, Codable {
     public var violations: [Violation]
     /// Violations found beyond the per-clause limit and left out of ``violations``, per clause.
     public var omittedViolations: [ClauseID: Int]
-    /// The clauses that were judged, in DESIGN.md §2 order.
+    /// The clauses that were judged, in ``ClauseID/allCases`` order.
     public var clausesChecked: [ClauseID]
     /// Enabled clauses that this trace gave nothing to judge (no profile data, nothing declared).
     public var clausesSkipped: [SkippedClause]
@@ -69,7 +69,7 @@ public struct ContractReport: Sendable, Equatable, Codable {
         violations(of: clause).count + (omittedViolations[clause] ?? 0)
     }
 
-    /// The clauses with at least one violation, in DESIGN.md §2 order.
+    /// The clauses with at least one violation, in ``ClauseID/allCases`` order.
     public var brokenClauses: [ClauseID] {
         ClauseID.allCases.filter { violationCount(of: $0) > 0 }
     }

@@ -1,8 +1,10 @@
 /// JUnit XML, the format CI systems (GitHub Actions reporters, GitLab, Jenkins) show as tests.
 extension ReportFormatter {
     /// One `<testsuite name="session-boundary-contract">` with one `<testcase>` per clause (a
-    /// `<failure>` carrying the text blocks when violated, `<skipped>` when skipped or disabled),
-    /// and a second suite `trace` with one case, `trace-integrity`, failed by trace problems.
+    /// `<failure>` carrying the text blocks when violated; `<skipped>` with the reason when it could
+    /// not be checked, so CI shows it as not run rather than passed; `<skipped>` "disabled by the
+    /// contract" when turned off), and a second suite `trace` with one case, `trace-integrity`,
+    /// failed by trace problems.
     public static func junit(_ report: ContractReport, traceName: String? = nil) -> String {
         let suiteName = "session-boundary-contract"
         let className = "faultline.contract" + (traceName.map { "." + sanitizedClassName($0) } ?? "")
@@ -24,7 +26,8 @@ extension ReportFormatter {
                 element += escape(body) + "</failure>\n    </testcase>"
             } else if let skipped = report.clausesSkipped.first(where: { $0.clause == clause }) {
                 skips += 1
-                element += ">\n      <skipped message=\"\(escape(skipped.reason))\"/>\n    </testcase>"
+                let reason = escape(skipped.reason)
+                element += ">\n      <skipped message=\"\(reason)\">not checked: \(reason)</skipped>\n    </testcase>"
             } else if report.clausesDisabled.contains(clause) {
                 skips += 1
                 element += ">\n      <skipped message=\"disabled by the contract\"/>\n    </testcase>"
@@ -46,13 +49,29 @@ extension ReportFormatter {
         let total = ClauseID.allCases.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml +=
-            "<testsuites name=\"faultline check\" tests=\"\(total + 1)\" failures=\"\(failures + (problems > 0 ? 1 : 0))\">\n"
+            "<testsuites name=\"faultline check\" tests=\"\(total + 1)\" failures=\"\(failures + (problems > 0 ? 1 : 0))\" skipped=\"\(skips)\">\n"
         xml +=
             "  <testsuite name=\"\(suiteName)\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skips)\">\n"
         xml += cases.joined(separator: "\n") + "\n  </testsuite>\n"
         xml +=
             "  <testsuite name=\"trace\" tests=\"1\" failures=\"\(problems > 0 ? 1 : 0)\" errors=\"0\" skipped=\"0\">\n"
         xml += integrity + "\n  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    /// The JUnit report for a check that could not run (a malformed trace line, an unreadable
+    /// trace, a bad contract file): one suite `trace` with one failing case, `usable-input`, whose
+    /// message is `summary` and whose text is every line of `details`. CI always gets its report file,
+    /// and the run is red for the right reason.
+    public static func junitError(summary: String, details: [String], traceName: String? = nil) -> String {
+        let className = "faultline.contract" + (traceName.map { "." + sanitizedClassName($0) } ?? "")
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"faultline check\" tests=\"1\" failures=\"1\" skipped=\"0\">\n"
+        xml += "  <testsuite name=\"trace\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n"
+        xml += "    <testcase classname=\"\(escape(className))\" name=\"usable-input\">\n"
+        xml += "      <failure type=\"unusable-input\" message=\"\(escape(summary))\">"
+        xml += escape(details.joined(separator: "\n")) + "</failure>\n"
+        xml += "    </testcase>\n  </testsuite>\n</testsuites>\n"
         return xml
     }
 

@@ -5,8 +5,9 @@ import Foundation
 public enum ReportFormatter {
     /// The report for a person: a verdict line, then one block per violation (clause, sentence,
     /// and a compact per-lineage timeline of the witness events with the boundary marked `─▶` and
-    /// the offending request `✗▶`), then the clauses that held, were skipped or disabled, and any
-    /// trace problems. `traceName` (a path) is named in the verdict line.
+    /// the offending request `✗▶`), then the clauses that held (`✓`), could not be checked (`?`,
+    /// with the reason) or were disabled, and any trace problems. `traceName` (a path) is named in
+    /// the verdict line.
     public static func text(_ report: ContractReport, traceName: String? = nil) -> String {
         var lines: [String] = [verdict(report, traceName: traceName)]
         for violation in report.violations {
@@ -29,7 +30,7 @@ public enum ReportFormatter {
             } else if report.clausesChecked.contains(clause) {
                 lines.append("  ✓ \(clause.rawValue)")
             } else if let skipped = report.clausesSkipped.first(where: { $0.clause == clause }) {
-                lines.append("  - \(clause.rawValue): skipped, \(skipped.reason)")
+                lines.append("  ? \(clause.rawValue): not checked, \(skipped.reason)")
             } else if report.clausesDisabled.contains(clause) {
                 lines.append("  - \(clause.rawValue): disabled by the contract")
             }
@@ -56,8 +57,10 @@ public enum ReportFormatter {
         }
     }
 
-    /// One line: `TRACE: FAILED: 2 violations of logout-boundary (…)` or `TRACE: PASSED: …`, with
-    /// what was checked. The first line of ``text(_:traceName:)``.
+    /// One line: `TRACE: FAILED: 2 violations of logout-boundary (…)`, `TRACE: PASSED: …` when every
+    /// enabled clause was checked, or `TRACE: PASSED IN PART: 2 enabled clauses could not be
+    /// checked (…)` when some were not: a check that could not run is not a pass. The first line of
+    /// ``text(_:traceName:)``.
     public static func verdict(_ report: ContractReport, traceName: String?) -> String {
         let subject = traceName.map { "\($0): " } ?? ""
         let lineages: String
@@ -70,11 +73,19 @@ public enum ReportFormatter {
         }
         let scope = "\(report.eventCount) events, \(lineages)"
         let broken = report.brokenClauses
+        let disabled = report.clausesDisabled.isEmpty ? "" : "\(report.clausesDisabled.count) disabled; "
+        let skipped = report.clausesSkipped.count
+        let unchecked =
+            "\(skipped) enabled clause\(skipped == 1 ? "" : "s") could not be checked ("
+            + report.clausesSkipped.map(\.clause.rawValue).joined(separator: ", ") + ")"
         if report.passed {
-            var checked = "\(report.clausesChecked.count) clause\(report.clausesChecked.count == 1 ? "" : "s") checked"
-            if !report.clausesSkipped.isEmpty { checked += ", \(report.clausesSkipped.count) skipped" }
-            if !report.clausesDisabled.isEmpty { checked += ", \(report.clausesDisabled.count) disabled" }
-            return "\(subject)PASSED: the trace holds the contract (\(checked); \(scope))"
+            let count = report.clausesChecked.count
+            let checked = "\(count) clause\(count == 1 ? "" : "s") checked"
+            guard skipped > 0 else {
+                return "\(subject)PASSED: the trace holds the contract (\(checked); \(disabled)\(scope))"
+            }
+            return
+                "\(subject)PASSED IN PART: \(unchecked); the \(checked) hold (\(disabled)\(scope))"
         }
         var parts: [String] = []
         let total = broken.reduce(0) { $0 + report.violationCount(of: $1) }
@@ -84,7 +95,8 @@ public enum ReportFormatter {
         }
         let problems = report.traceProblems.count + report.omittedTraceProblems
         if problems > 0 { parts.append("\(problems) trace problem\(problems == 1 ? "" : "s")") }
-        return "\(subject)FAILED: \(parts.joined(separator: " and ")) (\(scope))"
+        let alsoUnchecked = skipped > 0 ? "; \(unchecked)" : ""
+        return "\(subject)FAILED: \(parts.joined(separator: " and "))\(alsoUnchecked) (\(scope))"
     }
 
     /// One violation: `✗ clause: requirement`, the sentence, the timeline.

@@ -26,6 +26,8 @@ public final class ProxyServer: Sendable {
     /// The control API's listener settings; nil when the server runs without one.
     public let control: ControlConfiguration?
     private let running = Mutex<Running?>(nil)
+    /// `rules.loaded`'s fields for the rule set the server started with; nil without rules.
+    private let rulesLoaded: [TraceField]?
 
     /// A server without rules when `ruleSet` is nil, and without a control API when `control` is nil.
     public init(
@@ -36,6 +38,7 @@ public final class ProxyServer: Sendable {
         self.trace = trace
         self.control = control
         self.rules = RuleRuntime(policy: ruleSet.map { FlowPolicy(ruleSet: $0, fingerprint: trace.fingerprint) })
+        self.rulesLoaded = ruleSet.map(RulesWatcher.summaryFields)
     }
 
     /// Starts the loops and binds every listener (the control listener last). Throws `ServerError`
@@ -81,6 +84,7 @@ public final class ProxyServer: Sendable {
             }
         }
         if let tls = configuration.tls { recordTLSConfiguration(tls) }
+        if let rulesLoaded { trace.record(.rulesLoaded, rulesLoaded) }
         var controlServer: ControlServer? = nil
         if let control {
             let infos = zip(configuration.listeners, listeners).map { configuration, listener in

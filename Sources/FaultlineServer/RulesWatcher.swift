@@ -89,9 +89,19 @@ public final class RulesWatcher: Sendable {
             return .rejected(errors: errors)
         }
         policy.replace(result.ruleSet)
-        trace.record(
-            .rulesReloaded, [.string("directory", directory), .int("scenarios", result.ruleSet.scenarios.count)])
+        trace.record(.rulesReloaded, [.string("directory", directory)] + summaryFields(result.ruleSet))
         return .reloaded(scenarios: result.ruleSet.scenarios.count)
+    }
+
+    /// What `rules.loaded` and `rules.reloaded` say about a rule set: `scenarios`, `rules` (both
+    /// counts) and `profile` (whether an auth profile is loaded), so a checker can tell "no auth
+    /// profile" from "a profile, but no login seen".
+    static func summaryFields(_ ruleSet: RuleSet) -> [TraceField] {
+        [
+            .int("scenarios", ruleSet.scenarios.count),
+            .int("rules", ruleSet.scenarios.reduce(0) { $0 + $1.rules.count }),
+            .bool("profile", ruleSet.profile != nil),
+        ]
     }
 
     /// Names, sizes and modification times of the folder's rule files.
@@ -108,6 +118,7 @@ public final class RulesWatcher: Sendable {
 }
 
 extension TraceEventKind {
+    static let rulesLoaded: TraceEventKind = "rules.loaded"
     static let rulesReloaded: TraceEventKind = "rules.reloaded"
     static let rulesRejected: TraceEventKind = "rules.rejected"
 }

@@ -7,7 +7,9 @@ import Foundation
 ///
 /// Exit status: 0 when the contract holds (and the trace is sound), 1 with violations or trace
 /// problems, 2 on unusable input (bad usage, unreadable trace, malformed trace line as
-/// `TRACE:LINE: message`, bad contract file as `FILE:LINE:COLUMN: message`).
+/// `TRACE:LINE: message`, bad contract file as `FILE:LINE:COLUMN: message`, a contract file that
+/// does not exist). Errors go to standard error; with `--format junit`, unusable input still
+/// gives a JUnit report (one failing case carrying the error), so CI always gets its file.
 enum CheckCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(
@@ -23,8 +25,10 @@ enum CheckCommand {
         summary: """
             Reads a trace (a file, or - for standard input) and says which clause of the session-boundary \
             contract was broken, by which requests: \(ClauseID.allCases.map(\.rawValue).joined(separator: ", ")). \
-            It also checks the trace itself (gapless seq, no secret in clear).
-            Exit status: 0 when the contract holds, 1 with violations or trace problems, 2 on unusable input.
+            It also checks the trace itself (gapless seq, no secret in clear). Clauses the trace gives nothing \
+            to judge (no auth profile, no login seen, nothing declared) are listed as not checked, with why.
+            Exit status: 0 when the contract holds, 1 with violations or trace problems, 2 on unusable input \
+            (with --format junit, still a JUnit report with one failing case carrying the error).
             Examples:
               faultline check trace.jsonl
               faultline check trace.jsonl --contract Rules/contracts/session.contract.json5 --format junit --output report.xml
@@ -45,11 +49,6 @@ enum CheckCommand {
             print(help)
             return 0
         }
-        guard parsed.positionals.count == 1, let tracePath = parsed.positionals.first else {
-            let problem = parsed.positionals.isEmpty ? "a trace file is required" : "expected one trace file"
-            printError("faultline check: \(problem); see 'faultline check --help'")
-            return 2
-        }
         let format = parsed.value("--format") ?? "text"
         guard formats.contains(format) else {
             var message = "faultline check: unknown format '\(format)'; use text, json or junit"
@@ -57,42 +56,71 @@ enum CheckCommand {
             printError(message)
             return 2
         }
+        let output = parsed.value("--output")
+        guard parsed.positionals.count == 1, let tracePath = parsed.positionals.first else {
+            let problem = parsed.positionals.isEmpty ? "a trace file is required" : "expected one trace file"
+            let message = "faultline check: \(problem); see 'faultline check --help'"
+            return unusable(summary: message, details: [message], format: format, output: output, traceName: nil)
+        }
+        let name = tracePath == "-" ? "standard input" : tracePath
         var contract = Contract.default
         if let contractPath = parsed.value("--contract") {
-            let (loaded, errors) = ContractLoader.load(contentsOfFile: contractPath)
-            guard let loaded, errors.isEmpty else {
-                for error in errors { printError(error.description) }
-                printError("faultline check: \(errors.count) error\(errors.count == 1 ? "" : "s") in \(contractPath)")
-                return 2
+            do {
+                contract = try ContractLoader.load(file: contractPath)
+            } catch {
+                var details: [String] = []
+                if case .invalid(_, let errors) = error { details = errors.map(\.description) }
+                let summary = "faultline check: " + error.summary
+                details.append(summary)
+                return unusable(summary: summary, details: details, format: format, output: output, traceName: name)
             }
-            contract = loaded
         }
         let report: ContractReport
         do {
             report = try TraceFileReader.check(path: tracePath, contract: contract)
         } catch {
-            printError(error.description)
-            return 2
+            return unusable(
+                summary: error.description, details: [error.description], format: format, output: output,
+                traceName: name)
         }
-        let name = tracePath == "-" ? "standard input" : tracePath
         let text: String
         switch format {
         case "json": text = ReportFormatter.json(report)
         case "junit": text = ReportFormatter.junit(report, traceName: name)
         default: text = ReportFormatter.text(report, traceName: name)
         }
-        if let outputPath = parsed.value("--output") {
-            do {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: outputPath))
-            } catch {
-                printError("faultline check: cannot write \(outputPath): \(error.localizedDescription)")
-                return 2
-            }
-            // The verdict still reaches the terminal when the report goes to a file.
-            printError(ReportFormatter.verdict(report, traceName: name))
-        } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
-        }
+        guard write(text, to: output) else { return 2 }
+        // The verdict still reaches the terminal when the report goes to a file.
+        if output != nil { printError(ReportFormatter.verdict(report, traceName: name)) }
         return report.passed ? 0 : 1
+    }
+
+    /// Unusable input: every line of `details` to standard error and, with `--format junit`, a
+    /// JUnit report of one failing case carrying the error (to `--output` or standard output).
+    /// Returns 2, the exit status for unusable input.
+    private static func unusable(
+        summary: String, details: [String], format: String, output: String?, traceName: String?
+    ) -> Int32 {
+        for line in details { printError(line) }
+        if format == "junit" {
+            _ = write(ReportFormatter.junitError(summary: summary, details: details, traceName: traceName), to: output)
+        }
+        return 2
+    }
+
+    /// Writes a report to the `--output` file, or to standard output without one; false (after
+    /// saying why on standard error) when the file cannot be written.
+    private static func write(_ text: String, to output: String?) -> Bool {
+        guard let output else {
+            FileHandle.standardOutput.write(Data(text.utf8))
+            return true
+        }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: output))
+            return true
+        } catch {
+            printError("faultline check: cannot write \(output): \(error.localizedDescription)")
+            return false
+        }
     }
 }

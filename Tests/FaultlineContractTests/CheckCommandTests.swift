@@ -2,6 +2,10 @@ import FaultlineContract
 import Foundation
 import Testing
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 /// `faultline check` as a user runs it: the built binary on files in a temporary folder.
 @Suite struct CheckCommandTests {
     struct Run {
@@ -165,5 +169,81 @@ import Testing
         ])
         #expect(run.status == 0, "\(run.stdout)")
         #expect(run.stdout.contains("- logout-boundary: disabled by the contract"))
+    }
+
+    // MARK: Unusable input (issue 9): a clear error, and a JUnit report even then
+
+    @Test func aMissingContractFileSaysItDoesNotExist() throws {
+        let folder = try Self.folder(["t.jsonl": Self.passingTrace()])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let missing = folder.appendingPathComponent("missing.json5").path
+        let run = try Self.check([folder.appendingPathComponent("t.jsonl").path, "--contract", missing])
+        #expect(run.status == 2)
+        #expect(run.stderr == "faultline check: the contract file \(missing) does not exist\n", "\(run.stderr)")
+        #expect(!run.stderr.contains(":1:1"))
+        #expect(run.stdout.isEmpty)
+    }
+
+    /// The `<failure message>` of every case of a JUnit report, by case name; nil if it does not parse.
+    static func junitFailures(_ xml: String) -> [String: String]? {
+        let parser = XMLParser(data: Data(xml.utf8))
+        let reader = ReportFormatTests.JUnitReader()
+        parser.delegate = reader
+        guard parser.parse() else { return nil }
+        return reader.failureMessages
+    }
+
+    @Test func junitOnAMalformedTraceIsOneFailingCaseAndExitTwo() throws {
+        var lines = Self.passingTrace().split(separator: "\n").map(String.init)
+        lines[3] = #"{"seq":3,"wall":"x","mono_ns":1,"event":"request.received","#
+        let folder = try Self.folder(["bad.jsonl": lines.joined(separator: "\n") + "\n"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("bad.jsonl").path
+        let run = try Self.check([path, "--format", "junit"])
+        #expect(run.status == 2)
+        #expect(run.stderr.hasPrefix("\(path):4: column"), "\(run.stderr)")
+        let failures = try #require(Self.junitFailures(run.stdout), "\(run.stdout)")
+        #expect(failures.count == 1)
+        #expect(failures["usable-input"]?.hasPrefix("\(path):4: column") == true, "\(failures)")
+    }
+
+    @Test func junitOnUnusableInputGoesToTheOutputFile() throws {
+        let folder = try Self.folder([
+            "t.jsonl": Self.passingTrace(), "bad.contract.json5": "{\n  clauses: { \"exactly-onse\": true },\n}\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let trace = folder.appendingPathComponent("t.jsonl").path
+        let report = folder.appendingPathComponent("report.xml").path
+        let cases: [(arguments: [String], message: String)] = [
+            ([folder.appendingPathComponent("nope.jsonl").path], "no such file"),
+            ([trace, "--contract", folder.appendingPathComponent("bad.contract.json5").path], "1 error in"),
+            ([trace, "--contract", folder.appendingPathComponent("none.json5").path], "does not exist"),
+            ([], "a trace file is required"),
+        ]
+        for (arguments, message) in cases {
+            try? FileManager.default.removeItem(atPath: report)
+            let run = try Self.check(arguments + ["--format", "junit", "--output", report])
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+            let xml = try String(contentsOfFile: report, encoding: .utf8)
+            let failures = try #require(Self.junitFailures(xml), "\(xml)")
+            #expect(failures.keys.sorted() == ["usable-input"])
+            #expect(failures["usable-input"]?.contains(message) == true, "\(failures)")
+        }
+        // The contract's errors themselves are in the failure's text, with their positions.
+        let run = try Self.check([
+            trace, "--contract", folder.appendingPathComponent("bad.contract.json5").path, "--format", "junit",
+        ])
+        #expect(run.stdout.contains(":2:14: unknown clause &apos;exactly-onse&apos;"), "\(run.stdout)")
+    }
+
+    @Test func otherFormatsWriteNoReportOnUnusableInput() throws {
+        let folder = try Self.folder([:])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for format in ["text", "json"] {
+            let run = try Self.check([folder.appendingPathComponent("nope.jsonl").path, "--format", format])
+            #expect(run.status == 2 && run.stdout.isEmpty && run.stderr.contains("no such file"))
+        }
     }
 }

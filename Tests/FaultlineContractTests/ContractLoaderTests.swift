@@ -124,10 +124,38 @@ import Testing
         #expect(throws: PathTemplateError.self) { try PathTemplate("/a/x{y}") }
     }
 
-    @Test func aMissingFileIsOneError() {
-        let (contract, errors) = ContractLoader.load(contentsOfFile: "/nonexistent/contract.json5")
-        #expect(contract == nil)
-        #expect(errors.map(\.description) == ["/nonexistent/contract.json5:1:1: the contract file does not exist"])
+    /// A file that is not there has no line 1, column 1 to point at (issue 9): the error says
+    /// the file does not exist.
+    @Test func aMissingFileSaysItDoesNotExist() throws {
+        #expect(throws: ContractFileError.unreadable(path: "/nonexistent/contract.json5", reason: "does not exist")) {
+            try ContractLoader.load(file: "/nonexistent/contract.json5")
+        }
+        let error = ContractFileError.unreadable(path: "/nonexistent/contract.json5", reason: "does not exist")
+        #expect(error.description == "the contract file /nonexistent/contract.json5 does not exist")
+        let folder = FileManager.default.temporaryDirectory.path
+        #expect(throws: ContractFileError.unreadable(path: folder, reason: "is a directory")) {
+            try ContractLoader.load(file: folder)
+        }
+    }
+
+    @Test func anInvalidFileGivesEveryErrorWithItsPosition() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-contract-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("bad.json5")
+        try Data("{\n  clauses: { \"exactly-onse\": true },\n  retryIdentiy: {},\n}\n".utf8).write(to: file)
+        do {
+            _ = try ContractLoader.load(file: file.path)
+            Issue.record("an invalid contract loaded")
+        } catch {
+            guard case .invalid(let path, let errors) = error else {
+                Issue.record("expected .invalid, got \(error)")
+                return
+            }
+            #expect(path == file.path && errors.count == 2)
+            #expect(error.summary == "2 errors in \(file.path)")
+            #expect(error.description.hasPrefix("\(file.path):2:14: unknown clause 'exactly-onse'"))
+        }
     }
 
     /// The repository's example contracts load without error.
@@ -137,9 +165,7 @@ import Testing
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json5") }
         #expect(!files.isEmpty)
         for file in files {
-            let (contract, errors) = ContractLoader.load(contentsOfFile: folder.appendingPathComponent(file).path)
-            #expect(errors.isEmpty, "\(file): \(errors)")
-            #expect(contract != nil)
+            #expect(throws: Never.self, "\(file)") { try ContractLoader.load(file: folder.appendingPathComponent(file).path) }
         }
     }
 }

@@ -91,7 +91,8 @@ import Testing
         var contract = Contract.default
         contract.enabledClauses.remove(.noReactivation)
         let report = try trace.check(contract)
-        // DESIGN §2: the boundary covers credentials that arrive in late responses too.
+        // The boundary covers credentials that arrive in late responses too (logout-boundary,
+        // Rules/contracts/README.md).
         #expect(report.brokenClauses == [.logoutBoundary], "\(report.violations)")
         #expect(report.clausesDisabled == [.noReactivation])
     }
@@ -120,8 +121,9 @@ import Testing
         #expect(report.violations[0].witnesses.contains(mixed.seq))
     }
 
-    /// The injected Set-Cookie of DESIGN.md §1.2: the *old* session's own cookie set again after
-    /// logout. Used afterwards, it was brought back by a late response: reactivation.
+    /// The injected Set-Cookie of Rules/inject-set-cookie-after-logout.json5: the *old* session's
+    /// own cookie set again after logout. Used afterwards, it was brought back by a late response:
+    /// reactivation.
     @Test func oldCookieSetAgainAfterLogoutAndUsedIsReactivation() throws {
         var trace = TraceBuilder()
         trace.login("L1", access: "a1", refresh: "r1", session: "s1")
