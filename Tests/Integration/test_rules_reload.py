@@ -66,7 +66,7 @@ def test_hot_reload_applies_a_good_edit_and_refuses_a_broken_one(start_with_rule
 
     trace = proxy.trace()
     kinds = [event["event"] for event in trace.events if event["event"].startswith("rules.")]
-    assert kinds == ["rules.reloaded", "rules.rejected", "rules.reloaded", "rules.reloaded"]
+    assert kinds == ["rules.loaded", "rules.reloaded", "rules.rejected", "rules.reloaded", "rules.reloaded"]
     fired = trace.of("rule.fired", rule="reset-upload/reset-upload")
     assert len(fired) == 2
     assert all(trace.one("fault.injected", flow=event["flow"])["fault"] == "reset" for event in fired)
