@@ -62,18 +62,25 @@ let package = Package(
                 "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
+        // The proxy-in-a-test core: no test framework, so the demo (and `faultline`) can use it
+        // without linking XCTest or Swift Testing.
         .target(
-            name: "FaultlineTesting",
+            name: "FaultlineTestProxy",
             dependencies: [
                 "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
                 "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
+        // The test-framework glue (Swift Testing and XCTest expectations) over the core.
+        .target(
+            name: "FaultlineTesting",
+            dependencies: ["FaultlineContract", "FaultlineTestProxy", "FaultlineTrace"],
+            swiftSettings: strictSettings),
         .target(
             name: "FaultlineDemo",
             dependencies: [
                 "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix",
-                "FaultlineTesting", "FaultlineTrace",
+                "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
