@@ -46,7 +46,12 @@ package struct ContractExpectation: Sendable {
             traceLine = "trace: not written (\(error))"
         }
         traceFile = written
-        var lines = [ReportFormatter.text(report, traceName: written?.path ?? "TestProxy trace")]
+        var lines: [String] = []
+        if report.passed {
+            let names = unchecked.map(\.clause.rawValue).joined(separator: ", ")
+            lines.append("FAILED: the contract was not checked in full; not checked: \(names)")
+        }
+        lines.append(ReportFormatter.text(report, traceName: written?.path ?? "TestProxy trace"))
         if !unchecked.isEmpty {
             lines.append("not checked, so not passed (list a clause in acceptingUnchecked: to accept it):")
             lines += unchecked.map { "  - \($0.clause.rawValue): \($0.reason)" }
@@ -71,14 +76,16 @@ package struct ContractExpectation: Sendable {
         return file
     }
 
-    /// `label` with everything but letters, digits, `-`, `_` and `.` turned into `-`, at most 80 long.
-    static func fileName(_ label: String) -> String {
+    /// `label` with everything but letters, digits, `-`, `_` and `.` turned into `-`, at most 80
+    /// long, without trailing `-` (a Swift Testing name ends in `()`).
+    package static func fileName(_ label: String) -> String {
         let safe = label.unicodeScalars.map { scalar -> Character in
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar))
                 ? Character(scalar) : "-"
         }
-        let name = String(safe.prefix(80))
-        return name.isEmpty ? "trace" : name
+        var name = Substring(String(safe.prefix(80)))
+        while name.hasSuffix("-") { name = name.dropLast() }
+        return name.isEmpty ? "trace" : String(name)
     }
 }
 

@@ -50,7 +50,9 @@ import FoundationNetworking
             guard let path = text.split(separator: "\n").first(where: { $0.hasPrefix("trace: ") })?.dropFirst(7) else {
                 return false
             }
-            return text.contains("logout-boundary: \(skipped.reason)") && text.contains("acceptingUnchecked")
+            defer { try? FileManager.default.removeItem(atPath: String(path)) }
+            return text.hasPrefix("FAILED: the contract was not checked in full; not checked: ")
+                && text.contains("logout-boundary: \(skipped.reason)") && text.contains("acceptingUnchecked")
                 && Self.isSnapshot(try? String(contentsOfFile: String(path), encoding: .utf8), of: proxy)
         }
     }
@@ -78,6 +80,7 @@ import FoundationNetworking
         let file = try #require(verdict.traceFile)
         #expect(file.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path)
         #expect(file.lastPathComponent.hasPrefix("My-test---1-") && file.pathExtension == "jsonl")
+        #expect(ContractExpectation.fileName("aTest()") == "aTest" && ContractExpectation.fileName("()") == "trace")
         #expect(try String(contentsOf: file, encoding: .utf8) == trace)
         #expect(verdict.failureMessage?.hasSuffix("trace: \(file.path)") == true)
     }

@@ -46,6 +46,24 @@ private func get(_ url: URL) async throws -> Int {
         #expect(proxy.holds.isEmpty)
     }
 
+    @Test func aHoldThatReleasedItselfMakesReleaseReturnFalse() async throws {
+        let proxy = try TestProxy.start(
+            upstream: URL(string: "http://127.0.0.1:9")!,
+            rules: .files([
+                "self.json5": """
+                    { rules: [{ name: "self", match: { path: "/self" },
+                        actions: [{ hold: { name: "until-go", release: { on: "mark:go" }, timeout: 10 } }, { respond: { status: 204 } }] }] }
+                    """
+            ]))
+        defer { proxy.stop() }
+        async let status = get(proxy.baseURL!.appendingPathComponent("self"))
+        let held = try await proxy.waitForHold("until-go")
+        proxy.mark("go")  // as a forwarded logout does for hold-refresh-until-logout
+        #expect(try await status == 204)
+        #expect(!held.release(), "the hold already ended on its own")
+        #expect(!held.fail())
+    }
+
     @Test func waitingForAHoldThatNeverComesTimesOut() async throws {
         let proxy = try TestProxy.start(rules: Self.rules)
         defer { proxy.stop() }
