@@ -43,6 +43,11 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
             throw ProxyConfigurationError("'\(url)' must name only a host and port: \(expected)")
         }
         guard let (host, port) = Self.splitAuthority(String(rest), defaultPort: Self.defaultPort(of: scheme)) else {
+            if let colon = rest.lastIndex(of: ":"), case let digits = rest[rest.index(after: colon)...], !digits.isEmpty,
+                digits.allSatisfy({ $0.isASCII && $0.isNumber })
+            {
+                throw ProxyConfigurationError("port \(digits) is out of range 1-65535 in '\(url)': \(expected)")
+            }
             throw ProxyConfigurationError("bad host or port in '\(url)': \(expected)")
         }
         self.init(scheme: scheme, host: host, port: port)

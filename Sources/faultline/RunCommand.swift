@@ -285,18 +285,9 @@ enum RunCommand {
         }
     }
 
-    /// `HOST:PORT`, `[V6]:PORT` or a bare port (on 127.0.0.1); `localhost` means 127.0.0.1.
+    /// A `--listen` or `--control` value (see `listenAddress`).
     static func address(_ text: String, option: String = "--listen") throws(UsageError) -> SocketAddress {
-        var spelled = text
-        if Int(text) != nil { spelled = "127.0.0.1:\(text)" }
-        if spelled.hasPrefix("localhost:") { spelled = "127.0.0.1:" + spelled.dropFirst("localhost:".count) }
-        do {
-            return try SocketAddress(parsing: spelled)
-        } catch {
-            throw UsageError(
-                description: "faultline run: \(option) '\(text)' is not an address: expected IP:PORT such as "
-                    + "127.0.0.1:8080 or [::1]:8080")
-        }
+        try listenAddress(text, option: option, command: "run", examplePort: 8080)
     }
 
     private static func duration(_ parsed: ParsedArguments, _ name: String) throws(UsageError) -> Duration? {
