@@ -138,6 +138,11 @@ enum RunCommand {
         }
         var notices: [String] = tlsNotice.map { [$0] } ?? []
         let controlFile = control.flatMap { publish($0, server: server, path: parsed.value("--control-file"), notices: &notices) }
+        if let control, control.isReachableBeyondLoopback, let address = server.controlAddress {
+            // A caller on another machine (the host of a container) cannot read the control file.
+            notices.append("faultline: WARNING: the control API on \(address) can be reached from other machines; only its token guards it")
+            notices.append("faultline: control token: \(parsed.has("--control-token") ? "(given with --control-token)" : control.token)")
+        }
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
         }
