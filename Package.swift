@@ -13,13 +13,21 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Faultline",
-    platforms: [.macOS(.v14)],
+    // macOS 15: Synchronization's Atomic and Mutex need it. Linux is where it is built and tested
+    // (README.md, "Platforms"). No iOS: COpenSSL links the system OpenSSL through pkg-config,
+    // which an iOS SDK does not have.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "faultline", targets: ["faultline"]),
         .library(name: "FaultlineServer", targets: ["FaultlineServer"]),
         .library(name: "FaultlineTrace", targets: ["FaultlineTrace"]),
         .library(name: "FaultlineTesting", targets: ["FaultlineTesting"]),
         .library(name: "FaultlineContract", targets: ["FaultlineContract"]),
+        // The reference auth backend, to start in-process (FaultlineTesting re-exports it too).
+        .library(name: "FaultlineBackend", targets: ["FaultlineBackend"]),
+        // Rule-file positions and values; the one module FaultlineTesting does not re-export
+        // (its `SourceLocation` would clash with Swift Testing's).
+        .library(name: "FaultlineConfig", targets: ["FaultlineConfig"]),
     ],
     targets: [
         // System libraries: a module map and a shim header each, no C compiled.
@@ -62,18 +70,29 @@ let package = Package(
                 "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
+        // The proxy-in-a-test core: no test framework, so the demo (and `faultline`) can use it
+        // without linking XCTest or Swift Testing.
+        .target(
+            name: "FaultlineTestProxy",
+            dependencies: [
+                "FaultlineBackend", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineProxy",
+                "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
+            ],
+            swiftSettings: strictSettings),
+        // The test-framework glue (Swift Testing and XCTest expectations) over the core; it
+        // re-exports every module its API reaches (Sources/FaultlineTesting/Exports.swift).
         .target(
             name: "FaultlineTesting",
             dependencies: [
-                "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
-                "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
+                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
+                "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineDemo",
             dependencies: [
                 "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix",
-                "FaultlineTesting", "FaultlineTrace",
+                "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -93,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "FaultlineTestingTests",
             dependencies: [
-                "FaultlineTesting", "FaultlineContract", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
+                "FaultlineTesting", "FaultlineTestProxy", "FaultlineContract", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
                 "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),

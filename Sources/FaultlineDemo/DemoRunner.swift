@@ -1,6 +1,6 @@
 import FaultlineBackend
 public import FaultlineContract
-import FaultlineTesting
+import FaultlineTestProxy
 public import FaultlineTrace
 import Foundation
 

@@ -1,6 +1,6 @@
 import FaultlineBackend
 import FaultlineContract
-import FaultlineTesting
+import FaultlineTestProxy
 import Foundation
 
 /// One race the reference clients are driven through: the rules that stage it and the script the

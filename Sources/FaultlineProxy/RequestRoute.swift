@@ -54,7 +54,7 @@ public struct RequestRoute: Sendable, Equatable {
             return route(upgrade ? .upgrade : .exchange, endpoint, path: path, query: query)
         case (.reverse(let endpoint), .asterisk):
             return RequestRoute(
-                kind: .exchange, endpoint: endpoint, outboundTarget: "*", url: "\(endpoint)*", path: "*")
+                kind: .exchange, endpoint: endpoint, outboundTarget: "*", url: "\(endpoint.origin)*", path: "*")
         case (.reverse, .authority):
             throw Refusal(
                 status: 501, code: "connect-in-reverse-mode",
@@ -65,7 +65,9 @@ public struct RequestRoute: Sendable, Equatable {
     private static func route(
         _ kind: Flow.Kind, _ endpoint: UpstreamEndpoint, path: String, query: String?
     ) -> RequestRoute {
-        let target = query.map { "\(path)?\($0)" } ?? path
+        // A reverse upstream's path prefix goes before the client's path (`/api` + `/v1/me`);
+        // rules keep matching the path the client sent.
+        let target = endpoint.pathPrefix + (query.map { "\(path)?\($0)" } ?? path)
         let authority = endpoint.hostHeaderValue
         return RequestRoute(
             kind: kind, endpoint: endpoint, outboundTarget: target,

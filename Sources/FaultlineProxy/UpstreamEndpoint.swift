@@ -1,4 +1,7 @@
-/// An origin server the proxy connects to: scheme, host and port.
+import FaultlineCore
+
+/// An origin server the proxy connects to: scheme, host and port, and for a reverse proxy the
+/// path prefix the upstream's API lives under.
 ///
 /// It is also the key of the upstream connection pool: requests to equal endpoints may share a
 /// kept-alive connection.
@@ -16,19 +19,30 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// default, IPv6 literals get their brackets back (RFC 9110 §7.2). Computed once: every
     /// forwarded request needs it.
     public let hostHeaderValue: String
+    /// What a reverse proxy puts before every request's path: `/api` for `http://host/api`, so
+    /// `/v1/me` goes upstream as `/api/v1/me`. Empty (the default) or `/`-led without a trailing
+    /// `/`. Rules and the trace's `path` see the path as the client sent it; the trace's `url` is
+    /// the upstream URL, prefix included.
+    public let pathPrefix: String
 
-    public init(scheme: String, host: String, port: Int, connectHost: String? = nil) {
+    /// `pathPrefix` must be empty or start with `/`; a trailing `/` is dropped.
+    public init(scheme: String, host: String, port: Int, connectHost: String? = nil, pathPrefix: String = "") {
+        precondition(pathPrefix.isEmpty || pathPrefix.hasPrefix("/"), "a path prefix starts with '/'")
         self.scheme = scheme.lowercased()
         self.host = host
         self.port = port
         self.connectHost = connectHost
+        var prefix = Substring(pathPrefix)
+        while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
+        self.pathPrefix = String(prefix)
         let bracketed = host.contains(":") ? "[\(host)]" : host
         self.hostHeaderValue = port == Self.defaultPort(of: self.scheme) ? bracketed : "\(bracketed):\(port)"
     }
 
-    /// Parses `http://host[:port]` or `https://host[:port]` (a trailing `/` is allowed, a path is not).
+    /// Parses `http://host[:port][/prefix]` or `https://host[:port][/prefix]`: the path, if any,
+    /// becomes `pathPrefix` (a trailing `/` is dropped). A query, a fragment or user info is refused.
     public init(url: String) throws(ProxyConfigurationError) {
-        let expected = "expected an upstream URL such as http://127.0.0.1:9000 or https://api.example.test"
+        let expected = "expected an upstream URL such as http://127.0.0.1:9000, http://127.0.0.1:9000/api or https://api.example.test"
         let parts = url.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else {
             throw ProxyConfigurationError("'\(url)' is not a URL: \(expected)")
@@ -37,20 +51,54 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
         guard scheme == "http" || scheme == "https" else {
             throw ProxyConfigurationError("unsupported upstream scheme '\(scheme)' in '\(url)': \(expected)")
         }
-        var rest = parts[1]
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        guard !rest.isEmpty, !rest.contains("/"), !rest.contains("@") else {
-            throw ProxyConfigurationError("'\(url)' must name only a host and port: \(expected)")
+        let rest = parts[1]
+        let authority = rest.prefix { $0 != "/" }
+        let path = rest[authority.endIndex...]
+        guard !authority.isEmpty, !authority.contains("@"), !rest.contains("?"), !rest.contains("#") else {
+            throw ProxyConfigurationError("'\(url)' must name only a host, a port and a path prefix: \(expected)")
         }
-        guard let (host, port) = Self.splitAuthority(String(rest), defaultPort: Self.defaultPort(of: scheme)) else {
-            if let colon = rest.lastIndex(of: ":"), case let digits = rest[rest.index(after: colon)...], !digits.isEmpty,
-                digits.allSatisfy({ $0.isASCII && $0.isNumber })
+        guard let (host, port) = Self.splitAuthority(String(authority), defaultPort: Self.defaultPort(of: scheme)) else {
+            if let colon = authority.lastIndex(of: ":"), case let digits = authority[authority.index(after: colon)...],
+                !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber })
             {
                 throw ProxyConfigurationError("port \(digits) is out of range 1-65535 in '\(url)': \(expected)")
             }
             throw ProxyConfigurationError("bad host or port in '\(url)': \(expected)")
         }
-        self.init(scheme: scheme, host: host, port: port)
+        guard Self.isPath(path) else {
+            throw ProxyConfigurationError(
+                "bad path prefix '\(path)' in '\(url)': only RFC 3986 path characters and %XX escapes may appear")
+        }
+        self.init(scheme: scheme, host: host, port: port, pathPrefix: String(path))
+    }
+
+    /// Whether `path` is made of RFC 3986 §3.3 path characters (`pchar` and `/`) and well-formed
+    /// `%XX` escapes: it goes into request lines as it is, so a space or a CR must not get there.
+    static func isPath(_ path: Substring) -> Bool {
+        let utf8 = Array(path.utf8)
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < utf8.count, HexDigit.value(utf8[index + 1]) != nil, HexDigit.value(utf8[index + 2]) != nil
+                else { return false }
+                index += 3
+                continue
+            }
+            guard isPathCharacter(byte) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// unreserved / sub-delims / ":" / "@" / "/" (RFC 3986 §2.2, §2.3, §3.3).
+    private static func isPathCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~!$&'()*+,;=:@/".utf8.contains(byte)
+        }
     }
 
     /// Splits `host`, `host:port`, `[v6]` or `[v6]:port`; nil when the port is not a number in 1...65535.
@@ -80,5 +128,9 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
 
     static func defaultPort(of scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
-    public var description: String { "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    /// `scheme://host:port` without the path prefix.
+    public var origin: String { "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+
+    /// `scheme://host:port` and the path prefix: the form `init(url:)` reads back.
+    public var description: String { origin + pathPrefix }
 }

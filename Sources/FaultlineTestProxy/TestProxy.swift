@@ -18,7 +18,7 @@ public import Foundation
 /// // point the client at proxy.baseURL (reverse mode), or give a child process proxy.environment
 /// let held = try await proxy.waitForHold("refresh-response")
 /// try await logout()
-/// held.release()
+/// held.release()  // false if the hold's own `release: { on: ... }` already let it go
 /// try proxy.expectContractHolds()
 /// ```
 public final class TestProxy: Sendable {
@@ -78,7 +78,8 @@ public final class TestProxy: Sendable {
     }
 
     /// Starts a proxy on 127.0.0.1 with a forward listener and, given `upstream` (`http://` or,
-    /// with `tls`, `https://`), a reverse one. With `tls` the forward listener intercepts
+    /// with `tls`, `https://`), a reverse one. A path in `upstream` is kept as a prefix:
+    /// `http://host/api` sends the client's `/v1/me` upstream as `/api/v1/me` (rules match `/v1/me`). With `tls` the forward listener intercepts
     /// `CONNECT`s with a fresh in-memory CA. The trace is kept in memory: read it with `trace()`
     /// or `traceText`. Throws `RulesError` when the rules do not load or the upstream URL cannot
     /// be used, `TLSError` when the TLS settings cannot, `ServerError` when a listener cannot start.
@@ -89,13 +90,17 @@ public final class TestProxy: Sendable {
         var listeners = [ListenerConfiguration(address: any, mode: .forward)]
         if let upstream {
             let schemes = tls == nil ? ["http"] : ["http", "https"]
-            guard let host = upstream.host, let scheme = upstream.scheme, schemes.contains(scheme) else {
+            guard let scheme = upstream.scheme?.lowercased(), schemes.contains(scheme) else {
                 throw RulesError(errors: [
                     "upstream must be an \(schemes.joined(separator: " or ")) URL with a host, not \(upstream)"
                         + (tls == nil ? " (https needs the tls parameter)" : "")
                 ])
             }
-            let endpoint = UpstreamEndpoint(scheme: scheme, host: host, port: upstream.port ?? (scheme == "https" ? 443 : 80))
+            // The same parser as `--mode reverse:URL`: a path is kept as the upstream's prefix.
+            let endpoint: UpstreamEndpoint
+            do { endpoint = try UpstreamEndpoint(url: upstream.absoluteString) } catch {
+                throw RulesError(errors: ["upstream \(upstream): \(error.description)"])
+            }
             listeners.append(ListenerConfiguration(address: any, mode: .reverse(endpoint)))
         }
         var configuration = ServerConfiguration(listeners: listeners, loopCount: loops)
@@ -143,7 +148,8 @@ public final class TestProxy: Sendable {
     }
 
     /// Variables that send a child process's HTTP traffic through the forward listener
-    /// (libcurl, and so URLSession on Linux, honour the lowercase spellings; DESIGN.md §7).
+    /// (libcurl, and so URLSession on Linux, honour the lowercase spellings; upper case is for
+    /// other tools, and an empty `no_proxy` keeps loopback traffic going through the proxy).
     public var environment: [String: String] {
         let url = proxyURL.absoluteString
         return ["http_proxy": url, "https_proxy": url, "HTTP_PROXY": url, "HTTPS_PROXY": url, "no_proxy": ""]
@@ -187,17 +193,24 @@ public final class TestProxy: Sendable {
 }
 
 /// A held flow a test can release, answer or fail.
+///
+/// Each of `release()`, `release(status:)` and `fail()` returns true when it ended the hold and
+/// false when the hold had already ended: by its rule's own release (`release: { on:
+/// "logout.forwarded" }` in Rules/hold-refresh-until-logout.json5 lets the refresh response go
+/// as soon as the logout is forwarded), by its `timeout`, or by an earlier call. False is then
+/// no error: the flow went on without the test.
 public struct HeldFlow: Sendable {
+    /// The hold as the registry saw it when the test waited for it.
     public let info: HoldInfo
     let registry: HoldRegistry
 
-    /// Lets the flow continue.
+    /// Lets the flow continue. False when the hold had already ended (see ``HeldFlow``).
     @discardableResult
     public func release() -> Bool {
         !registry.end(id: info.id, with: .release(nil)).isEmpty
     }
 
-    /// Answers the flow's client with this response instead.
+    /// Answers the flow's client with this response instead. False when the hold had already ended.
     @discardableResult
     public func release(status: Int, headers: [String: String] = [:], body: String = "") -> Bool {
         let response = SyntheticResponse(
@@ -206,7 +219,7 @@ public struct HeldFlow: Sendable {
         return !registry.end(id: info.id, with: .release(response)).isEmpty
     }
 
-    /// Resets the flow's client connection.
+    /// Resets the flow's client connection. False when the hold had already ended.
     @discardableResult
     public func fail() -> Bool {
         !registry.end(id: info.id, with: .fail).isEmpty

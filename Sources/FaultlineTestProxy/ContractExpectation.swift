@@ -1,0 +1,99 @@
+package import FaultlineContract
+import FaultlineTrace
+package import Foundation
+
+/// The verdict of `expectContractHolds()` / `assertContractHolds()` before a test framework
+/// records it: the report, the enabled clauses that could not run and were not accepted as
+/// unchecked, and, when the test must fail, the message and the trace file it names.
+///
+/// A skipped clause fails by default: a client that breaks the contract passes silently when the
+/// trace gives a clause nothing to judge (no auth profile loaded, no login seen). A test that
+/// means it lists the clause in `acceptingUnchecked`.
+package struct ContractExpectation: Sendable {
+    /// The environment variable naming the folder failing traces are written to (a CI artifact
+    /// folder); unset, they go to `faultline-traces` in the temporary directory.
+    package static let artifactsVariable = "FAULTLINE_ARTIFACTS"
+
+    package let report: ContractReport
+    /// Enabled clauses skipped for lack of data that the test did not accept as unchecked.
+    package let unchecked: [ContractReport.SkippedClause]
+    /// Where the trace was written (only when the expectation failed and writing worked).
+    package let traceFile: URL?
+    /// What to record as the test's failure; nil when the expectation holds.
+    package let failureMessage: String?
+
+    /// Judges `report` on `trace` (JSON Lines). On failure writes the trace to a file named after
+    /// `label` (the test) and builds the message: the report with its `seq` numbers, the
+    /// unchecked clauses with their reasons, and the trace file's path.
+    package init(
+        report: ContractReport, acceptingUnchecked accepted: Set<ClauseID>, trace: String, label: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.report = report
+        unchecked = report.clausesSkipped.filter { !accepted.contains($0.clause) }
+        guard !report.passed || !unchecked.isEmpty else {
+            traceFile = nil
+            failureMessage = nil
+            return
+        }
+        var written: URL? = nil
+        var traceLine: String
+        do {
+            let file = try Self.write(trace, label: label, environment: environment)
+            written = file
+            traceLine = "trace: \(file.path)"
+        } catch {
+            traceLine = "trace: not written (\(error))"
+        }
+        traceFile = written
+        var lines: [String] = []
+        if report.passed {
+            let names = unchecked.map(\.clause.rawValue).joined(separator: ", ")
+            lines.append("FAILED: the contract was not checked in full; not checked: \(names)")
+        }
+        lines.append(ReportFormatter.text(report, traceName: written?.path ?? "TestProxy trace"))
+        if !unchecked.isEmpty {
+            lines.append("not checked, so not passed (list a clause in acceptingUnchecked: to accept it):")
+            lines += unchecked.map { "  - \($0.clause.rawValue): \($0.reason)" }
+        }
+        lines.append(traceLine)
+        failureMessage = lines.joined(separator: "\n")
+    }
+
+    /// Writes `trace` to `<folder>/<label>-<8 hex>.jsonl` and returns the file: the folder is
+    /// `$FAULTLINE_ARTIFACTS` (made if missing), else `faultline-traces` in the temporary directory.
+    static func write(_ trace: String, label: String, environment: [String: String]) throws -> URL {
+        let folder: URL
+        if let artifacts = environment[artifactsVariable], !artifacts.isEmpty {
+            folder = URL(fileURLWithPath: artifacts, isDirectory: true)
+        } else {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-traces", isDirectory: true)
+        }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let unique = UUID().uuidString.prefix(8).lowercased()
+        let file = folder.appendingPathComponent("\(fileName(label))-\(unique).jsonl")
+        try Data(trace.utf8).write(to: file, options: .atomic)
+        return file
+    }
+
+    /// `label` with everything but letters, digits, `-`, `_` and `.` turned into `-`, at most 80
+    /// long, without trailing `-` (a Swift Testing name ends in `()`).
+    package static func fileName(_ label: String) -> String {
+        let safe = label.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar))
+                ? Character(scalar) : "-"
+        }
+        var name = Substring(String(safe.prefix(80)))
+        while name.hasSuffix("-") { name = name.dropLast() }
+        return name.isEmpty ? "trace" : String(name)
+    }
+}
+
+extension TestProxy {
+    /// Checks the trace so far and judges it as the test expectations do (see `ContractExpectation`).
+    package func expectation(
+        _ contract: Contract, acceptingUnchecked accepted: Set<ClauseID>, label: String
+    ) throws -> ContractExpectation {
+        ContractExpectation(report: try checkContract(contract), acceptingUnchecked: accepted, trace: traceText, label: label)
+    }
+}
