@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
 
 def say(text):
     """A line of the check's report (pytest runs with -s)."""
-    print(f"\n  container-check: {text}", end="")
+    print(f"\n  container-check: {text}")
 
 
 # -- the Dockerfile's run stage ------------------------------------------------------------
@@ -156,7 +156,8 @@ def test_the_demo_runs_and_leaves_nothing_behind(stage):
     assert done.returncode == 0, f"demo exited {done.returncode}:\n{out}\n{done.stderr.decode(errors='replace')}"
     assert "Every verdict is the expected one" in out, out
     assert sorted(os.listdir(os.path.join(ROOT, "tmp"))) == before, "the demo left files in /tmp"
-    say(f"faultline demo: {out.count('▶ ')} cases, every verdict as expected")
+    cases = len(re.findall(r"^▶ ", out, re.MULTILINE))
+    say(f"faultline demo: {cases} cases, every verdict as expected")
 
 
 def listening_sockets():
@@ -180,8 +181,8 @@ def control(port, token=None, path="/v1/health"):
     return int(status), body
 
 
-def shipped_scenarios():
-    return {name[:-len(".json5")] for name in os.listdir(os.path.join(REPOSITORY, "Rules"))
+def shipped_rule_files():
+    return {name for name in os.listdir(os.path.join(REPOSITORY, "Rules"))
             if name.endswith(".json5") and name != "auth-profile.json5"}
 
 
@@ -206,8 +207,8 @@ def test_the_default_command_serves_with_the_example_rules(stage, entrypoint, tm
             assert control(control_port, path=path)[0] == 401, path
             assert control(control_port, "not-" + token, path=path)[0] == 401, path
         status, body = control(control_port, token, "/v1/rules")
-        loaded = {rule["scenario"] for rule in json.loads(body)}
-        assert loaded == shipped_scenarios(), f"loaded {loaded}"
+        loaded = {os.path.basename(rule["file"]) for rule in json.loads(body)}
+        assert loaded == shipped_rule_files(), f"rules loaded from {loaded}"
 
         # The forward proxy, through the shipped rules: force-401-first-business answers the first
         # three business requests itself; the fourth reaches the origin.
@@ -227,7 +228,7 @@ def test_the_default_command_serves_with_the_example_rules(stage, entrypoint, tm
     assert len(trace.requests("/echo")) == 4
     assert len(trace.of("rule.fired")) == 3
     say(f"default command: forward proxy on 0.0.0.0:{listener.port}, control API on 0.0.0.0:{control_port} "
-        f"(token printed, required), {len(loaded)} example scenarios loaded, curl got {statuses}")
+        f"(token printed, required), the rules of {len(loaded)} example files loaded, curl got {statuses}")
 
 
 def test_the_ca_lives_in_the_volume_and_survives_a_restart(stage, entrypoint, tmp_path):
