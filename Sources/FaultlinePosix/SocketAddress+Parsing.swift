@@ -33,7 +33,8 @@ extension SocketAddress {
     }
 
     /// Parses `"127.0.0.1:8080"`, `"[::1]:8080"` or `"0.0.0.0:0"` (IPv6 needs the brackets).
-    /// Throws `SocketAddressError` when the host is not a literal or the port is missing or bad.
+    /// Throws `SocketAddressError` when the host is not a literal or the port is missing, not a
+    /// number, or out of range (each with its own reason).
     public init(parsing text: String) throws {
         let host: Substring
         let portText: Substring
@@ -57,10 +58,11 @@ extension SocketAddress {
             }
             portText = text[text.index(after: colon)...]
         }
-        guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
-            let port = Int(portText), port <= 65535
-        else {
+        guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw SocketAddressError(input: text, reason: "port must be a number 0-65535")
+        }
+        guard portText.count <= 5, let port = Int(portText), port <= 65535 else {
+            throw SocketAddressError(input: text, reason: "port \(portText) is out of range 0-65535")
         }
         do {
             try self.init(ipAddress: String(host), port: port)

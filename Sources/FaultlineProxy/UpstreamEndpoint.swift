@@ -58,6 +58,11 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
             throw ProxyConfigurationError("'\(url)' must name only a host, a port and a path prefix: \(expected)")
         }
         guard let (host, port) = Self.splitAuthority(String(authority), defaultPort: Self.defaultPort(of: scheme)) else {
+            if let colon = authority.lastIndex(of: ":"), case let digits = authority[authority.index(after: colon)...],
+                !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber })
+            {
+                throw ProxyConfigurationError("port \(digits) is out of range 1-65535 in '\(url)': \(expected)")
+            }
             throw ProxyConfigurationError("bad host or port in '\(url)': \(expected)")
         }
         guard Self.isPath(path) else {

@@ -39,7 +39,8 @@ public struct ControlClient: Sendable {
         do {
             self.init(address: try SocketAddress(parsing: String(rest)), token: token, timeout: timeout)
         } catch {
-            throw ControlClientError("the control URL must look like http://127.0.0.1:PORT, not '\(url)'")
+            let reason = (error as? SocketAddressError).map { ": \($0.reason)" } ?? ""
+            throw ControlClientError("the control URL must look like http://127.0.0.1:PORT, not '\(url)'\(reason)")
         }
     }
 

@@ -7,7 +7,9 @@ public import FaultlinePosix
 public struct ControlConfiguration: Sendable {
     /// Usually `127.0.0.1:0` (an ephemeral port; `ProxyServer.controlAddress` tells the real one).
     public var address: SocketAddress
-    /// Every call must carry `Authorization: Bearer <token>`. Never printed, never traced.
+    /// Every call must carry `Authorization: Bearer <token>`, whatever the address. Never traced;
+    /// `faultline run` prints it only when the API is reachable beyond loopback, where a caller
+    /// (the host of a container) cannot read the control file.
     public var token: String
     /// The folder `POST /v1/rules/reload` loads; nil when the rules were not loaded from a folder
     /// (reload then answers 409).
@@ -16,6 +18,10 @@ public struct ControlConfiguration: Sendable {
     public var maximumBodyBytes: Int
     /// Bytes of trace lines a `GET /v1/trace/stream` client may fall behind before it is cut off.
     public var maximumStreamBacklog: Int
+
+    /// True when `address` is not a loopback address (`0.0.0.0`, say): other machines can reach
+    /// the API, and the token is all that guards holds, rules and state.
+    public var isReachableBeyondLoopback: Bool { !address.isLoopback }
 
     /// A control listener on `address` that accepts `token`.
     public init(

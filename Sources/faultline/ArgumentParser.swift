@@ -1,4 +1,5 @@
 import FaultlineCore
+import FaultlinePosix
 
 /// An option a command accepts.
 struct OptionSpec {
@@ -67,6 +68,23 @@ struct ParsedArguments {
             }
         }
         return parsed
+    }
+}
+
+/// An address option's value: `HOST:PORT`, `[V6]:PORT` or a bare port (on 127.0.0.1);
+/// `localhost` means 127.0.0.1. The error names the option and says what is wrong (a port out of
+/// range, a host that is no IP literal) before the expected form.
+func listenAddress(_ text: String, option: String, command: String, examplePort: Int) throws(UsageError) -> SocketAddress {
+    var spelled = text
+    if Int(text) != nil { spelled = "127.0.0.1:\(text)" }
+    if spelled.hasPrefix("localhost:") { spelled = "127.0.0.1:" + spelled.dropFirst("localhost:".count) }
+    do {
+        return try SocketAddress(parsing: spelled)
+    } catch {
+        let reason = (error as? SocketAddressError)?.reason ?? "\(error)"
+        throw UsageError(
+            description: "faultline \(command): \(option) '\(text)': \(reason); expected IP:PORT such as "
+                + "127.0.0.1:\(examplePort) or [::1]:\(examplePort)")
     }
 }
 

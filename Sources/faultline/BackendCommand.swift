@@ -77,17 +77,8 @@ enum BackendCommand {
 
     static func backendConfiguration(_ parsed: ParsedArguments) throws(UsageError) -> BackendConfiguration {
         var configuration = BackendConfiguration()
-        let listen = parsed.value("--listen") ?? "127.0.0.1:9000"
-        var spelled = listen
-        if Int(listen) != nil { spelled = "127.0.0.1:\(listen)" }
-        if spelled.hasPrefix("localhost:") { spelled = "127.0.0.1:" + spelled.dropFirst("localhost:".count) }
-        do {
-            configuration.address = try SocketAddress(parsing: spelled)
-        } catch {
-            throw UsageError(
-                description: "faultline backend: --listen '\(listen)' is not an address: expected IP:PORT such as "
-                    + "127.0.0.1:9000 or [::1]:9000")
-        }
+        configuration.address = try listenAddress(
+            parsed.value("--listen") ?? "127.0.0.1:9000", option: "--listen", command: "backend", examplePort: 9000)
         if let text = parsed.value("--token-lifetime") {
             // Whole seconds: expires_in is an integer number of seconds (RFC 6749 §5.1).
             guard let seconds = Int(text), (0...31_536_000).contains(seconds) else {

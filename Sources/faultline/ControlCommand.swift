@@ -38,7 +38,7 @@ enum ControlCommand {
             do {
                 return try ControlClient(url: url, token: token)
             } catch {
-                throw UsageError(description: "faultline \(command): \(error)")
+                throw UsageError(description: "faultline \(command): --control: \(error)")
             }
         }
         if parsed.has("--token") {

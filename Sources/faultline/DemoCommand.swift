@@ -8,17 +8,19 @@ import Synchronization
 enum DemoCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(name: "--all", value: nil, help: "run every client variant through its race (the whole mutation table)"),
-        OptionSpec(name: "--traces", value: "DIR", help: "write the traces here (default: a new folder under the system temp dir)"),
+        OptionSpec(name: "--keep", value: nil, help: "keep the traces in a new folder under the system temp dir and say where"),
+        OptionSpec(name: "--traces", value: "DIR", help: "write the traces to DIR (implies --keep)"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
     static let help = helpText(
-        command: "demo", synopsis: "[--all] [--traces DIR]",
+        command: "demo", synopsis: "[--all] [--keep | --traces DIR]",
         summary: """
             Starts the reference auth backend and a Faultline proxy in this process, drives a correct \
             client and broken ones through the races of the token-refresh and logout articles (three \
             concurrent 401s, a late 401, a logout while a 401 is on its way), and checks each trace \
-            against the session-boundary contract. Nothing else needs to run; it takes a few seconds.
+            against the session-boundary contract. Nothing else needs to run; it takes a few seconds. \
+            The traces stay in memory unless --keep or --traces asks for them on disk.
             """,
         specs: specs)
 
@@ -34,11 +36,11 @@ enum DemoCommand {
             print(help)
             return 0
         }
-        let directory = parsed.value("--traces") ?? NSTemporaryDirectory() + "faultline-demo-\(getpid())"
+        let directory: String?
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            directory = try traceDirectory(parsed)
         } catch {
-            printError("faultline demo: cannot create \(directory): \(error)")
+            printError("faultline demo: \(error)")
             return 1
         }
         let cases = parsed.has("--all") ? DemoCase.mutationTable : DemoCase.demo
@@ -53,7 +55,26 @@ enum DemoCommand {
         return code.load(ordering: .sequentiallyConsistent)
     }
 
-    private static func play(_ cases: [DemoCase], traces: String) async -> Int32 {
+    /// Where the traces go: `--traces DIR` (created if needed), a new folder under the system temp
+    /// dir for `--keep`, else nowhere (the demo checks them in memory and leaves nothing behind).
+    private static func traceDirectory(_ parsed: ParsedArguments) throws -> String? {
+        if let directory = parsed.value("--traces") {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw CommandFailure("cannot create \(directory): \(error)")
+            }
+            return directory
+        }
+        guard parsed.has("--keep") else { return nil }
+        var template = Array((NSTemporaryDirectory() + "faultline-demo-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CommandFailure("cannot create a folder under \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+        }
+        return String(cString: made)
+    }
+
+    private static func play(_ cases: [DemoCase], traces: String?) async -> Int32 {
         let runner: DemoRunner
         do {
             runner = try DemoRunner(traceDirectory: traces)
@@ -62,7 +83,7 @@ enum DemoCommand {
             return 1
         }
         defer { runner.stop() }
-        print("Faultline demo: reference backend and proxy in this process; traces in \(traces)\n")
+        print("Faultline demo: reference backend and proxy in this process\(traces.map { "; traces in \($0)" } ?? "")\n")
         var surprises = 0
         for demoCase in cases {
             do {
@@ -76,10 +97,11 @@ enum DemoCommand {
         }
         if surprises == 0 {
             print("Every verdict is the expected one: the correct client keeps the contract and each broken client is caught by the clause it breaks.")
-            return 0
+        } else {
+            print("\(surprises) verdict(s) differ from the expected ones.")
         }
-        print("\(surprises) verdict(s) differ from the expected ones.")
-        return 1
+        if traces == nil { print("(The traces were checked in memory; 'faultline demo --keep' writes them to files.)") }
+        return surprises == 0 ? 0 : 1
     }
 
     private static func describe(_ result: DemoRunner.Result) -> String {
@@ -91,7 +113,8 @@ enum DemoCommand {
         } else {
             let clauses = result.violated.sorted().map(\.rawValue).joined(separator: ", ")
             lines.append("  verdict: contract broken: \(clauses)")
-            let report = ReportFormatter.text(result.report, traceName: result.tracePath ?? "trace")
+            let name = result.tracePath ?? "\(demoCase.scenario.rawValue)-\(demoCase.variant)"
+            let report = ReportFormatter.text(result.report, traceName: name)
             lines.append(report.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n"))
         }
         let expectation = demoCase.expected.isEmpty ? "no violation" : demoCase.expected.sorted().map(\.rawValue).joined(separator: ", ")

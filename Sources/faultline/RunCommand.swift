@@ -140,6 +140,11 @@ enum RunCommand {
         }
         var notices: [String] = (tlsNotice.map { [$0] } ?? []) + ruleWarnings
         let controlFile = control.flatMap { publish($0, server: server, path: parsed.value("--control-file"), notices: &notices) }
+        if let control, control.isReachableBeyondLoopback, let address = server.controlAddress {
+            // A caller on another machine (the host of a container) cannot read the control file.
+            notices.append("faultline: WARNING: the control API on \(address) can be reached from other machines; only its token guards it")
+            notices.append("faultline: control token: \(parsed.has("--control-token") ? "(given with --control-token)" : control.token)")
+        }
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
         }
@@ -287,18 +292,9 @@ enum RunCommand {
         }
     }
 
-    /// `HOST:PORT`, `[V6]:PORT` or a bare port (on 127.0.0.1); `localhost` means 127.0.0.1.
+    /// A `--listen` or `--control` value (see `listenAddress`).
     static func address(_ text: String, option: String = "--listen") throws(UsageError) -> SocketAddress {
-        var spelled = text
-        if Int(text) != nil { spelled = "127.0.0.1:\(text)" }
-        if spelled.hasPrefix("localhost:") { spelled = "127.0.0.1:" + spelled.dropFirst("localhost:".count) }
-        do {
-            return try SocketAddress(parsing: spelled)
-        } catch {
-            throw UsageError(
-                description: "faultline run: \(option) '\(text)' is not an address: expected IP:PORT such as "
-                    + "127.0.0.1:8080 or [::1]:8080")
-        }
+        try listenAddress(text, option: option, command: "run", examplePort: 8080)
     }
 
     private static func duration(_ parsed: ParsedArguments, _ name: String) throws(UsageError) -> Duration? {

@@ -48,6 +48,15 @@ import Testing
         #expect(throws: SocketAddressError.self) { try SocketAddress(parsing: text) }
     }
 
+    @Test(arguments: [
+        ("127.0.0.1:99999", "port 99999 is out of range 0-65535"), ("[::1]:65536", "port 65536 is out of range 0-65535"),
+        ("1.2.3.4:123456", "port 123456 is out of range 0-65535"), ("1.2.3.4:8a", "port must be a number 0-65535"),
+        ("1.2.3.4:", "port must be a number 0-65535"),
+    ])
+    func saysWhetherAPortIsOutOfRangeOrNotANumber(_ text: String, reason: String) {
+        #expect(throws: SocketAddressError(input: text, reason: reason)) { try SocketAddress(parsing: text) }
+    }
+
     @Test func rejectsPortsOutOfRange() {
         #expect(throws: SocketAddressError.self) { try SocketAddress(ipAddress: "127.0.0.1", port: 65536) }
         #expect(throws: SocketAddressError.self) { try SocketAddress(ipAddress: "127.0.0.1", port: -1) }

@@ -1,0 +1,108 @@
+"""`faultline demo`: it leaves nothing behind unless asked to keep the traces, and the README's
+sample output is what it prints."""
+import functools
+import os
+import re
+
+from harness.clients import clean_env, run
+
+REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def demo(binary, *args, tmp):
+    """Runs `faultline demo ARGS` with its temp folder in `tmp`; returns (exit, stdout, stderr)."""
+    done = run([binary, "demo", *args], timeout=60, env=clean_env(TMPDIR=str(tmp)))
+    return done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
+
+
+def trace_paths(out):
+    return re.findall(r"^  trace: (\S+)$", out, re.MULTILINE)
+
+
+def test_the_demo_leaves_no_folder_behind(faultline_binary, tmp_path):
+    code, out, err = demo(faultline_binary, tmp=tmp_path)
+    assert code == 0, f"exit {code}: {out}\n{err}"
+    assert os.listdir(tmp_path) == [], f"the demo left {os.listdir(tmp_path)} in its temp folder"
+    assert trace_paths(out) == [], f"the demo names trace files it did not keep:\n{out}"
+    assert "--keep" in out, f"the output should say how to keep the traces:\n{out}"
+
+
+def test_keep_keeps_the_traces_and_says_where(faultline_binary, tmp_path):
+    code, out, err = demo(faultline_binary, "--keep", tmp=tmp_path)
+    assert code == 0, f"exit {code}: {out}\n{err}"
+    [folder] = os.listdir(tmp_path)
+    folder = os.path.join(tmp_path, folder)
+    assert f"traces in {folder}" in out, out
+    paths = trace_paths(out)
+    assert paths, f"no trace: lines with --keep:\n{out}"
+    assert sorted(paths) == sorted(os.path.join(folder, name) for name in os.listdir(folder))
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            assert handle.readline().startswith('{"faultline_trace":1'), path
+
+
+def test_a_traces_folder_of_ones_own_is_kept(faultline_binary, tmp_path):
+    chosen = tmp_path / "mine"
+    code, out, _ = demo(faultline_binary, "--traces", str(chosen), tmp=tmp_path)
+    assert code == 0, out
+    assert os.listdir(tmp_path) == ["mine"], os.listdir(tmp_path)
+    assert sorted(trace_paths(out)) == sorted(str(chosen / name) for name in os.listdir(chosen))
+    assert trace_paths(out), out
+
+
+# -- the README's sample ---------------------------------------------------------------------
+
+ELISION = "…"
+
+
+def normalised(line, folder):
+    """What may differ between two runs of the same demo: the trace folder, timings, seq numbers
+    (the races interleave differently; their column width follows them) and event counts."""
+    line = line.replace(folder, "DIR") if folder else line
+    line = re.sub(r"\+\d+\.\d+s", "+T", line)
+    line = re.sub(r"seq +\d+", "seq N", line)
+    line = re.sub(r"\b\d+ events?\b", "N events", line)
+    return line.rstrip()
+
+
+def readme_sample():
+    """The code block under "## What the demo shows" in README.md, with the command it shows."""
+    with open(os.path.join(REPOSITORY, "README.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    section = text.split("\n## What the demo shows\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"^```\n(.*?)^```$", section, re.MULTILINE | re.DOTALL)
+    assert block, "README.md: no code block under 'What the demo shows'"
+    lines = block.group(1).rstrip("\n").split("\n")
+    assert lines[0].startswith("$ faultline demo"), f"the sample should start with the command: {lines[0]!r}"
+    return lines[0][2:].split(), lines[1:]
+
+
+def matches(sample, output):
+    """True when the sample lines equal the output lines, where a sample line `…` stands for one
+    or more output lines (leftmost-shortest match with backtracking)."""
+    @functools.lru_cache(maxsize=None)
+    def match(i, j):
+        if i == len(sample):
+            return j == len(output)
+        if sample[i] == ELISION:
+            return any(match(i + 1, k) for k in range(j + 1, len(output) + 1))
+        return j < len(output) and sample[i] == output[j] and match(i + 1, j + 1)
+    return match(0, 0)
+
+
+def test_the_readme_sample_is_what_the_demo_prints(faultline_binary, tmp_path):
+    command, sample = readme_sample()
+    assert command[:2] == ["faultline", "demo"], command
+    code, out, err = demo(faultline_binary, *command[2:], tmp=tmp_path)
+    assert code == 0, f"exit {code}: {out}\n{err}"
+    folder = re.search(r"traces in (\S+)", out)
+    sample_folder = re.search(r"traces in (\S+)", "\n".join(sample))
+    got = [normalised(line, folder and folder.group(1)) for line in out.rstrip("\n").split("\n")]
+    want = [normalised(line, sample_folder and sample_folder.group(1)) for line in sample]
+    assert sum(line != ELISION for line in want) >= 10, "the sample should show a good part of the output"
+    if not matches(want, got):
+        first = next((line for line in want if line != ELISION and line not in got), None)
+        raise AssertionError(
+            "README.md's demo sample is not what `faultline demo` prints"
+            + (f"; first sample line not in the output: {first!r}" if first else " (lines out of order)")
+            + "\n--- output (normalised) ---\n" + "\n".join(got))
