@@ -19,7 +19,8 @@ public final class FlowPolicy: Sendable {
     }
 
     public let engine: RuleEngine
-    /// Bodies larger than this are not read for rules or the profile (they stream unread).
+    /// Bodies larger than this are not read for rules or the profile (they stream unread);
+    /// `BodyReadLimit.bytes` unless a test asks for less.
     public let bodyLimit: Int
     private let profileState: Mutex<(profile: AuthProfile?, tracker: LineageTracker?, readsBodies: Bool)>
     private let fingerprint: @Sendable (String) -> String
@@ -34,7 +35,7 @@ public final class FlowPolicy: Sendable {
         engine.observesFlowEvents || externalEventListeners.load(ordering: .relaxed) > 0
     }
 
-    public init(ruleSet: RuleSet, bodyLimit: Int = 256 * 1024, fingerprint: @escaping @Sendable (String) -> String) {
+    public init(ruleSet: RuleSet, bodyLimit: Int = BodyReadLimit.bytes, fingerprint: @escaping @Sendable (String) -> String) {
         self.engine = RuleEngine(ruleSet: ruleSet)
         self.bodyLimit = bodyLimit
         self.fingerprint = fingerprint

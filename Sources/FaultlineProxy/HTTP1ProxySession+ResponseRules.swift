@@ -9,8 +9,9 @@ import FaultlineTrace
 /// edits, then a replacement response or the rewritten upstream one. Body bytes that arrive while
 /// the gate is closed wait in `heldResponseBody` (upstream reads pause when they pile up).
 extension HTTP1ProxySession {
-    /// Upstream bytes behind a closed response gate beyond which upstream reads pause.
-    static let heldResponseLimit = 256 * 1024
+    /// Upstream bytes behind a closed response gate beyond which upstream reads pause: the body
+    /// read limit, so a held response keeps what a JSON edit after its release may read.
+    static let heldResponseLimit = BodyReadLimit.bytes
 
     /// True while the session cannot use more upstream bytes (a held or delayed response piling up).
     public var wantsUpstreamReadsPaused: Bool {

@@ -21,6 +21,9 @@ extension LineageEvent {
             fields.append(.bool("after_logout", afterLogout))
         case .logout(_, let presented):
             add("presented", presented)
+        case .revoked(_, let revoked, let afterLogout):
+            add("revoked", revoked)
+            fields.append(.bool("after_logout", afterLogout))
         case .credentialIssued(_, let issued, let afterLogout):
             add("issued", issued)
             fields.append(.bool("after_logout", afterLogout))

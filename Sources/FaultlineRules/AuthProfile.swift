@@ -1,11 +1,19 @@
-/// Which requests are login, refresh and logout, and where credentials travel: the knowledge that
-/// lets the proxy follow credential lineages from the wire alone (DESIGN.md §2).
+/// Which requests are login, refresh, logout and revocation, and where credentials travel: the
+/// knowledge that lets the proxy follow credential lineages from the wire alone (README "The auth
+/// profile", Rules/README.md).
+///
+/// Every role holds a list of matches, any of which gives a request the role (an app that logs
+/// out at two endpoints, or logs in by password and by SSO); an empty list means the profile does
+/// not define that role.
 public struct AuthProfile: Sendable, Equatable {
-    public var login: FlowMatch?
-    public var refresh: FlowMatch?
-    public var logout: FlowMatch?
-    /// User-named roles such as `callback`, checked after login, refresh and logout.
-    public var roles: [(name: String, match: FlowMatch)]
+    public var login: [FlowMatch]
+    public var refresh: [FlowMatch]
+    public var logout: [FlowMatch]
+    /// RFC 7009 token revocation: the request's `token` form field is presented as a credential
+    /// without a credential location for it (see `LineageTracker`).
+    public var revoke: [FlowMatch]
+    /// User-named roles such as `callback`, checked after the built-in ones, in file order.
+    public var roles: [ProfileRole]
     public var requestCredentials: [CredentialLocation]
     public var responseCredentials: [CredentialLocation]
     /// A header that identifies a business request across retries.
@@ -13,13 +21,14 @@ public struct AuthProfile: Sendable, Equatable {
     public var file: String
 
     public init(
-        login: FlowMatch? = nil, refresh: FlowMatch? = nil, logout: FlowMatch? = nil,
-        roles: [(name: String, match: FlowMatch)] = [], requestCredentials: [CredentialLocation] = [],
+        login: [FlowMatch] = [], refresh: [FlowMatch] = [], logout: [FlowMatch] = [], revoke: [FlowMatch] = [],
+        roles: [ProfileRole] = [], requestCredentials: [CredentialLocation] = [],
         responseCredentials: [CredentialLocation] = [], idempotencyHeader: String? = nil, file: String
     ) {
         self.login = login
         self.refresh = refresh
         self.logout = logout
+        self.revoke = revoke
         self.roles = roles
         self.requestCredentials = requestCredentials
         self.responseCredentials = responseCredentials
@@ -27,17 +36,35 @@ public struct AuthProfile: Sendable, Equatable {
         self.file = file
     }
 
-    /// True when some request location reads the body (form or JSON field).
-    public var readsRequestBodies: Bool {
-        requestCredentials.contains { $0.place.isBody } || [login, refresh, logout].contains { $0?.body != nil }
-            || roles.contains { $0.match.body != nil }
+    /// The roles the profile defines, in the order the proxy tries them: `login`, `refresh`,
+    /// `logout`, `revoke`, then the custom roles. Built-in roles without a match are left out;
+    /// `business` (every other request) is not listed.
+    public var orderedRoles: [ProfileRole] {
+        let builtIn = [
+            ProfileRole(name: FlowRole.login, matches: login), ProfileRole(name: FlowRole.refresh, matches: refresh),
+            ProfileRole(name: FlowRole.logout, matches: logout), ProfileRole(name: FlowRole.revoke, matches: revoke),
+        ]
+        return builtIn.filter { !$0.matches.isEmpty } + roles
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.login == rhs.login && lhs.refresh == rhs.refresh && lhs.logout == rhs.logout
-            && lhs.roles.map(\.name) == rhs.roles.map(\.name) && lhs.roles.map(\.match) == rhs.roles.map(\.match)
-            && lhs.requestCredentials == rhs.requestCredentials && lhs.responseCredentials == rhs.responseCredentials
-            && lhs.idempotencyHeader == rhs.idempotencyHeader && lhs.file == rhs.file
+    /// True when requests must be read whole before they are classified: a request location reads
+    /// the body (form or JSON field), a role matches on the body, or revocations are followed
+    /// (their token is a form field, RFC 7009 §2.1).
+    public var readsRequestBodies: Bool {
+        requestCredentials.contains { $0.place.isBody } || !revoke.isEmpty
+            || orderedRoles.contains { role in role.matches.contains { $0.body != nil } }
+    }
+}
+
+/// One role of the auth profile: its name and the matches that give a request that role.
+public struct ProfileRole: Sendable, Equatable {
+    public var name: String
+    /// Any of them matching gives the request this role.
+    public var matches: [FlowMatch]
+
+    public init(name: String, matches: [FlowMatch]) {
+        self.name = name
+        self.matches = matches
     }
 }
 
@@ -72,9 +99,18 @@ public struct CredentialLocation: Sendable, Equatable {
 
     public var place: Place
     public var kind: CredentialKind
+    /// For request locations: the roles whose requests present a credential here; nil means
+    /// every role (a revocation that authenticates with the app's Bearer token need not count it).
+    public var roles: [String]?
 
-    public init(_ place: Place, kind: CredentialKind) {
+    public init(_ place: Place, kind: CredentialKind, roles: [String]? = nil) {
         self.place = place
         self.kind = kind
+        self.roles = roles
+    }
+
+    /// True when a request with this role presents credentials at this location.
+    public func applies(toRole role: String) -> Bool {
+        roles?.contains(role) ?? true
     }
 }

@@ -2,7 +2,9 @@ import FaultlineConfig
 
 /// Decodes `auth-profile.json5` into an `AuthProfile`, collecting every error.
 final class AuthProfileDecoder {
-    static let profileKeys = ["$schema", "login", "refresh", "logout", "roles", "credentials", "idempotencyHeader"]
+    static let profileKeys = [
+        "$schema", "login", "refresh", "logout", "revoke", "roles", "credentials", "idempotencyHeader",
+    ]
     /// Where requests present credentials.
     static let requestPlaces = ["header", "cookie", "form", "json"]
     /// Where responses issue them.
@@ -31,14 +33,14 @@ final class AuthProfileDecoder {
         var profile = AuthProfile(file: file)
         _ = diagnostics.optional { try reader.string("$schema") }
         let matches = FlowMatchDecoder(diagnostics: diagnostics, profile: .broken, use: .profile)
-        for role in ["login", "refresh", "logout"] {
+        let builtIn: [(String, WritableKeyPath<AuthProfile, [FlowMatch]>)] = [
+            (FlowRole.login, \.login), (FlowRole.refresh, \.refresh), (FlowRole.logout, \.logout),
+            (FlowRole.revoke, \.revoke),
+        ]
+        for (role, field) in builtIn {
             guard let node = reader.node(role) else { continue }
-            let match = matches.decode(node, name: "'\(role)'", context: "'\(role)' of the auth profile")
-            switch role {
-            case "login": profile.login = match
-            case "refresh": profile.refresh = match
-            default: profile.logout = match
-            }
+            profile[keyPath: field] = matchList(
+                node, name: "'\(role)'", context: "'\(role)' of the auth profile", matches: matches)
         }
         if let rolesNode = reader.node("roles") { profile.roles = customRoles(rolesNode, matches: matches) }
         if let credentials = reader.node("credentials"),
@@ -47,10 +49,13 @@ final class AuthProfileDecoder {
                 allowed: ["request", "response"])
         {
             if let request = credentialReader.node("request") {
-                profile.requestCredentials = locations(request, name: "'request'", places: Self.requestPlaces)
+                profile.requestCredentials = locations(
+                    request, name: "'request'", places: Self.requestPlaces,
+                    roles: ProfileKnowledge.definedRoles(of: profile))
             }
             if let response = credentialReader.node("response") {
-                profile.responseCredentials = locations(response, name: "'response'", places: Self.responsePlaces)
+                profile.responseCredentials = locations(
+                    response, name: "'response'", places: Self.responsePlaces, roles: nil)
             }
         }
         if let header = reader.node("idempotencyHeader") {
@@ -60,12 +65,12 @@ final class AuthProfileDecoder {
         return (errors.isEmpty ? profile : nil, errors)
     }
 
-    /// `roles: { name: match }`. Names may not reuse a built-in role (the proxy checks login,
-    /// refresh and logout first and calls everything else business) and must fit in an event
-    /// reference (`callback.forwarded`), so only letters, digits, `-` and `_`.
-    private func customRoles(_ node: ConfigNode, matches: FlowMatchDecoder) -> [(name: String, match: FlowMatch)] {
+    /// `roles: { name: match or [match, ...] }`. Names may not reuse a built-in role (the proxy
+    /// checks login, refresh, logout and revoke first and calls everything else business) and
+    /// must fit in an event reference (`callback.forwarded`), so only letters, digits, `-` and `_`.
+    private func customRoles(_ node: ConfigNode, matches: FlowMatchDecoder) -> [ProfileRole] {
         guard diagnostics.object(node, name: "'roles'", context: "'roles'", allowed: nil) != nil else { return [] }
-        var roles: [(name: String, match: FlowMatch)] = []
+        var roles: [ProfileRole] = []
         for member in node.members ?? [] {
             let name = member.key
             if ProfileKnowledge.builtInRoles.contains(name) {
@@ -84,23 +89,46 @@ final class AuthProfileDecoder {
                     "role name '\(name)' may only use letters, digits, '-' and '_'", at: member.keyLocation)
                 continue
             }
-            roles.append(
-                (name: name, match: matches.decode(member.value, name: "role '\(name)'", context: "role '\(name)'")))
+            let list = matchList(member.value, name: "role '\(name)'", context: "role '\(name)'", matches: matches)
+            roles.append(ProfileRole(name: name, matches: list))
         }
         return roles
     }
 
-    private func locations(_ node: ConfigNode, name: String, places: [String]) -> [CredentialLocation] {
-        guard let elements = diagnostics.attempt({ try node.array(name) }) else { return [] }
-        return elements.compactMap { location($0, list: name, places: places) }
+    /// A role's value: one match object, or a non-empty list of them (any of which gives the
+    /// role). Entries of a list are named by number in messages about their keys.
+    private func matchList(
+        _ node: ConfigNode, name: String, context: String, matches: FlowMatchDecoder
+    ) -> [FlowMatch] {
+        let expected = "a match object or a non-empty list of them"
+        switch node.kind {
+        case .object:
+            return [matches.decode(node, name: name, context: context)]
+        case .array(let elements) where !elements.isEmpty:
+            return elements.enumerated().map { offset, element in
+                matches.decode(
+                    element, name: "each entry of \(name)", context: "entry \(offset + 1) of \(context)")
+            }
+        default:
+            diagnostics.report(ConfigError.mismatch(name, expected: expected, found: node))
+            return []
+        }
     }
 
-    /// `{ <place>: "name", kind, scheme? }` with exactly one place key.
-    private func location(_ node: ConfigNode, list: String, places: [String]) -> CredentialLocation? {
+    /// `roles`: the role names a request location may be limited to; nil for response
+    /// locations, which cannot be.
+    private func locations(_ node: ConfigNode, name: String, places: [String], roles: [String]?) -> [CredentialLocation] {
+        guard let elements = diagnostics.attempt({ try node.array(name) }) else { return [] }
+        return elements.compactMap { location($0, list: name, places: places, roles: roles) }
+    }
+
+    /// `{ <place>: "name", kind, scheme?, roles? }` with exactly one place key.
+    private func location(_ node: ConfigNode, list: String, places: [String], roles: [String]?) -> CredentialLocation? {
         let context = "a credential location in \(list)"
         guard
             let reader = diagnostics.object(
-                node, name: "each entry of \(list)", context: context, allowed: places + ["kind", "scheme"])
+                node, name: "each entry of \(list)", context: context,
+                allowed: places + ["kind", "scheme", "roles"])
         else { return nil }
         let given = reader.members.filter { places.contains($0.key) }
         let placeList = ConfigNode.listWording(places.map { "'\($0)'" }, conjunction: "or")
@@ -122,6 +150,9 @@ final class AuthProfileDecoder {
         if place.key != "header", let schemeKey = reader.keyLocation("scheme") {
             diagnostics.report("'scheme' applies only to a 'header' location", at: schemeKey)
         }
+        let limited = reader.member("roles").flatMap { member in
+            limitingRoles(member, known: roles)
+        }
         let value = place.value
         let decoded: CredentialLocation.Place? = diagnostics.attempt {
             switch place.key {
@@ -134,7 +165,28 @@ final class AuthProfileDecoder {
             }
         }
         guard let decoded, let kind, let credentialKind = CredentialKind(rawValue: kind) else { return nil }
-        return CredentialLocation(decoded, kind: credentialKind)
+        return CredentialLocation(decoded, kind: credentialKind, roles: limited)
+    }
+
+    /// A request location's `roles: ["revoke", ...]`: each a role this profile defines (or
+    /// `business`). `known` is nil for response locations, where a role limit means nothing (the
+    /// response issues what it issues).
+    private func limitingRoles(_ member: ConfigNode.Member, known: [String]?) -> [String]? {
+        guard let known else {
+            diagnostics.report(
+                "'roles' applies only to a location in 'request': a response's credentials count whatever its role",
+                at: member.keyLocation)
+            return nil
+        }
+        guard let names = diagnostics.attempt({ try member.value.stringOrList("'roles'") }) else { return nil }
+        let listed = known.map { "'\($0)'" }.joined(separator: ", ")
+        for (name, element) in names where !known.contains(name) {
+            diagnostics.report(
+                "'roles' names unknown role '\(name)'\(ConfigError.didYouMean(name, in: known)); "
+                    + "this profile defines \(listed)",
+                at: element.location)
+        }
+        return names.map(\.0)
     }
 
     static func headerName(_ node: ConfigNode, name: String) throws(ConfigError) -> String {

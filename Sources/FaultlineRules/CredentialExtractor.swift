@@ -10,14 +10,18 @@
 ///   number's text) at an RFC 6901 pointer in a JSON body.
 /// Empty values are not credentials. Duplicates (two identical Cookie fields) count once.
 struct CredentialExtractor: Sendable {
+    /// Where a revocation's token travels (RFC 7009 §2.1), as `Credential.place` says it.
+    static let revocationPlace = describe(.form("token"))
+
     let requestLocations: [CredentialLocation]
     let responseLocations: [CredentialLocation]
     let fingerprint: @Sendable (String) -> String
 
-    /// Credentials a request presents. `setCookie` locations do not apply to requests.
-    func presented(in request: FlowView) -> [Credential] {
+    /// Credentials a request with `role` presents at the locations that apply to that role.
+    /// `setCookie` locations do not apply to requests.
+    func presented(in request: FlowView, role: String) -> [Credential] {
         var body = BodyReader(request.body)
-        return collect(requestLocations) { place in
+        return collect(requestLocations.filter { $0.applies(toRole: role) }) { place in
             switch place {
             case .header(let name, let scheme): return Self.headerCredentials(request.headerValues(name), scheme: scheme)
             case .cookie(let name): return CookieParsing.requestCookies(request.headerValues("cookie"))[name] ?? []
@@ -26,6 +30,23 @@ struct CredentialExtractor: Sendable {
             case .setCookie: return []
             }
         }
+    }
+
+    /// The token a revocation request names (RFC 7009 §2.1: the `token` form field; the first
+    /// if the field repeats), fingerprinted, and the kind its `token_type_hint` names: nil
+    /// without a hint, or with a hint other than `access_token` / `refresh_token` (§2.1: the
+    /// server then searches every token type, and so does the tracker). Nil when the body has no
+    /// token.
+    func revocationToken(in request: FlowView) -> (fingerprint: String, hint: CredentialKind?)? {
+        var body = BodyReader(request.body)
+        guard let token = body.form("token").first(where: { !$0.isEmpty }) else { return nil }
+        let hint: CredentialKind?
+        switch body.form("token_type_hint").first {
+        case "access_token": hint = .access
+        case "refresh_token": hint = .refresh
+        default: hint = nil
+        }
+        return (fingerprint(token), hint)
     }
 
     /// Credentials a response issues. `cookie` locations do not apply to responses.

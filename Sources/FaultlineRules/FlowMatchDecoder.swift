@@ -131,6 +131,9 @@ struct FlowMatchDecoder {
     private func role(_ node: ConfigNode) throws(ConfigError) -> String {
         let role = try node.nonEmptyString("'role'")
         if let problem = profile.problem(withRole: role) { throw ConfigError(problem, at: node.location) }
+        if let warning = profile.warning(withRole: role, "'role: \"\(role)\"' matches every request") {
+            diagnostics.warn(warning, at: node.location)
+        }
         return role
     }
 

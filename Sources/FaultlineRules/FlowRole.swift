@@ -1,4 +1,4 @@
-/// The role names the rule format reserves (README "match.role"). Custom roles come from the
+/// The role names the rule format reserves (Rules/README.md, "match"). Custom roles come from the
 /// auth profile's `roles`.
 public enum FlowRole {
     /// A request that starts a lineage.
@@ -7,6 +7,8 @@ public enum FlowRole {
     public static let refresh = "refresh"
     /// A request that ends a lineage.
     public static let logout = "logout"
+    /// An RFC 7009 token revocation: its `token` form field is the credential it presents.
+    public static let revoke = "revoke"
     /// Any request the profile gives no other role (also every request without a profile).
     public static let business = "business"
 }

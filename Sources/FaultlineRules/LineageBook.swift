@@ -8,7 +8,9 @@
 /// response issuing credentials to a request of lineage `L` makes them `L`'s current ones of
 /// their kind. Sending a logout that presents any credential of `L` closes `L`; a closed
 /// lineage still adopts credentials from late responses, flagged `afterLogout`, so their later
-/// use is attributed to it. One `mutating func` per input, each returning the events to trace.
+/// use is attributed to it. A successful revocation (RFC 7009) of `L`'s credentials is reported
+/// but changes nothing: only a logout closes a lineage, and a revoked token presented later is
+/// still `L`'s. One func per input, each returning the events to trace.
 struct LineageBook {
     private struct Record {
         let id: LineageID
@@ -18,12 +20,17 @@ struct LineageBook {
 
     /// Index i holds lineage i + 1.
     private var records: [Record] = []
-    /// Fingerprint → the newest lineage it was issued to.
-    private var owners: [String: LineageID] = [:]
+    /// Fingerprint → the newest lineage it was issued to, and as which kind.
+    private var owners: [String: (id: LineageID, kind: CredentialKind)] = [:]
 
     /// The lineage owning any of `credentials`; the newest when they belong to several.
     func lineage(of credentials: [Credential]) -> LineageID? {
-        credentials.compactMap { owners[$0.fingerprint] }.max()
+        credentials.compactMap { owners[$0.fingerprint]?.id }.max()
+    }
+
+    /// The kind a fingerprint was last issued as; nil when no lineage was ever issued it.
+    func kind(of fingerprint: String) -> CredentialKind? {
+        owners[fingerprint]?.kind
     }
 
     /// A logout request was sent upstream.
@@ -49,6 +56,14 @@ struct LineageBook {
         let afterLogout = !records[id.rawValue - 1].isOpen
         let replaced = adopt(issued, into: id)
         return [.refresh(id, presented: presented, replaced: replaced, issued: issued, afterLogout: afterLogout)]
+    }
+
+    /// A revocation naming `revoked` was answered 2xx (RFC 7009 §2.2: the token is invalid from
+    /// now on, or was already). Reported for the lineage owning them, flagged `afterLogout` when
+    /// it is closed; a token no lineage owns is not followed.
+    func revocationSucceeded(revoked: [Credential]) -> [LineageEvent] {
+        guard let id = lineage(of: revoked) else { return [] }
+        return [.revoked(id, revoked: revoked, afterLogout: !records[id.rawValue - 1].isOpen)]
     }
 
     /// Some other response issued credentials. Reported when the request belongs to a lineage
@@ -89,7 +104,7 @@ struct LineageBook {
                 replaced.append(old)
             }
             records[id.rawValue - 1].current[credential.kind] = credential
-            owners[credential.fingerprint] = id
+            owners[credential.fingerprint] = (id, credential.kind)
         }
         return replaced
     }

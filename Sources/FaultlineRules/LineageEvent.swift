@@ -1,5 +1,5 @@
-/// A step of a credential lineage (DESIGN.md §2), traced as a `lineage.*` event. Carries
-/// fingerprints only.
+/// A step of a credential lineage (Rules/README.md, "The auth profile"), traced as a `lineage.*`
+/// event. Carries fingerprints only.
 public enum LineageEvent: Sendable, Equatable, CustomStringConvertible {
     /// A 2xx login response issued credentials: lineage `L` starts with them.
     case login(LineageID, issued: [Credential])
@@ -13,6 +13,9 @@ public enum LineageEvent: Sendable, Equatable, CustomStringConvertible {
     /// A response to a request of `L` issued credentials that `L` did not hold (a rotated
     /// session cookie), or any credentials at all once `L` is closed (`afterLogout`).
     case credentialIssued(LineageID, issued: [Credential], afterLogout: Bool)
+    /// A 2xx answer to an RFC 7009 revocation of `revoked`, credentials of `L`. `afterLogout`:
+    /// `L` was already closed (a client cleaning up tokens that arrived after its logout).
+    case revoked(LineageID, revoked: [Credential], afterLogout: Bool)
     /// A 2xx refresh whose refresh credential no lineage owns (the proxy started after the
     /// login, or the client invented one): its credentials start a new lineage `L`.
     case unknownRefresh(LineageID, presented: [Credential], issued: [Credential])
@@ -20,7 +23,8 @@ public enum LineageEvent: Sendable, Equatable, CustomStringConvertible {
     /// The lineage the event is about.
     public var lineage: LineageID {
         switch self {
-        case .login(let id, _), .logout(let id, _), .credentialIssued(let id, _, _), .unknownRefresh(let id, _, _):
+        case .login(let id, _), .logout(let id, _), .credentialIssued(let id, _, _), .unknownRefresh(let id, _, _),
+            .revoked(let id, _, _):
             return id
         case .refresh(let id, _, _, _, _):
             return id
@@ -28,12 +32,13 @@ public enum LineageEvent: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The trace event name: `lineage.login`, `lineage.refresh`, `lineage.logout`,
-    /// `lineage.credential-issued`, `lineage.unknown-refresh`.
+    /// `lineage.revoked`, `lineage.credential-issued`, `lineage.unknown-refresh`.
     public var name: String {
         switch self {
         case .login: return "lineage.login"
         case .refresh: return "lineage.refresh"
         case .logout: return "lineage.logout"
+        case .revoked: return "lineage.revoked"
         case .credentialIssued: return "lineage.credential-issued"
         case .unknownRefresh: return "lineage.unknown-refresh"
         }
@@ -51,6 +56,8 @@ public enum LineageEvent: Sendable, Equatable, CustomStringConvertible {
                 + (afterLogout ? " after-logout" : "")
         case .logout(let id, let presented):
             return "\(name) \(id) presented=\(list(presented))"
+        case .revoked(let id, let revoked, let afterLogout):
+            return "\(name) \(id) revoked=\(list(revoked))" + (afterLogout ? " after-logout" : "")
         case .credentialIssued(let id, let issued, let afterLogout):
             return "\(name) \(id) issued=\(list(issued))" + (afterLogout ? " after-logout" : "")
         case .unknownRefresh(let id, let presented, let issued):

@@ -1,4 +1,4 @@
-/// One credential lineage (DESIGN.md §2): `L1`, `L2`, ... in the order logins succeeded.
+/// One credential lineage (Rules/README.md, "The auth profile"): `L1`, `L2`, ... in the order logins succeeded.
 public struct LineageID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// 1 for the first lineage the tracker started.
     public let rawValue: Int

@@ -1,11 +1,18 @@
 import FaultlineCore
 
-/// Follows credential lineages from traffic, driven by the auth profile (DESIGN.md §2).
+/// Follows credential lineages from traffic, driven by the auth profile (Rules/README.md, "The
+/// auth profile").
 ///
 /// Call order for one flow: `identify` (or `role(of:)`, `presentedCredentials(in:)` and
 /// `lineage(of:)`) when the request is ready, `requestSent` when it is forwarded upstream, and
 /// `responseCompleted` when the response has arrived (with its body when a response location
 /// reads the body). Each returns the `lineage.*` events to trace.
+///
+/// A `revoke` request (RFC 7009 §2.1) presents its `token` form field as a credential, placed
+/// `form token`, besides whatever the request locations find. Its kind is the one its
+/// `token_type_hint` names (`access_token`, `refresh_token`) when it has one; else the kind the
+/// value was issued as, when a lineage was issued it; else `unknownRevocationKind`. A 2xx answer
+/// to it is `lineage.revoked` for the lineage owning the token.
 ///
 /// Thread-safe: flows on every event loop call it; one lock guards the lineage book and the
 /// compiled role matchers. Never stores a raw credential: values are fingerprinted by the
@@ -30,15 +37,23 @@ public final class LineageTracker: Sendable {
         state = StateLock(TrackerState(classifier: RoleClassifier(profile: profile)))
     }
 
-    /// The request's role: `login`, `refresh`, `logout` (checked in that order), then custom
-    /// roles in profile order, else `business`. Body matches need the body in the view.
+    /// The kind a revoked token is traced as when the request gives no hint and no lineage was
+    /// ever issued the value (the proxy started after the login, or a rule made the token up):
+    /// `refresh`, because RFC 7009 §2 makes refresh-token revocation the case every server must
+    /// support (access tokens only "SHOULD"), so that is what such a request most likely names.
+    /// No lineage owns the value either way, so no `lineage.revoked` follows.
+    public static let unknownRevocationKind = CredentialKind.refresh
+
+    /// The request's role: `login`, `refresh`, `logout`, `revoke` (checked in that order), then
+    /// custom roles in profile order, else `business`. Body matches need the body in the view.
     public func role(of request: FlowView) -> String {
         state.withLock { $0.classifier.role(of: request) }
     }
 
-    /// The credentials the request presents at the profile's request locations, fingerprinted.
+    /// The credentials the request presents at the profile's request locations that apply to its
+    /// role (and a revocation's token), fingerprinted.
     public func presentedCredentials(in request: FlowView) -> [Credential] {
-        extractor.presented(in: request)
+        identify(request).credentials
     }
 
     /// The lineage owning any of these credentials (the newest if several), including closed
@@ -50,11 +65,19 @@ public final class LineageTracker: Sendable {
     /// Role, presented credentials and lineage of a request in one call: what the proxy puts in
     /// the `FlowView` it hands the rule engine.
     public func identify(_ request: FlowView) -> RequestIdentity {
-        let credentials = extractor.presented(in: request)
+        let role = self.role(of: request)
+        // Extracted (and fingerprinted) outside the lock; only the book's answers need it.
+        let found = extractor.presented(in: request, role: role)
+        let token = role == FlowRole.revoke ? extractor.revocationToken(in: request) : nil
         return state.withLock { tracker in
-            RequestIdentity(
-                role: tracker.classifier.role(of: request), credentials: credentials,
-                lineage: tracker.book.lineage(of: credentials))
+            var credentials = found
+            // A location the profile writes for the token wins: its kind is the user's word.
+            if let token, !found.contains(where: { $0.fingerprint == token.fingerprint }) {
+                let kind = token.hint ?? tracker.book.kind(of: token.fingerprint) ?? Self.unknownRevocationKind
+                credentials.append(
+                    Credential(kind: kind, place: CredentialExtractor.revocationPlace, fingerprint: token.fingerprint))
+            }
+            return RequestIdentity(role: role, credentials: credentials, lineage: tracker.book.lineage(of: credentials))
         }
     }
 
@@ -68,20 +91,27 @@ public final class LineageTracker: Sendable {
     /// Call when a response has arrived (with its body when the profile reads response
     /// bodies). A 2xx login issuing credentials starts a lineage; a 2xx refresh moves its
     /// lineage on (or starts one, `unknownRefresh`, when its refresh credential is unknown);
-    /// any other response issuing credentials to a request of a lineage adds them to it.
+    /// a 2xx revocation reports the revoked token's lineage (RFC 7009 §2.2: 200 also for a
+    /// token that was already invalid); any other response issuing credentials to a request of
+    /// a lineage adds them to it.
     public func responseCompleted(
         role: String, requestCredentials: [Credential], status: Int, headers: [(name: String, value: String)],
         body: [UInt8]?
     ) -> [LineageEvent] {
         let issued = extractor.issued(headers: headers, body: body)
-        guard !issued.isEmpty else { return [] }
         let succeeded = (200...299).contains(status)
+        let revoked =
+            succeeded && role == FlowRole.revoke
+            ? requestCredentials.filter { $0.place == CredentialExtractor.revocationPlace } : []
+        guard !issued.isEmpty || !revoked.isEmpty else { return [] }
         return state.withLock { tracker in
+            let revocation = tracker.book.revocationSucceeded(revoked: revoked)
+            guard !issued.isEmpty else { return revocation }
             if succeeded, role == FlowRole.login { return tracker.book.loginSucceeded(issued: issued) }
             if succeeded, role == FlowRole.refresh {
                 return tracker.book.refreshSucceeded(presented: requestCredentials, issued: issued)
             }
-            return tracker.book.credentialsIssued(presented: requestCredentials, issued: issued)
+            return revocation + tracker.book.credentialsIssued(presented: requestCredentials, issued: issued)
         }
     }
 

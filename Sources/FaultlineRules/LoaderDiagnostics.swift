@@ -4,10 +4,15 @@ import FaultlineConfig
 /// once. Decoders share one instance, record errors through it and keep going with a default.
 final class LoaderDiagnostics {
     private(set) var errors: [ConfigError] = []
+    /// Problems that do not stop the file from loading (a `role: "business"` rule without an
+    /// auth profile), in the order found.
+    private(set) var warnings: [ConfigError] = []
 
     func report(_ error: ConfigError) { errors.append(error) }
 
     func report(_ message: String, at location: SourceLocation) { errors.append(ConfigError(message, at: location)) }
+
+    func warn(_ message: String, at location: SourceLocation) { warnings.append(ConfigError(message, at: location)) }
 
     /// Runs one typed read; on error records it and returns nil so the caller can continue.
     ///
@@ -43,6 +48,9 @@ final class LoaderDiagnostics {
 
     /// The errors sorted by position.
     var sortedErrors: [ConfigError] { Self.sortedByPosition(errors) }
+
+    /// The warnings sorted by position.
+    var sortedWarnings: [ConfigError] { Self.sortedByPosition(warnings) }
 
     /// Errors of one file sorted by line and column; stable, so errors at one position keep
     /// their order.

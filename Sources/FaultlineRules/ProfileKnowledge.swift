@@ -12,7 +12,7 @@ enum ProfileKnowledge {
     case loaded(AuthProfile)
 
     /// The roles the proxy always knows about, whatever the profile says.
-    static let builtInRoles = ["login", "refresh", "logout", "business"]
+    static let builtInRoles = [FlowRole.login, FlowRole.refresh, FlowRole.logout, FlowRole.revoke, FlowRole.business]
 
     /// Nil when `role` can occur, otherwise a message saying why not (with a suggestion).
     func problem(withRole role: String) -> String? {
@@ -39,13 +39,17 @@ enum ProfileKnowledge {
 
     /// The profile's roles, in the order the proxy checks them, then `business`.
     static func definedRoles(of profile: AuthProfile) -> [String] {
-        var roles: [String] = []
-        if profile.login != nil { roles.append("login") }
-        if profile.refresh != nil { roles.append("refresh") }
-        if profile.logout != nil { roles.append("logout") }
-        roles.append(contentsOf: profile.roles.map(\.name))
-        roles.append("business")
-        return roles
+        profile.orderedRoles.map(\.name) + [FlowRole.business]
+    }
+
+    /// A warning when `role` is valid but cannot mean what it says: without a profile every
+    /// request is `business`, so a rule that matches on it or waits for it applies to every
+    /// request, login and logout included. `use` says how the file uses it ("'role: \"business\"'
+    /// matches every request"). Nil otherwise.
+    func warning(withRole role: String, _ use: String) -> String? {
+        guard isAbsent, role == FlowRole.business else { return nil }
+        return "\(use): without an auth profile every request is 'business', login and logout included; "
+            + "add auth-profile.json5 to the rules folder"
     }
 
     var isAbsent: Bool {

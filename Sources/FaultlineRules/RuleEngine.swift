@@ -8,7 +8,7 @@ import Synchronization
 /// matchers, switches and memory) sits in one `StateLock`. Each public call takes it once and does
 /// all its reads and writes under it, so concurrent calls are linearizable: with 50 matching
 /// flows at once, a `times: 1` rule fires for exactly one of them and its transition happens
-/// exactly once (DESIGN.md §3). Matching also runs under the lock, because compiled regular
+/// exactly once (Rules/README.md, "when"). Matching also runs under the lock, because compiled regular
 /// expressions are not Sendable; rules are cheap next to a network round trip.
 public final class RuleEngine: Sendable {
     /// The state of a scenario that declares no states and no `initialState`.

@@ -125,6 +125,9 @@ extension RuleFileDecoder {
         if let problem = profile.problem(withRole: role) {
             throw ConfigError("\(problem) (in event '\(text)')", at: node.location)
         }
+        if let warning = profile.warning(withRole: role, "event '\(text)' is reached by every request") {
+            diagnostics.warn(warning, at: node.location)
+        }
         guard parts.count == 2 else { return .role(role, .forwarded) }
         guard let stage = FlowStage(rawValue: parts[1]) else {
             let stages = FlowStage.allCases.map(\.rawValue)

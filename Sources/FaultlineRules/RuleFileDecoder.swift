@@ -19,6 +19,8 @@ final class RuleFileDecoder {
     struct Outcome {
         var scenario: Scenario?
         var errors: [ConfigError]
+        /// Problems that do not stop the scenario from loading, by position.
+        var warnings: [ConfigError] = []
         /// The scenario name (written or defaulted), when it could be determined.
         var name: String?
         /// Where the name is written (the `scenario` key), or the file's 1:1 when defaulted.
@@ -88,7 +90,8 @@ final class RuleFileDecoder {
         resolveStates(reader, into: &scenario)
         let errors = diagnostics.sortedErrors
         return Outcome(
-            scenario: errors.isEmpty ? scenario : nil, errors: errors, name: scenario.name, nameLocation: nameLocation)
+            scenario: errors.isEmpty ? scenario : nil, errors: errors, warnings: diagnostics.sortedWarnings,
+            name: scenario.name, nameLocation: nameLocation)
     }
 
     private func rules(_ reader: ConfigObjectReader) -> [Rule] {

@@ -13,13 +13,22 @@ public struct RuleLoadReport: Sendable {
     public var errors: [ConfigError]
     /// The `*.json5` paths read, sorted by file name (directory + "/" + name).
     public var files: [String]
+    /// Problems that do not stop a file from loading but make a rule mean something else than it
+    /// says (a rule on `role: "business"` in a folder without an auth profile matches every
+    /// request), in the order of `errors`. `faultline rules check`, the proxy's start and its
+    /// reloads print them as `file:line:column: warning: message`.
+    public var warnings: [ConfigError]
 
     /// A report; the loader builds these.
-    public init(ruleSet: RuleSet, errors: [ConfigError], files: [String]) {
+    public init(ruleSet: RuleSet, errors: [ConfigError], files: [String], warnings: [ConfigError] = []) {
         self.ruleSet = ruleSet
         self.errors = errors
         self.files = files
+        self.warnings = warnings
     }
+
+    /// The warnings as printed: `file:line:column: warning: message`.
+    public var warningLines: [String] { warnings.map { "\($0.location): warning: \($0.message)" } }
 
     /// True when every file loaded without error.
     public var isValid: Bool { errors.isEmpty }

@@ -72,6 +72,7 @@ public enum RuleSetLoader {
                 }
             }
             report.errors.append(contentsOf: errors)
+            report.warnings.append(contentsOf: outcome.warnings)
             if errors.isEmpty, let scenario = outcome.scenario { report.ruleSet.scenarios.append(scenario) }
         }
         return report

@@ -60,7 +60,7 @@ extension ControlAPI {
             throw ControlFailure(409, "the rules were not loaded from a folder, so there is nothing to reload")
         }
         switch RulesWatcher.reload(directory: directory, runtime: runtime, trace: trace) {
-        case .reloaded(let scenarios):
+        case .reloaded(let scenarios, _):
             return .ok(ControlJSON.object(["reloaded": .bool(true), "scenarios": ControlJSON.number(scenarios)]))
         case .rejected(let errors):
             return .json(

@@ -55,8 +55,10 @@ public final class RulesWatcher: Sendable {
         }
         guard changed, runtime.policy != nil else { return false }
         switch Self.reload(directory: directory, runtime: runtime, trace: trace) {
-        case .reloaded(let scenarios):
-            report("faultline: reloaded rules from \(directory) (\(scenarios) scenarios)")
+        case .reloaded(let scenarios, let warnings):
+            report(
+                "faultline: reloaded rules from \(directory) (\(scenarios) scenarios)"
+                    + warnings.map { "\n  \($0)" }.joined())
         case .rejected(let errors):
             report(
                 "faultline: rules in \(directory) not reloaded; the last good rules keep running:\n"
@@ -69,8 +71,9 @@ public final class RulesWatcher: Sendable {
 
     /// What `reload` did.
     public enum ReloadOutcome: Sendable, Equatable {
-        /// The folder loaded cleanly and its rule set now runs; the number of scenarios.
-        case reloaded(scenarios: Int)
+        /// The folder loaded cleanly and its rule set now runs; the number of scenarios and the
+        /// loader's warnings (`file:line:column: warning: message`).
+        case reloaded(scenarios: Int, warnings: [String])
         /// The folder has errors (`file:line:column: message`); the last good rules keep running.
         case rejected(errors: [String])
         /// The runtime has no rules to replace (the proxy started without rules).
@@ -91,7 +94,7 @@ public final class RulesWatcher: Sendable {
         policy.replace(result.ruleSet)
         trace.record(
             .rulesReloaded, [.string("directory", directory), .int("scenarios", result.ruleSet.scenarios.count)])
-        return .reloaded(scenarios: result.ruleSet.scenarios.count)
+        return .reloaded(scenarios: result.ruleSet.scenarios.count, warnings: result.warningLines)
     }
 
     /// Names, sizes and modification times of the folder's rule files.

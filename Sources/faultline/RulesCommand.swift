@@ -11,8 +11,10 @@ enum RulesCommand {
                faultline rules reload
 
         check    loads every *.json5 file in DIR (scenarios, and auth-profile.json5) and reports every
-                 error as file:line:column: message. Exits 0 when the folder is valid, 1 when it has
-                 errors, 2 on bad usage.
+                 error as file:line:column: message, and what loads but cannot mean what it says as
+                 file:line:column: warning: message (a rule on role 'business' without an auth
+                 profile matches every request). Exits 0 when the folder is valid (warnings or not),
+                 1 when it has errors, 2 on bad usage.
         enable   switches a scenario (SCENARIO) or one rule (SCENARIO/RULE) of the running proxy on;
         disable  ... or off, until a reload changes that scenario.
         list     lists the running proxy's rules with their switches and counters.
@@ -41,13 +43,15 @@ enum RulesCommand {
         }
         let report = RuleSetLoader.load(directory: arguments[1])
         for error in report.errors { printError(error.description) }
+        for warning in report.warningLines { printError(warning) }
         if !report.errors.isEmpty {
             printError("faultline rules: \(report.errors.count) error(s) in \(arguments[1])")
             return 1
         }
         let rules = report.ruleSet.scenarios.reduce(0) { $0 + $1.rules.count }
         let profile = report.ruleSet.profile == nil ? "no auth profile" : "an auth profile"
-        print("\(arguments[1]): \(report.ruleSet.scenarios.count) scenarios, \(rules) rules, \(profile); no errors")
+        let warnings = report.warnings.isEmpty ? "" : ", \(report.warnings.count) warning(s)"
+        print("\(arguments[1]): \(report.ruleSet.scenarios.count) scenarios, \(rules) rules, \(profile); no errors\(warnings)")
         return 0
     }
 }

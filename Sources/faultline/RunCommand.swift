@@ -107,6 +107,7 @@ enum RunCommand {
             return 1
         }
         var ruleSet: RuleSet? = nil
+        var ruleWarnings: [String] = []
         if let directory = parsed.value("--rules") {
             let report = RuleSetLoader.load(directory: directory)
             if !report.errors.isEmpty {
@@ -116,6 +117,7 @@ enum RunCommand {
                 return 2
             }
             ruleSet = report.ruleSet
+            ruleWarnings = report.warningLines.map { "faultline run: \($0)" }
         }
         var control: ControlConfiguration? = nil
         if let controlAddress {
@@ -136,7 +138,7 @@ enum RunCommand {
             printError("faultline run: \(error)")
             return 1
         }
-        var notices: [String] = tlsNotice.map { [$0] } ?? []
+        var notices: [String] = (tlsNotice.map { [$0] } ?? []) + ruleWarnings
         let controlFile = control.flatMap { publish($0, server: server, path: parsed.value("--control-file"), notices: &notices) }
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }

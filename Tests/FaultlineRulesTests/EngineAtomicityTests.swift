@@ -2,8 +2,9 @@ import Testing
 
 @testable import FaultlineRules
 
-/// DESIGN.md §3: two concurrent requests can never both win a `times: 1` rule, and a transition
-/// happens exactly once. Every round starts 50 threads together against one engine.
+/// Rules/README.md ("Counting and state transitions are atomic"): two concurrent requests can
+/// never both win a `times: 1` rule, and a transition happens exactly once. Every round starts 50
+/// threads together against one engine.
 @Suite struct EngineAtomicityTests {
     private static let threads = 50
 

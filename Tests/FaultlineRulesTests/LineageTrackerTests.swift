@@ -211,8 +211,9 @@ enum LineageFixture {
     @Test func loginIsCheckedBeforeRefreshAndLogout() {
         let everything = FlowMatch(path: Glob("/**"))
         let profile = AuthProfile(
-            login: FlowMatch(path: Glob("/login")), refresh: everything, logout: everything,
-            roles: [(name: "first", match: everything), (name: "second", match: everything)], file: "p.json5")
+            login: [FlowMatch(path: Glob("/login"))], refresh: [everything], logout: [everything],
+            roles: [ProfileRole(name: "first", matches: [everything]), ProfileRole(name: "second", matches: [everything])],
+            file: "p.json5")
         let tracker = LineageTracker(profile: profile, fingerprint: LineageFixture.fingerprint)
         #expect(tracker.role(of: FlowView(path: "/login")) == FlowRole.login)
         #expect(tracker.role(of: FlowView(path: "/other")) == FlowRole.refresh)

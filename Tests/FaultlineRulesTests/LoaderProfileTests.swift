@@ -21,7 +21,9 @@ struct ProfileCase: CustomTestStringConvertible, Sendable {
         ProfileCase("⟨[]", "an auth profile must be an object, found an array"),
         ProfileCase("{ login: ⟨}", "expected a value for 'login', found '}'"),
         ProfileCase("{ ⟨logn: {} }", "unknown key 'logn' in the auth profile (did you mean 'login'?)"),
-        ProfileCase("{ login: ⟨'POST /login' }", #"'login' must be an object, found "POST /login""#),
+        ProfileCase(
+            "{ login: ⟨'POST /login' }",
+            #"'login' must be a match object or a non-empty list of them, found "POST /login""#),
         ProfileCase(
             "{ login: { ⟨pth: '/login' } }", "unknown key 'pth' in 'login' of the auth profile (did you mean 'path'?)"),
         ProfileCase(
@@ -43,7 +45,8 @@ struct ProfileCase: CustomTestStringConvertible, Sendable {
         ProfileCase(
             "{ roles: { ⟨'call.back': {} } }", "role name 'call.back' may only use letters, digits, '-' and '_'"),
         ProfileCase("{ roles: { ⟨'': {} } }", "role name '' may only use letters, digits, '-' and '_'"),
-        ProfileCase("{ roles: { cb: ⟨'x' } }", #"role 'cb' must be an object, found "x""#),
+        ProfileCase(
+            "{ roles: { cb: ⟨'x' } }", #"role 'cb' must be a match object or a non-empty list of them, found "x""#),
         ProfileCase(
             "{ roles: { cb: { ⟨mehtod: 'GET' } } }", "unknown key 'mehtod' in role 'cb' (did you mean 'method'?)"),
         ProfileCase("{ roles: ⟨[] }", "'roles' must be an object, found an array"),

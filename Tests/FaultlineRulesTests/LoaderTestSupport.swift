@@ -32,14 +32,18 @@ enum ReadmeProfile {
 
     static func model(file: String) -> AuthProfile {
         AuthProfile(
-            login: FlowMatch(
-                methods: ["POST"], path: Glob("/oauth/token"),
-                body: BodyMatch(form: ["grant_type": .equals("password")])),
-            refresh: FlowMatch(
-                methods: ["POST"], path: Glob("/oauth/token"),
-                body: BodyMatch(form: ["grant_type": .equals("refresh_token")])),
-            logout: FlowMatch(methods: ["POST"], path: Glob("/logout")),
-            roles: [(name: "callback", match: FlowMatch(methods: ["POST"], path: Glob("/jobs/*/complete")))],
+            login: [
+                FlowMatch(
+                    methods: ["POST"], path: Glob("/oauth/token"),
+                    body: BodyMatch(form: ["grant_type": .equals("password")]))
+            ],
+            refresh: [
+                FlowMatch(
+                    methods: ["POST"], path: Glob("/oauth/token"),
+                    body: BodyMatch(form: ["grant_type": .equals("refresh_token")]))
+            ],
+            logout: [FlowMatch(methods: ["POST"], path: Glob("/logout"))],
+            roles: [ProfileRole(name: "callback", matches: [FlowMatch(methods: ["POST"], path: Glob("/jobs/*/complete"))])],
             requestCredentials: [
                 CredentialLocation(.header(name: "Authorization", scheme: "Bearer"), kind: .access),
                 CredentialLocation(.cookie("session"), kind: .session),

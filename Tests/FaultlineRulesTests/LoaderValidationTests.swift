@@ -281,7 +281,7 @@ struct ValidationCase: CustomTestStringConvertible, Sendable {
 
     @Test func aProfileWithoutARoleRefusesThatRole() {
         var profile = ReadmeProfile.loaded
-        profile.logout = nil
+        profile.logout = []
         let marked = Marked("{ rules: [{ name: 'x', match: { role: ⟨'logout' } }] }")
         let (_, errors) = RuleSetLoader.loadScenario(text: marked.text, file: "v.json5", profile: profile)
         #expect(
