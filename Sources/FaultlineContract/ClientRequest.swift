@@ -58,10 +58,15 @@ struct ClientRequest: Sendable {
     /// The body length the head announced: Content-Length, 0 when it announced no body, nil for chunked.
     let announcedBodyLength: Int64?
 
-    static let authRoles: Set<String> = ["login", "refresh", "logout"]
+    /// The auth profile's own roles (`revoke` is RFC 7009 token revocation).
+    static let authRoles: Set<String> = ["login", "refresh", "logout", "revoke"]
 
     /// Business or a custom role (`callback`): requests the retry clauses follow.
     var isBusinessLike: Bool { role.map { !Self.authRoles.contains($0) } ?? true }
+
+    /// A logout or a revocation (RFC 7009 §2.1): presenting a credential here ends it rather than
+    /// uses it, so sending a late or signed-out credential to these is cleanup, not a violation.
+    var isCleanup: Bool { role == "logout" || role == "revoke" }
 
     /// `GET /v1/messages`.
     var label: String { "\(method) \(path)" }

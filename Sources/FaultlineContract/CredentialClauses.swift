@@ -7,7 +7,12 @@
 /// otherwise a credential its lineage held before the logout, sent after the logout, makes it
 /// **logout-boundary**. So a shared cookie store shows as isolation, a missing generation check
 /// as reactivation, and a client that keeps using a signed-out session as the boundary.
-/// A second logout request is not blamed (logging out twice is harmless).
+///
+/// Cleanup is not use: a logout or revocation request (role `logout` or `revoke`, RFC 7009)
+/// presenting a late credential, or one of a closed lineage, breaks neither no-reactivation nor
+/// logout-boundary. A correct client whose refresh completed after the logout revokes what it
+/// received and never stores it; logging out twice is harmless. Any other request presenting
+/// those credentials stays a violation. Isolation is still judged on cleanup requests.
 ///
 /// Without auth-profile data (no `credentials` on requests), isolation falls back to the Cookie
 /// header: one cookie name with two different values on one request is two logins' cookies.
@@ -17,7 +22,7 @@ struct CredentialClauses {
         for credential in request.credentials {
             if let owner = ledger.owner(of: credential.fingerprint) { owned.append((credential, owner)) }
         }
-        if log.isEnabled(.noReactivation), let late = owned.first(where: { $0.owner.late }) {
+        if log.isEnabled(.noReactivation), !request.isCleanup, let late = owned.first(where: { $0.owner.late }) {
             reportReactivation(request, late.credential, late.owner, ledger: ledger, log: &log)
             return
         }
@@ -37,7 +42,7 @@ struct CredentialClauses {
                 return
             }
         }
-        guard log.isEnabled(.logoutBoundary), request.role != "logout" else { return }
+        guard log.isEnabled(.logoutBoundary), !request.isCleanup else { return }
         for entry in owned {
             guard let boundary = ledger.record(entry.owner.lineage)?.logout, boundary.seq < request.seq else {
                 continue

@@ -13,6 +13,9 @@ import FaultlineTrace
 /// `logout`) and `lineage.logout` (traced when the logout is forwarded): the client has sent its
 /// logout from that moment on. A credential issued to a lineage after its boundary (or flagged
 /// `after_logout`) is *late*: using it is reactivation, not merely crossing the boundary.
+/// `lineage.revoked` (a 2xx answer to an RFC 7009 revocation) issues nothing and moves no
+/// boundary: a revocation ends credentials, it is not a logout of the lineage. It is accepted
+/// like any lineage step (it proves the trace has profile data).
 struct LineageLedger {
     /// Who owns a fingerprint and since when.
     struct Ownership: Sendable {
@@ -71,18 +74,27 @@ struct LineageLedger {
     func record(_ id: String) -> Record? { records[id] }
 
     /// The lineage a request belongs to: the owner of its refresh credential for a refresh, else
-    /// of its primary credential, else of any credential, else what the proxy wrote.
+    /// of its primary credential, else of any credential, else what the proxy wrote. A lineage
+    /// that started after the request arrived (its login came later) is never the request's: a
+    /// client cannot have presented a credential of a login it had not made yet.
     func lineage(of request: ClientRequest) -> String? {
-        if request.role == "refresh", let refresh = request.credential(ofKind: "refresh"),
-            let owner = owners[refresh.fingerprint]
-        {
+        func owning(_ credential: PresentedCredential?) -> String? {
+            guard let credential, let owner = owners[credential.fingerprint], startedBy(owner.lineage, request)
+            else { return nil }
             return owner.lineage
         }
-        if let primary = request.primaryCredential, let owner = owners[primary.fingerprint] { return owner.lineage }
+        if request.role == "refresh", let lineage = owning(request.credential(ofKind: "refresh")) { return lineage }
+        if let lineage = owning(request.primaryCredential) { return lineage }
         for credential in request.credentials {
-            if let owner = owners[credential.fingerprint] { return owner.lineage }
+            if let lineage = owning(credential) { return lineage }
         }
-        return request.lineageField
+        guard let field = request.lineageField, startedBy(field, request) else { return nil }
+        return field
+    }
+
+    /// Whether lineage `id` had started (or is unknown to the ledger) when `request` arrived.
+    private func startedBy(_ id: String, _ request: ClientRequest) -> Bool {
+        records[id].map { $0.originSeq <= request.seq } ?? true
     }
 
     /// Applies a `lineage.*` event; nil for events without a lineage.
@@ -130,7 +142,8 @@ struct LineageLedger {
         records[id]?.current[credential.kind] = credential.fingerprint
         // Re-issuing a value the lineage already had keeps its first issue (it was not new then),
         // unless it is re-issued after the logout: a late response setting the old session's
-        // cookie again brings it back, and using it afterwards is reactivation (DESIGN.md §2).
+        // cookie again brings it back, and using it afterwards is reactivation (the
+        // no-reactivation clause, README.md "Checking a trace").
         if let existing = owners[credential.fingerprint], existing.lineage == id, existing.late || !late { return }
         owners[credential.fingerprint] = Ownership(
             lineage: id, kind: credential.kind, issuedSeq: seq, issuedMono: mono, issuingEvent: event, late: late)

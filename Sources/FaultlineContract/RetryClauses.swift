@@ -7,8 +7,9 @@ import FaultlineTrace
 /// that overlaps another is never its retry.
 ///
 /// **Same operation.** With a retry identity header (the contract's, `Idempotency-Key` by
-/// default) on both, attempts are one operation when the values are equal. Otherwise bodies
-/// decide: equal fingerprints (from `request.forwarded`), or, when a side was never forwarded
+/// default) on both, attempts are one operation when the values are equal; when only one of
+/// them carries it, they are two operations (a client names an operation once, for all its
+/// attempts). Without the header on either, bodies decide: equal fingerprints (from `request.forwarded`), or, when a side was never forwarded
 /// (a rule answered it), equal announced lengths, or an unknown length: unknown counts as equal
 /// (equal by URL).
 ///
@@ -23,15 +24,24 @@ import FaultlineTrace
 /// breaks the clause when its body is known to differ (another length, or another fingerprint)
 /// and it carries no identity header.
 struct RetryClauses {
+    /// One attempt as a witness shows it: the request, how it ended, and its own lineage.
+    private struct Member {
+        let request: ClientRequest
+        let outcome: FlowOutcome
+        /// The lineage the attempt belonged to when it ended (nil before any login, say).
+        let lineage: String?
+    }
+
     private struct Attempt {
         let request: ClientRequest
         let outcome: FlowOutcome
+        let lineage: String?
         let bodyLength: Int64?
         let bodyFingerprint: String?
         /// 401s in a row of this operation ending with this attempt (0 when it was not a 401).
         let chain: Int
         /// The attempts of that chain, oldest first (at most 3).
-        let chainMembers: [(request: ClientRequest, outcome: FlowOutcome)]
+        let chainMembers: [Member]
         var chainReported: Bool
     }
 
@@ -64,7 +74,7 @@ struct RetryClauses {
         let lineage = ledger.lineage(of: request)
 
         var chain = 0
-        var members: [(request: ClientRequest, outcome: FlowOutcome)] = []
+        var members: [Member] = []
         var reported = false
         if let predecessor, predecessor.chain > 0,
             sameOperation(predecessor, request, bodyLength: bodyLength, bodyFingerprint: bodyFingerprint)
@@ -72,7 +82,7 @@ struct RetryClauses {
             members = predecessor.chainMembers
             reported = predecessor.chainReported
             if predecessor.chain >= 2 && !reported {
-                reportLoop(request, outcome, chain: predecessor.chainMembers, lineage: lineage, log: &log)
+                reportLoop(Member(request: request, outcome: outcome, lineage: lineage), chain: members, log: &log)
                 reported = true
             }
             if outcome.ending == .answered && outcome.status == 401 { chain = predecessor.chain + 1 }
@@ -80,7 +90,7 @@ struct RetryClauses {
             chain = 1
         }
         if chain > 0 {
-            members.append((request, outcome))
+            members.append(Member(request: request, outcome: outcome, lineage: lineage))
             if members.count > 3 { members.removeFirst() }
         } else {
             members = []
@@ -92,7 +102,7 @@ struct RetryClauses {
         }
         group.attempts.append(
             Attempt(
-                request: request, outcome: outcome, bodyLength: bodyLength, bodyFingerprint: bodyFingerprint,
+                request: request, outcome: outcome, lineage: lineage, bodyLength: bodyLength, bodyFingerprint: bodyFingerprint,
                 chain: chain, chainMembers: members, chainReported: reported && chain > 0))
         if group.attempts.count > Self.attemptsPerGroup { group.attempts.removeFirst() }
         group.lastEndSeq = outcome.endSeq
@@ -103,29 +113,31 @@ struct RetryClauses {
     private func sameOperation(
         _ earlier: Attempt, _ request: ClientRequest, bodyLength: Int64?, bodyFingerprint: String?
     ) -> Bool {
-        if let first = earlier.request.identityKey, let second = request.identityKey { return first == second }
+        if earlier.request.identityKey != nil || request.identityKey != nil {
+            return earlier.request.identityKey == request.identityKey
+        }
         if let first = earlier.bodyFingerprint, let second = bodyFingerprint { return first == second }
         if let first = earlier.bodyLength, let second = bodyLength { return first == second }
         return true
     }
 
-    private func reportLoop(
-        _ request: ClientRequest, _ outcome: FlowOutcome, chain: [(request: ClientRequest, outcome: FlowOutcome)],
-        lineage: String?, log: inout ViolationLog
-    ) {
+    private func reportLoop(_ offending: Member, chain: [Member], log: inout ViolationLog) {
+        let request = offending.request
         var witnesses: [ViolationLog.Witness] = []
         for member in chain {
             witnesses.append(
-                log.request(member.request, lineage: lineage, note: "attempt", status: member.outcome.status))
-            witnesses.append(log.answer(member.request, member.outcome, lineage: lineage, note: "401"))
+                log.request(member.request, lineage: member.lineage, note: "attempt", status: member.outcome.status))
+            witnesses.append(log.answer(member.request, member.outcome, lineage: member.lineage, note: "401"))
         }
         witnesses.append(
-            log.request(request, lineage: lineage, note: "retried again", marker: .offending, status: outcome.status))
+            log.request(
+                request, lineage: offending.lineage, note: "retried again", marker: .offending,
+                status: offending.outcome.status))
         let seqs = chain.map { "seq \($0.outcome.endSeq)" }.joined(separator: " and ")
         log.record(
             .boundedRetry,
             "\(request.label) was sent again at seq \(request.seq) after \(chain.count) 401s in a row (\(seqs)): a request may be refreshed and retried only once",
-            lineage: lineage,
+            lineage: offending.lineage,
             details: ["request_seq": String(request.seq), "rejections": String(chain.count)],
             witnesses: witnesses)
     }
@@ -162,8 +174,9 @@ struct RetryClauses {
             ],
             witnesses: [
                 log.request(
-                    original.request, lineage: lineage, note: "original attempt", status: original.outcome.status),
-                log.answer(original.request, original.outcome, lineage: lineage, note: "failed"),
+                    original.request, lineage: original.lineage, note: "original attempt",
+                    status: original.outcome.status),
+                log.answer(original.request, original.outcome, lineage: original.lineage, note: "failed"),
                 log.request(
                     retry, lineage: lineage, note: "retry without its body", marker: .offending, status: outcome.status),
             ])

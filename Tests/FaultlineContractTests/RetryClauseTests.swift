@@ -114,4 +114,88 @@ import Testing
         #expect(report.brokenClauses == [.replaySafeRetry])
         #expect(report.violations[0].summary.contains("a different body of the same length"))
     }
+
+    // MARK: One operation per chain (issue 9: an unkeyed request is not an attempt of a keyed operation)
+
+    /// A rule answers 401 to every `GET /force401`: one request without an idempotency key, then
+    /// three with `Idempotency-Key: op1` (after a login of L1 when `login`).
+    static func keyedAfterUnkeyed(login: Bool) -> (TraceBuilder, unkeyed: UInt64, keyed: [UInt64], login: UInt64?) {
+        var trace = TraceBuilder()
+        let unkeyed = trace.request("GET", "/force401", profile: login)
+        trace.deliver(unkeyed.flow, 401, synthetic: true)
+        let loginSeq = login ? trace.login("L1", access: "a1", refresh: "r1") : nil
+        var keyed: [UInt64] = []
+        for _ in 0..<3 {
+            let attempt = trace.request(
+                "GET", "/force401", lineage: login ? "L1" : nil, credentials: login ? ["access:a1"] : [],
+                headers: [("Idempotency-Key", "op1")], profile: login)
+            trace.deliver(attempt.flow, 401, synthetic: true)
+            keyed.append(attempt.seq)
+        }
+        return (trace, unkeyed.seq, keyed, loginSeq)
+    }
+
+    @Test(arguments: [false, true])
+    func anUnkeyedRequestIsNotAnAttemptOfTheKeyedOperation(login: Bool) throws {
+        let (trace, unkeyed, keyed, loginSeq) = Self.keyedAfterUnkeyed(login: login)
+        let report = try trace.check()
+        #expect(report.brokenClauses == [.boundedRetry], "\(report.violations)")
+        let violation = try #require(report.violations.first)
+        #expect(violation.details["request_seq"] == String(keyed[2]))
+        #expect(violation.timeline.last?.seq == keyed[2])
+        #expect(violation.timeline.last?.marker == .offending)
+        let shown = violation.timeline.filter { $0.event == "request.received" }.map(\.seq)
+        #expect(shown == keyed)
+        #expect(!violation.witnesses.contains(unkeyed))
+        if let loginSeq {
+            #expect(violation.lineage == "L1")
+            for event in violation.timeline where event.lineage == "L1" { #expect(event.seq > loginSeq) }
+        }
+    }
+
+    @Test func twoKeyedAttemptsAfterAnUnkeyedOnePass() throws {
+        var trace = TraceBuilder()
+        let unkeyed = trace.request("GET", "/force401", profile: false)
+        trace.deliver(unkeyed.flow, 401, synthetic: true)
+        for _ in 0..<2 {
+            let attempt = trace.request("GET", "/force401", headers: [("Idempotency-Key", "op1")], profile: false)
+            trace.deliver(attempt.flow, 401, synthetic: true)
+        }
+        #expect(try trace.check().passed)
+    }
+
+    /// A request sent before L1's login, then two after it, one operation (no keys, no bodies):
+    /// the loop is real, but the first attempt is not shown under L1.
+    @Test func anAttemptBeforeTheLoginIsNotShownUnderThatLineage() throws {
+        var trace = TraceBuilder()
+        let before = trace.request("GET", "/v1/messages")
+        trace.deliver(before.flow, 401)
+        let login = trace.login("L1", access: "a1", refresh: "r1")
+        trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a1"])
+        let third = trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a1"])
+        let report = try trace.check()
+        #expect(report.brokenClauses == [.boundedRetry], "\(report.violations)")
+        let violation = try #require(report.violations.first)
+        #expect(violation.details["request_seq"] == String(third.seq))
+        let first = try #require(violation.timeline.first { $0.seq == before.seq })
+        #expect(first.lineage == nil)
+        for event in violation.timeline where event.lineage == "L1" { #expect(event.seq > login) }
+    }
+
+    /// A request presenting a token before the login that issues it (the login's answer overtook
+    /// it) still ends after the login: it does not belong to that login's lineage.
+    @Test func aRequestThatArrivedBeforeALoginNeverBelongsToIt() throws {
+        var trace = TraceBuilder()
+        let early = trace.request("GET", "/v1/messages", lineage: nil, credentials: ["access:a1"])
+        trace.forward(early.flow)
+        let login = trace.login("L1", access: "a1", refresh: "r1")
+        trace.deliver(early.flow, 401)
+        trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a1"])
+        trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a1"])
+        let report = try trace.check()
+        let violation = try #require(report.violations(of: .boundedRetry).first, "\(report.violations)")
+        let first = try #require(violation.timeline.first { $0.seq == early.seq })
+        #expect(first.lineage == nil)
+        for event in violation.timeline where event.lineage == "L1" { #expect(event.seq > login) }
+    }
 }

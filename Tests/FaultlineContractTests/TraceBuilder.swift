@@ -175,6 +175,22 @@ struct TraceBuilder {
         return started.seq
     }
 
+    /// An RFC 7009 revocation presenting `tokens` (`"refresh:r2"`), answered `status`; a 2xx
+    /// answer is followed by `lineage.revoked` as the proxy writes it. Returns the request seq.
+    @discardableResult
+    mutating func revoke(_ lineage: String, tokens: [String], status: Int = 200, afterLogout: Bool) -> UInt64 {
+        let started = request(
+            "POST", "/oauth/revoke", role: "revoke", lineage: lineage, credentials: tokens, bodyLength: 50)
+        forward(started.flow, body: (50, "revoke:" + tokens.joined(separator: ",")))
+        deliver(started.flow, status)
+        if (200..<300).contains(status) {
+            event(
+                "lineage.revoked", flow: started.flow,
+                ["lineage": lineage, "revoked": Self.credentials(tokens), "after_logout": afterLogout])
+        }
+        return started.seq
+    }
+
     /// A mark posted by a test.
     @discardableResult
     mutating func mark(_ label: String) -> UInt64 { event("mark", ["label": label]) }
