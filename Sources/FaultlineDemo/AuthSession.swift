@@ -93,9 +93,11 @@ actor AuthSession {
 
     /// Revokes a pair the app will not use (RFC 7009 §2.1: one token per request, the hint saying
     /// which kind), refresh token first since revoking it takes the access tokens of its grant
-    /// with it. Failures are ignored: the session is over either way.
+    /// with it. Failures are ignored: the session is over either way. The requests go on a
+    /// client of their own, with no cookie store: the account's stack is being torn down by the
+    /// logout that made these tokens late, and a revocation needs nothing but the token.
     private func revoke(_ tokens: (access: String, refresh: String)) async {
-        let http = stack()
+        let http = DemoHTTPClient(baseURL: stack().baseURL)
         for (token, hint) in [(tokens.refresh, "refresh_token"), (tokens.access, "access_token")] {
             _ = try? await http.send("POST", "/oauth/revoke", form: ["token": token, "token_type_hint": hint])
         }
