@@ -2,27 +2,19 @@ import FaultlineConfig
 import FaultlineCore
 import FaultlineHTTP1
 
-/// The token endpoint, logout, and checking the credentials of business requests.
+/// The token endpoint, token revocation, logout, and checking the credentials of business requests.
 extension BackendState {
     // MARK: - POST /oauth/token
 
     /// RFC 6749 §4.3 (password) and §6 (refresh). Every answer carries `Cache-Control: no-store`
     /// and `Pragma: no-cache` (RFC 6749 §5.1); errors are 400 with an OAuth error code (§5.2).
     mutating func token(_ request: BackendRequest, now: MonotonicInstant) throws(BadRequest) -> BackendResponse {
-        if let type = request.mediaType, type != "application/x-www-form-urlencoded" {
-            throw BadRequest("the token endpoint takes application/x-www-form-urlencoded, not \(type)")
-        }
-        let form: FormFields
-        do { form = try FormFields.decode(request.body) } catch { throw BadRequest("malformed form body: \(error)") }
-        // RFC 6749 §3.2: parameters must not be repeated.
-        if let name = form.repeatedName { throw BadRequest("parameter \(name) appears more than once") }
-        // RFC 6749 §3.2: a parameter without a value counts as omitted.
-        func parameter(_ name: String) -> String? { form.value(name).flatMap { $0.isEmpty ? nil : $0 } }
-        guard let grantType = parameter("grant_type") else { throw BadRequest("missing grant_type") }
+        let form = try Self.oauthForm(request, endpoint: "the token endpoint")
+        guard let grantType = form.parameter("grant_type") else { throw BadRequest("missing grant_type") }
         switch grantType {
         case "password":
-            guard let account = parameter("username") else { throw BadRequest("missing username") }
-            guard parameter("password") != nil else { throw BadRequest("missing password") }
+            guard let account = form.parameter("username") else { throw BadRequest("missing username") }
+            guard form.parameter("password") != nil else { throw BadRequest("missing password") }
             guard !configuration.lockedAccounts.contains(account) else {
                 extra.rejectedLogins += 1
                 return Self.tokenError("invalid_grant", "account \(account) is locked")
@@ -33,7 +25,7 @@ extension BackendState {
             response.headers.add(name: "Set-Cookie", value: "session=\(grant.sessionToken); Path=/; HttpOnly")
             return response
         case "refresh_token":
-            guard let refreshToken = parameter("refresh_token") else { throw BadRequest("missing refresh_token") }
+            guard let refreshToken = form.parameter("refresh_token") else { throw BadRequest("missing refresh_token") }
             switch tokens.refresh(refreshToken, now: now) {
             case .rotated(let grant):
                 return Self.tokenResponse(grant)
@@ -47,6 +39,34 @@ extension BackendState {
         default:
             return Self.tokenError("unsupported_grant_type", "grant_type \(grantType) is not supported")
         }
+    }
+
+    // MARK: - POST /oauth/revoke
+
+    /// RFC 7009 token revocation: `token` (required) and `token_type_hint` (optional, §2.1).
+    /// Answers 200 with an empty body whether or not the token was valid (§2.2: an invalid token
+    /// is no error, so a client cannot probe which tokens exist); 400 `invalid_request` without a
+    /// token, `unsupported_token_type` for a hint this server does not know (§2.2.1).
+    mutating func revoke(_ request: BackendRequest) throws(BadRequest) -> BackendResponse {
+        let form = try Self.oauthForm(request, endpoint: "the revocation endpoint")
+        guard let token = form.parameter("token") else { throw BadRequest("missing token") }
+        if let hint = form.parameter("token_type_hint"), !["access_token", "refresh_token"].contains(hint) {
+            return .error(400, "unsupported_token_type", "token_type_hint \(hint) is not supported", headers: Self.noStore)
+        }
+        extra.revocationRequests += 1
+        _ = tokens.revoke(token: token)
+        return BackendResponse(status: 200, headers: Self.noStore, body: [])
+    }
+
+    /// The form body of an OAuth endpoint (RFC 6749 §3.2: form-encoded, no repeated parameter).
+    private static func oauthForm(_ request: BackendRequest, endpoint: String) throws(BadRequest) -> FormFields {
+        if let type = request.mediaType, type != "application/x-www-form-urlencoded" {
+            throw BadRequest("\(endpoint) takes application/x-www-form-urlencoded, not \(type)")
+        }
+        let form: FormFields
+        do { form = try FormFields.decode(request.body) } catch { throw BadRequest("malformed form body: \(error)") }
+        if let name = form.repeatedName { throw BadRequest("parameter \(name) appears more than once") }
+        return form
     }
 
     private static let noStore: HTTPHeaders = [("Cache-Control", "no-store"), ("Pragma", "no-cache")]

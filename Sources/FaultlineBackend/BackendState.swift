@@ -34,6 +34,7 @@ struct BackendState: Sendable {
             switch request.route {
             case .token: return try token(request, now: now)
             case .logout: return try logout(request)
+            case .revoke: return try revoke(request)
             case .messages, .avatar, .count, .me, .notes: return try business(request, now: now)
             case .createJob: return try createJob(request)
             case .job(let id): return jobStatus(id)
@@ -71,6 +72,7 @@ struct BackendState: Sendable {
         stats.reuseDetections = counters.reuseDetections
         stats.revokedFamilies = counters.revokedFamilies
         stats.logouts = counters.logouts
+        stats.revocations = counters.revocations
         stats.notesCreated = notes.noteCount
         stats.idempotentReplays = notes.replayCount
         stats.jobsCreated = jobs.jobCount

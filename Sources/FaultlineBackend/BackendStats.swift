@@ -17,10 +17,14 @@ public struct BackendStats: Sendable, Equatable {
     public var reuseDetections = 0
     /// Refreshes refused for an unknown or revoked refresh token (no reuse counted).
     public var rejectedRefreshes = 0
-    /// Families revoked, by logout or by reuse detection.
+    /// Families revoked, by logout, by token revocation or by reuse detection.
     public var revokedFamilies = 0
     /// Logouts that revoked a live family.
     public var logouts = 0
+    /// Token revocation requests (RFC 7009, `POST /oauth/revoke`), whatever they found.
+    public var revocationRequests = 0
+    /// Token revocations that revoked a live family (the token was its current one).
+    public var revocations = 0
     /// Requests answered 401 because their credential was missing, expired, superseded or revoked.
     public var unauthorized = 0
     /// Requests that carried a Bearer token and a session cookie of two different families.
@@ -54,7 +58,8 @@ public struct BackendStats: Sendable, Equatable {
         let numbers: [(String, Int)] = [
             ("logins", logins), ("rejectedLogins", rejectedLogins), ("refreshes", refreshes),
             ("reuseDetections", reuseDetections), ("rejectedRefreshes", rejectedRefreshes),
-            ("revokedFamilies", revokedFamilies), ("logouts", logouts), ("unauthorized", unauthorized),
+            ("revokedFamilies", revokedFamilies), ("logouts", logouts), ("revocationRequests", revocationRequests),
+            ("revocations", revocations), ("unauthorized", unauthorized),
             ("mixedCredentials", mixedCredentials), ("notesCreated", notesCreated),
             ("idempotentReplays", idempotentReplays), ("jobsCreated", jobsCreated),
         ]

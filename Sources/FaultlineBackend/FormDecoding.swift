@@ -15,6 +15,12 @@ struct FormFields: Sendable, Equatable {
         pairs.first { $0.name == name }?.value
     }
 
+    /// An OAuth parameter: the value of `name`, nil when absent or empty (RFC 6749 §3.2: a
+    /// parameter sent without a value is treated as omitted).
+    func parameter(_ name: String) -> String? {
+        value(name).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// The first name that appears more than once, or nil.
     var repeatedName: String? {
         var seen = Set<String>()

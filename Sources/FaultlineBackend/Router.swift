@@ -1,6 +1,8 @@
 /// An endpoint of the backend, with the path parameters it carries.
 enum Route: Hashable, Sendable {
     case token
+    /// RFC 7009 token revocation.
+    case revoke
     case logout
     case messages
     case avatar
@@ -20,6 +22,7 @@ enum Route: Hashable, Sendable {
     var pattern: String {
         switch self {
         case .token: "POST /oauth/token"
+        case .revoke: "POST /oauth/revoke"
         case .logout: "POST /logout"
         case .messages: "GET /v1/messages"
         case .avatar: "GET /v1/avatar"
@@ -76,6 +79,7 @@ enum Router {
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         switch segments {
         case ["oauth", "token"]: return [("POST", .token)]
+        case ["oauth", "revoke"]: return [("POST", .revoke)]
         case ["logout"]: return [("POST", .logout)]
         case ["v1", "messages"]: return [("GET", .messages)]
         case ["v1", "avatar"]: return [("GET", .avatar)]

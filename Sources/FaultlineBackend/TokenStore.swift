@@ -9,8 +9,9 @@ import FaultlineCore
 /// A refresh that presents an *older* refresh token of the family is a replay: either an attacker
 /// or a buggy client holds a rotated token, and the server cannot tell which, so it revokes the
 /// whole family (RFC 6819 §5.2.2.3); from then on every token of the family, the newest included,
-/// is refused. Logout revokes a family the same way. Every token ever issued stays in `owners`,
-/// so an old token is told apart from an unknown one (`superseded` versus `unknown`).
+/// is refused. Logout and token revocation (RFC 7009) revoke a family the same way. Every token
+/// ever issued stays in `owners`, so an old token is told apart from an unknown one
+/// (`superseded` versus `unknown`).
 ///
 /// A plain value with no locking and no clock of its own: the caller passes `now` and keeps the
 /// store behind one lock (`BackendService`), so each call is one atomic step.
@@ -61,6 +62,19 @@ struct TokenStore: Sendable {
     enum Revocation: String, Sendable {
         case logout
         case reuse
+        /// RFC 7009 token revocation of one of the family's tokens.
+        case revocation
+    }
+
+    /// What a token revocation request found (RFC 7009 §2.1).
+    enum RevocationOutcome: Equatable, Sendable {
+        /// The token was its live family's current token: the family is now revoked.
+        case revoked(Identity)
+        /// The token is known but its family was already revoked, or the token was already
+        /// replaced by a rotation: nothing left to do.
+        case alreadyInvalid
+        /// Never issued here. RFC 7009 §2.2 still answers 200: an invalid token is no error.
+        case unknown
     }
 
     /// Totals since the store was created.
@@ -70,6 +84,7 @@ struct TokenStore: Sendable {
         var reuseDetections = 0
         var revokedFamilies = 0
         var logouts = 0
+        var revocations = 0
     }
 
     private struct Family: Sendable {
@@ -190,6 +205,23 @@ struct TokenStore: Sendable {
             return identity(owner.family)
         }
         return nil
+    }
+
+    /// RFC 7009 token revocation. The token's kind is looked up in the store; `hint` only says
+    /// where to look first (§2.1: a wrong hint must not change the outcome), so it is ignored
+    /// here. Revoking the current access or refresh token revokes the whole family: §2.1 says
+    /// revoking a refresh token SHOULD invalidate the access tokens of the same grant, and revoking
+    /// an access token MAY revoke the refresh token too. A superseded token revokes nothing (it
+    /// is already unusable), so a client cleaning up after a late refresh cannot log out a
+    /// newer session by accident. A session cookie value is not a token this endpoint takes.
+    mutating func revoke(token: String) -> RevocationOutcome {
+        guard let owner = owners[token], owner.kind != .session else { return .unknown }
+        let family = families[owner.family - 1]
+        let isCurrent = owner.kind == .access ? family.access == token : family.refresh == token
+        guard family.revocation == nil, isCurrent else { return .alreadyInvalid }
+        revoke(owner.family, because: .revocation)
+        counters.revocations += 1
+        return .revoked(identity(owner.family))
     }
 
     /// Makes the current access token of every live family (of `account` only, when given) expire

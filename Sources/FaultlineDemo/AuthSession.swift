@@ -70,8 +70,14 @@ actor AuthSession {
             throw error
         }
         if refreshInFlight == task { refreshInFlight = nil }
-        // The article's rule: after the await, check the generation before touching anything.
-        guard flaws.contains(.noGenerationCheck) || generation == self.generation else { throw Failure.loggedOut }
+        // The article's rule: after the await, check the generation before touching anything. The
+        // tokens of a refresh that lost the race against logout are never stored: they are handed
+        // back to the server (RFC 7009), so they die even if the logout did not reach their family.
+        guard flaws.contains(.noGenerationCheck) || flaws.contains(.adoptLateTokens) || generation == self.generation
+        else {
+            await revoke(tokens)
+            throw Failure.loggedOut
+        }
         accessToken = tokens.access
         refreshToken = tokens.refresh
         return tokens.access
@@ -83,6 +89,18 @@ actor AuthSession {
             let refresh = json["refresh_token"] as? String
         else { throw Failure.refreshRefused(response.status) }
         return (access, refresh)
+    }
+
+    /// Revokes a pair the app will not use (RFC 7009 §2.1: one token per request, the hint saying
+    /// which kind), refresh token first since revoking it takes the access tokens of its grant
+    /// with it. Failures are ignored: the session is over either way. The requests go on a
+    /// client of their own, with no cookie store: the account's stack is being torn down by the
+    /// logout that made these tokens late, and a revocation needs nothing but the token.
+    private func revoke(_ tokens: (access: String, refresh: String)) async {
+        let http = DemoHTTPClient(baseURL: stack().baseURL)
+        for (token, hint) in [(tokens.refresh, "refresh_token"), (tokens.access, "access_token")] {
+            _ = try? await http.send("POST", "/oauth/revoke", form: ["token": token, "token_type_hint": hint])
+        }
     }
 
     /// Signs out: bumps the generation first, so waiting work sees it, then tells the server.

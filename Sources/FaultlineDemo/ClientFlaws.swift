@@ -1,6 +1,6 @@
-/// Deliberate mistakes a reference client can be built with, one per contract clause. The
-/// correct client has none; each broken variant has exactly one, and the contract checker must
-/// name the clause it breaks (DESIGN.md §2: "A checker that never fails proves nothing").
+/// Deliberate mistakes a reference client can be built with, one safeguard each. The correct
+/// client has none; each broken variant has exactly one, and the contract checker must name the
+/// clause it breaks: a checker that never fails proves nothing (README.md, "What the demo shows").
 public struct ClientFlaws: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
@@ -25,6 +25,10 @@ public struct ClientFlaws: OptionSet, Sendable, Hashable {
     public static let writeAfterCancel = ClientFlaws(rawValue: 1 << 8)
     /// A retried POST is sent without its body.
     public static let retryWithEmptyBody = ClientFlaws(rawValue: 1 << 9)
+    /// A refresh that completes after logout has its tokens installed (instead of revoked) and
+    /// the app carries on with them. Only the check after the refresh's await is off: unlike
+    /// `noGenerationCheck`, no refresh starts once the logout is known.
+    public static let adoptLateTokens = ClientFlaws(rawValue: 1 << 10)
 
     /// The spelling used in reports and on the command line.
     public var name: String {
@@ -37,6 +41,7 @@ public struct ClientFlaws: OptionSet, Sendable, Hashable {
         (.sharedCookieStore, "shared-cookie-store"), (.keepCookiesAfterLogout, "reuse-late-set-cookie"),
         (.duplicateCompletion, "duplicate-completion"), (.convertAfterFailedDownload, "convert-after-failed-download"),
         (.writeAfterCancel, "write-after-cancel"), (.retryWithEmptyBody, "retry-with-empty-body"),
+        (.adoptLateTokens, "adopt-late-tokens"),
     ]
 }
 

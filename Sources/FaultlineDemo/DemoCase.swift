@@ -17,7 +17,7 @@ public struct DemoCase: Sendable, Equatable {
     public var variant: String { flaws.name }
 
     /// The correct client through every race, then each broken variant through the race that
-    /// shows its flaw: the mutation proof DESIGN.md §2 asks for.
+    /// shows its flaw: the mutation proof of the checker (README.md, "What the demo shows").
     public static let mutationTable: [DemoCase] =
         DemoScenario.allCases.map { DemoCase([], $0, expected: []) } + [
             DemoCase(.noSingleFlight, .tokenRace, expected: [.singleFlightRefresh]),
@@ -30,6 +30,7 @@ public struct DemoCase: Sendable, Equatable {
             DemoCase(.convertAfterFailedDownload, .pipeline, expected: [.dependencyRespected]),
             DemoCase(.writeAfterCancel, .pipeline, expected: [.dependencyRespected]),
             DemoCase(.retryWithEmptyBody, .noteRetry, expected: [.replaySafeRetry]),
+            DemoCase(.adoptLateTokens, .lateRefresh, expected: [.noReactivation]),
         ]
 
     /// What `faultline demo` runs by default: the token-refresh and logout races, correct and broken.

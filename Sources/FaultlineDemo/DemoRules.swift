@@ -1,6 +1,6 @@
-/// The rule files the demo and the mutation table run with, as text: the auth profile of the
-/// reference backend and one small scenario per race. `faultline demo --write-rules DIR` writes
-/// them out so people can read and reuse them.
+/// The rule files the demo and the mutation table run with, as text, so the binary needs no
+/// files: the auth profile of the reference backend and one small scenario per race.
+/// Tests/FaultlineDemoTests/DemoRulesTests.swift keeps the profile equal to Rules/auth-profile.json5.
 enum DemoRules {
     /// The reference backend's auth profile (`faultline backend`).
     static let profile = """
@@ -9,6 +9,7 @@ enum DemoRules {
           login: { method: "POST", path: "/oauth/token", body: { form: { grant_type: "password" } } },
           refresh: { method: "POST", path: "/oauth/token", body: { form: { grant_type: "refresh_token" } } },
           logout: { method: "POST", path: "/logout" },
+          revoke: { method: "POST", path: "/oauth/revoke" },
           roles: { callback: { method: "POST", path: "/jobs/*/complete" } },
           credentials: {
             request: [
@@ -79,6 +80,19 @@ enum DemoRules {
             name: "late-set-cookie", phase: "response",
             match: { path: "/v1/messages" }, when: { times: 1 },
             actions: [{ hold: { name: "late-response", timeout: 10 } }, { setCookie: { replay: "session" } }],
+          }],
+        }
+        """
+
+    /// A refresh response held until the account's logout has been sent.
+    static let lateRefresh = """
+        // The refresh response reaches the client only after the user logged out: the tokens it
+        // carries arrive late. A correct client revokes them (RFC 7009) and never uses them.
+        {
+          rules: [{
+            name: "late-refresh", phase: "response",
+            match: { role: "refresh" }, when: { times: 1 },
+            actions: [{ hold: { name: "late-refresh", release: { on: "logout.forwarded" }, timeout: 10 } }],
           }],
         }
         """

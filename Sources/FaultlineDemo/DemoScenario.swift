@@ -22,6 +22,8 @@ public enum DemoScenario: String, Sendable, CaseIterable {
     case pipeline
     /// A POST whose first attempt meets an expired token.
     case noteRetry = "note-retry"
+    /// A refresh whose response arrives after the user logged out.
+    case lateRefresh = "late-refresh"
 
     /// The scenario's rule files (the auth profile is always added).
     var ruleFiles: [String: String] {
@@ -31,6 +33,7 @@ public enum DemoScenario: String, Sendable, CaseIterable {
         case .logoutRace: return ["logout-race.json5": DemoRules.logoutRace]
         case .lateSetCookie: return ["late-set-cookie.json5": DemoRules.lateSetCookie]
         case .pipeline: return ["failed-download.json5": DemoRules.failedDownload]
+        case .lateRefresh: return ["late-refresh.json5": DemoRules.lateRefresh]
         case .tokenRace, .twoAccounts, .noteRetry: return [:]
         }
     }
@@ -46,6 +49,7 @@ public enum DemoScenario: String, Sendable, CaseIterable {
         case .lateSetCookie: return "an old session's Set-Cookie arriving after logout"
         case .pipeline: return "a job pipeline with a failed download and a cancelled job"
         case .noteRetry: return "a POST retried after its token expired"
+        case .lateRefresh: return "a refresh answered after the user logged out"
         }
     }
 
@@ -109,6 +113,14 @@ public enum DemoScenario: String, Sendable, CaseIterable {
             let ann = try await client.signIn("ann")
             backend.expireAccessTokens()
             await attempt { try await ann.call("POST", "/v1/notes", json: Data(#"{"text":"buy milk"}"#.utf8)) }
+        case .lateRefresh:
+            let ann = try await client.signIn("ann")
+            backend.expireAccessTokens()
+            async let messages: Void = attempt { try await ann.call("GET", "/v1/messages") }
+            _ = try await proxy.waitForHold("late-refresh")
+            await attempt { try await ann.logout() }  // its forwarding releases the refresh response
+            await messages  // a correct client revokes the late tokens (RFC 7009) and gives up
+            await attempt { try await ann.call("GET", "/v1/me") }
         }
     }
 }

@@ -1,7 +1,7 @@
 import FaultlineCore
 import Foundation
 
-/// Reads traces written by `TraceRecorder` (JSON Lines, DESIGN.md §5) without running a proxy.
+/// Reads traces written by `TraceRecorder` (JSON Lines, described in README.md, "The trace") without running a proxy.
 ///
 /// Strict about what the writer guarantees: line 1 is a header of a known version, every other
 /// line is one JSON object with `seq`, `wall`, `mono_ns` and `event` of the right types, and

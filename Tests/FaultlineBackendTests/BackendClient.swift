@@ -100,6 +100,12 @@ final class BackendClient {
             "POST", "/oauth/token", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form)
     }
 
+    /// `POST /oauth/revoke` (RFC 7009) with a form body.
+    func revoke(_ form: String) throws -> Response {
+        try request(
+            "POST", "/oauth/revoke", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form)
+    }
+
     /// A GET with a Bearer token and/or a session cookie.
     func call(_ path: String, bearer: String? = nil, session: String? = nil) throws -> Response {
         try call("GET", path, bearer: bearer, session: session)

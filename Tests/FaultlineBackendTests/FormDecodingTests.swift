@@ -36,7 +36,8 @@ import Testing
 @Suite struct RouterTests {
     @Test func matchesEveryEndpoint() {
         let cases: [(String, String, Route)] = [
-            ("POST", "/oauth/token", .token), ("POST", "/logout", .logout), ("GET", "/v1/messages", .messages),
+            ("POST", "/oauth/token", .token), ("POST", "/oauth/revoke", .revoke), ("POST", "/logout", .logout),
+            ("GET", "/v1/messages", .messages),
             ("GET", "/v1/avatar", .avatar), ("GET", "/v1/count", .count), ("GET", "/v1/me", .me),
             ("HEAD", "/v1/me", .me), ("POST", "/v1/notes", .notes), ("POST", "/jobs", .createJob),
             ("GET", "/jobs/7", .job(id: "7")), ("POST", "/jobs/7/download", .jobStep(id: "7", step: .download)),

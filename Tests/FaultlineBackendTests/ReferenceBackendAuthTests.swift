@@ -68,6 +68,34 @@ import Testing
         }
     }
 
+    @Test func revocationEndpointRevokesTheFamilyAndAnswers200ForAnyToken() throws {
+        try withBackend { backend, port in
+            let client = try BackendClient(port: port)
+            let alice = try login(client)
+            let revoked = try client.revoke("token=\(alice.refresh)&token_type_hint=refresh_token")
+            #expect(revoked.status == 200 && revoked.body.isEmpty)
+            #expect(revoked.headers.first(name: "Cache-Control") == "no-store")
+            #expect(try client.call("/v1/me", bearer: alice.access).status == 401)
+            let refresh = try client.token("grant_type=refresh_token&refresh_token=\(alice.refresh)")
+            #expect(refresh.status == 400 && refresh.string("/error") == "invalid_grant")
+            // RFC 7009 §2.2: an invalid, unknown or already revoked token is no error; a wrong
+            // hint changes nothing (§2.1).
+            #expect(try client.revoke("token=\(alice.access)").status == 200)
+            #expect(try client.revoke("token=at_nobody&token_type_hint=access_token").status == 200)
+            let bob = try login(client, "bob")
+            #expect(try client.revoke("token=\(bob.access)&token_type_hint=refresh_token").status == 200)
+            #expect(try client.call("/v1/me", bearer: bob.access).status == 401)
+
+            let missing = try client.revoke("token_type_hint=access_token")
+            #expect(missing.status == 400 && missing.string("/error") == "invalid_request")
+            let hint = try client.revoke("token=\(alice.access)&token_type_hint=id_token")
+            #expect(hint.status == 400 && hint.string("/error") == "unsupported_token_type")
+            let stats = backend.stats()
+            #expect(stats.revocationRequests == 4 && stats.revocations == 2 && stats.revokedFamilies == 2)
+            #expect(stats.requestCount("POST /oauth/revoke") == 6 && stats.logouts == 0)
+        }
+    }
+
     @Test func logoutRevokesTheFamilyAndClearsTheCookie() throws {
         try withBackend { backend, port in
             let client = try BackendClient(port: port)

@@ -109,6 +109,35 @@ import Testing
         #expect(store.counters.logouts == 1 && store.counters.revokedFamilies == 1 && store.counters.reuseDetections == 0)
     }
 
+    @Test mutating func revokingACurrentTokenRevokesItsFamilyOnce() {
+        let alice = store.login(account: "alice", now: start)
+        let bob = store.login(account: "bob", now: start)
+        #expect(store.revoke(token: alice.refreshToken) == .revoked(alice.identity))
+        #expect(store.revocation(of: 1) == .revocation)
+        // RFC 7009 §2.1: the access tokens of the same grant go with the refresh token.
+        #expect(store.checkAccess(alice.accessToken, now: start) == .rejected(.revoked))
+        #expect(store.refresh(alice.refreshToken, now: start) == .rejected(.revoked))
+        // Revoking again, or revoking the family's other token, finds nothing live.
+        #expect(store.revoke(token: alice.accessToken) == .alreadyInvalid)
+        #expect(store.revoke(token: "rt_unknown") == .unknown)
+        // A session cookie is not a token the revocation endpoint takes.
+        #expect(store.revoke(token: bob.sessionToken) == .unknown)
+        #expect(store.revoke(token: bob.accessToken) == .revoked(bob.identity))
+        #expect(store.counters.revocations == 2 && store.counters.revokedFamilies == 2 && store.counters.logouts == 0)
+    }
+
+    @Test mutating func revokingASupersededTokenLeavesTheNewerPairAlive() {
+        let login = store.login(account: "alice", now: start)
+        guard case .rotated(let next) = store.refresh(login.refreshToken, now: start) else {
+            Issue.record("rotation failed")
+            return
+        }
+        #expect(store.revoke(token: login.accessToken) == .alreadyInvalid)
+        #expect(store.revoke(token: login.refreshToken) == .alreadyInvalid)
+        #expect(store.checkAccess(next.accessToken, now: start) == .valid(login.identity))
+        #expect(store.counters.revocations == 0 && store.counters.reuseDetections == 0)
+    }
+
     @Test mutating func expiryCanBeForcedForEveryoneOrOneAccount() {
         let alice = store.login(account: "alice", now: start)
         let bob = store.login(account: "bob", now: start)

@@ -1,10 +1,12 @@
 import FaultlineContract
 import FaultlineDemo
+import FaultlineTrace
 import Testing
 
-/// DESIGN.md §2: the checker is proven by mutation. The correct reference client passes every
-/// race; each broken variant, driven through the proxy against the reference backend by its
-/// race's rules, is caught by exactly the clause it breaks. Real sockets, in-process.
+/// The checker is proven by mutation (a checker that never fails proves nothing). The correct
+/// reference client passes every race; each broken variant, driven through the proxy against the
+/// reference backend by its race's rules, is caught by exactly the clause it breaks. Real
+/// sockets, in-process.
 @Suite(.serialized) struct MutationTableTests {
     static let runner = try! DemoRunner()
 
@@ -17,5 +19,23 @@ import Testing
             "\(demoCase.variant) through \(demoCase.scenario.rawValue): expected \(demoCase.expected.sorted().map(\.rawValue)), checker named \(named)\n\(ReportFormatter.text(result.report, traceName: "trace"))"
         )
         #expect(result.report.traceProblems.isEmpty, "\(result.report.traceProblems)")
+    }
+
+    /// The correct client passes the late-refresh race *because* revoking is cleanup, not because
+    /// it never touched the late tokens: its trace shows both revocations, each presenting a
+    /// credential the refresh issued after the logout.
+    @Test func correctClientRevokesTheTokensOfALateRefresh() async throws {
+        let result = try await Self.runner.run(DemoCase([], .lateRefresh, expected: []))
+        #expect(result.report.passed, "\(ReportFormatter.text(result.report, traceName: "trace"))")
+        let events = result.trace.events
+        let lateRefresh = try #require(events.first { $0.kind.rawValue == "lineage.refresh" })
+        #expect(lateRefresh.bool("after_logout") == true)
+        let late = Set(lateRefresh.strings("issued") ?? [])
+        let revocations = events.filter { $0.kind.rawValue == "request.received" && $0.string("role") == "revoke" }
+        #expect(revocations.count == 2)
+        let presented = Set(revocations.flatMap { $0.strings("credentials") ?? [] })
+        #expect(presented == late && late.count == 2, "revoked \(presented), late refresh issued \(late)")
+        #expect(revocations.allSatisfy { $0.seq > lateRefresh.seq })
+        #expect(events.contains { $0.kind.rawValue == "lineage.revoked" })
     }
 }

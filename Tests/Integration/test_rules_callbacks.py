@@ -1,5 +1,5 @@
-"""Exactly-once completion (reference/operation-cancellation) with Rules/duplicate-callback.json5:
-the proxy delivers each completion callback twice; the sender sees one response, the receiver
+"""Exactly-once completion (a job's completion callback is delivered once, never zero or twice)
+with Rules/duplicate-callback.json5: the proxy delivers each completion callback twice; the sender sees one response, the receiver
 counts two, and the trace shows the copy as its own flow."""
 import uuid
 

@@ -1,6 +1,6 @@
-"""Cookie isolation (reference/cookie-isolation) with Rules/inject-set-cookie-after-logout.json5:
-after a logout, business responses carry the old session's Set-Cookie, the late response of the
-article. The client here is a plain httpx client with no cookie jar, so the test sees exactly
+"""Cookie isolation (account A's cookies never on B's requests, no reactivation after logout)
+with Rules/inject-set-cookie-after-logout.json5: after a logout, business responses carry the old
+session's Set-Cookie, as a late response for the signed-out account would. The client here is a plain httpx client with no cookie jar, so the test sees exactly
 which Set-Cookie fields arrived."""
 from concurrent.futures import ThreadPoolExecutor
 

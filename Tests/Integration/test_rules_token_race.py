@@ -1,5 +1,5 @@
-"""The token-refresh race of reference/token-refresh, reproduced with the example rule files only
-(Rules/force-401-first-business.json5 + Rules/hold-refresh-until-logout.json5 +
+"""The token-refresh race (three screens refreshing at once, README.md "What the demo shows"),
+reproduced with the example rule files only (Rules/force-401-first-business.json5 + Rules/hold-refresh-until-logout.json5 +
 Rules/auth-profile.json5) against the fake auth backend, with a correct client
 (harness/session_client.py). Nothing is ordered by sleeping: the hold orders the refresh after
 the logout, and the test waits for the hold through the live trace."""

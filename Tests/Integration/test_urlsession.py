@@ -1,6 +1,6 @@
 """Foundation's URLSession (the HTTP stack of the iOS apps Faultline tests) in a child process:
-through the forward listener via `http_proxy` (DESIGN.md §7), against a reverse listener, and
-through TLS interception via `https_proxy`, where it refuses the Faultline CA."""
+through the forward listener via `http_proxy` (Foundation on Linux ignores
+connectionProxyDictionary; libcurl under it honours http_proxy), against a reverse listener, and through TLS interception via `https_proxy`, where it refuses the Faultline CA."""
 import hashlib
 
 from harness.clients import clean_env, run

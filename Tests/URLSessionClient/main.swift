@@ -4,7 +4,7 @@
 //
 // On Linux, URLSession ignores `connectionProxyDictionary`; libcurl underneath honours the
 // lowercase `http_proxy` environment variable, which is how the tests route it through the
-// forward listener (DESIGN.md §7).
+// forward listener.
 import Foundation
 
 #if canImport(FoundationNetworking)

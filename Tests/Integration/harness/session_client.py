@@ -1,7 +1,7 @@
 """A correct client of the fake auth backend (harness/auth_backend.py), talking through the proxy:
 what the example rule files are meant to be tried against.
 
-It keeps the session-boundary contract of DESIGN.md §2 the simple way:
+It keeps the session-boundary contract (README.md, "Checking a trace") the simple way:
 - single-flight refresh: one lock around refreshing; a request whose 401 was for a token that
   has since been replaced retries with the new token instead of refreshing again (no stale
   refresh);

@@ -1,4 +1,4 @@
-"""Reading a Faultline trace (JSON Lines, DESIGN.md §5) and asking it questions."""
+"""Reading a Faultline trace (JSON Lines, README.md "The trace") and asking it questions."""
 import json
 import re
 
