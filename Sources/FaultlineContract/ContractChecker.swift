@@ -125,8 +125,8 @@ public struct ContractChecker {
                 disabled.append(clause)
                 continue
             }
-            if let reason = skipReason(clause), log.violations.allSatisfy({ $0.clause != clause }) {
-                skipped.append(ContractReport.SkippedClause(clause: clause, reason: reason))
+            if let (reason, cause) = skipReason(clause), log.violations.allSatisfy({ $0.clause != clause }) {
+                skipped.append(ContractReport.SkippedClause(clause: clause, reason: reason, cause: cause))
             } else {
                 checked.append(clause)
             }
@@ -138,15 +138,15 @@ public struct ContractChecker {
             eventCount: eventCount, lineages: ledger.order)
     }
 
-    private func skipReason(_ clause: ClauseID) -> String? {
+    private func skipReason(_ clause: ClauseID) -> (String, ContractReport.SkippedClause.Cause)? {
         switch clause {
         case .singleFlightRefresh, .noStaleRefresh, .logoutBoundary, .noReactivation:
-            profile.skipReason(clause, lineages: ledger.order.count)
+            profile.skipReason(clause, lineages: ledger.order.count).map { ($0, .missingData) }
         case .exactlyOnce:
-            contract.callbacks.isEmpty ? "the contract declares no callbacks" : nil
+            contract.callbacks.isEmpty ? ("the contract declares no callbacks", .nothingDeclared) : nil
         case .dependencyRespected:
             contract.dependencies.isEmpty && contract.commitSteps.isEmpty
-                ? "the contract declares no dependencies and no commit steps" : nil
+                ? ("the contract declares no dependencies and no commit steps", .nothingDeclared) : nil
         default:
             nil
         }

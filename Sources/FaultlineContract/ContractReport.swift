@@ -6,15 +6,38 @@
 public struct ContractReport: Sendable, Equatable, Codable {
     /// A clause that was enabled but could not be judged on this trace, and why.
     public struct SkippedClause: Sendable, Equatable, Codable {
+        /// What was missing.
+        public enum Cause: String, Sendable, Equatable, Codable {
+            /// The trace lacks what the clause judges (no auth profile loaded, no login seen): a
+            /// broken client would have passed unseen, so a test should not count it as a pass.
+            case missingData = "missing-data"
+            /// The contract declares nothing for the clause to check (no callbacks, no pipeline
+            /// steps): there is nothing to break, whatever the trace holds.
+            case nothingDeclared = "nothing-declared"
+        }
+
         /// The clause.
         public var clause: ClauseID
         /// Why, in one sentence: `the trace has no auth-profile data (roles, credentials, lineage events)`.
         public var reason: String
+        /// Whether the trace or the contract was missing something.
+        public var cause: Cause
 
         /// Makes an entry.
-        public init(clause: ClauseID, reason: String) {
+        public init(clause: ClauseID, reason: String, cause: Cause = .missingData) {
             self.clause = clause
             self.reason = reason
+            self.cause = cause
+        }
+
+        private enum CodingKeys: String, CodingKey { case clause, reason, cause }
+
+        /// Reads an entry; reports written before `cause` existed only skipped for missing data.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            clause = try container.decode(ClauseID.self, forKey: .clause)
+            reason = try container.decode(String.self, forKey: .reason)
+            cause = try container.decodeIfPresent(Cause.self, forKey: .cause) ?? .missingData
         }
     }
 

@@ -57,15 +57,18 @@ enum DemoRules {
         }
         """
 
-    /// A 401 held until the account's logout has been sent.
+    /// A 401 held until the account's logout has been answered.
     static let logoutRace = """
         // The messages request's 401 arrives after the user logged out: the refresh it would
-        // start must not happen (the generation changed while the request was in flight).
+        // start must not happen (the generation changed while the request was in flight). The
+        // hold ends when the logout's answer arrives, so the backend has revoked the session
+        // before any refresh can reach it (on `logout.forwarded` a refresh could overtake the
+        // logout at the backend and bring back fresh tokens).
         {
           rules: [{
             name: "401-after-logout", phase: "response",
             match: { path: "/v1/messages", status: 401 }, when: { times: 1 },
-            actions: [{ hold: { name: "401-after-logout", release: { on: "logout.forwarded" }, timeout: 10 } }],
+            actions: [{ hold: { name: "401-after-logout", release: { on: "logout.responded" }, timeout: 10 } }],
           }],
         }
         """

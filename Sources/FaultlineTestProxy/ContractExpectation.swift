@@ -6,9 +6,11 @@ package import Foundation
 /// records it: the report, the enabled clauses that could not run and were not accepted as
 /// unchecked, and, when the test must fail, the message and the trace file it names.
 ///
-/// A skipped clause fails by default: a client that breaks the contract passes silently when the
-/// trace gives a clause nothing to judge (no auth profile loaded, no login seen). A test that
-/// means it lists the clause in `acceptingUnchecked`.
+/// A clause skipped for missing data fails by default: a client that breaks the contract passes
+/// silently when the trace gives a clause nothing to judge (no auth profile loaded, no login
+/// seen). A test that means it lists the clause in `acceptingUnchecked`. A clause the contract
+/// declares nothing for (no callbacks, no pipeline steps) has nothing to break and does not fail
+/// the test; the report still lists it as not checked.
 package struct ContractExpectation: Sendable {
     /// The environment variable naming the folder failing traces are written to (a CI artifact
     /// folder); unset, they go to `faultline-traces` in the temporary directory.
@@ -30,7 +32,7 @@ package struct ContractExpectation: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.report = report
-        unchecked = report.clausesSkipped.filter { !accepted.contains($0.clause) }
+        unchecked = report.clausesSkipped.filter { $0.cause == .missingData && !accepted.contains($0.clause) }
         guard !report.passed || !unchecked.isEmpty else {
             traceFile = nil
             failureMessage = nil

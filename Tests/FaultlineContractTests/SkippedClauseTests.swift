@@ -176,6 +176,14 @@ import Testing
         let skipped = try #require(object["clausesSkipped"] as? [[String: String]])
         #expect(skipped.map { $0["clause"] } == Self.lineageClauses.map(\.rawValue) + ["exactly-once", "dependency-respected"])
         #expect(skipped.first?["reason"] == "an auth profile was loaded, but no login was seen, so no lineage started")
+        // Missing trace data is told apart from a contract that declares nothing to check.
+        #expect(skipped.map { $0["cause"] } == Array(repeating: "missing-data", count: 4) + ["nothing-declared", "nothing-declared"])
+    }
+
+    @Test func aReportWithoutCausesReadsAsMissingData() throws {
+        let old = #"{"clause":"logout-boundary","reason":"no profile"}"#
+        let entry = try JSONDecoder().decode(ContractReport.SkippedClause.self, from: Data(old.utf8))
+        #expect(entry.cause == .missingData)
     }
 
     @Test func junitMakesThemSkippedCasesWithTheReason() throws {
