@@ -181,10 +181,11 @@ final class AuthProfileDecoder {
         guard let names = diagnostics.attempt({ try member.value.stringOrList("'roles'") }) else { return nil }
         let listed = known.map { "'\($0)'" }.joined(separator: ", ")
         for (name, element) in names where !known.contains(name) {
-            diagnostics.report(
-                "'roles' names unknown role '\(name)'\(ConfigError.didYouMean(name, in: known)); "
-                    + "this profile defines \(listed)",
-                at: element.location)
+            let problem =
+                ProfileKnowledge.builtInRoles.contains(name)
+                ? "role '\(name)', which this profile does not define"
+                : "unknown role '\(name)'\(ConfigError.didYouMean(name, in: known))"
+            diagnostics.report("'roles' names \(problem); this profile defines \(listed)", at: element.location)
         }
         return names.map(\.0)
     }

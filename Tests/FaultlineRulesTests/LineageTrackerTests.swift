@@ -4,8 +4,12 @@ import Testing
 
 /// A client session driven through the tracker the way the proxy will: identify the request,
 /// send it, complete its response.
-private struct Wire {
-    let tracker = LineageTracker(profile: LineageFixture.profile, fingerprint: LineageFixture.fingerprint)
+struct Wire {
+    let tracker: LineageTracker
+
+    init(profile: AuthProfile = LineageFixture.profile) {
+        tracker = LineageTracker(profile: profile, fingerprint: LineageFixture.fingerprint)
+    }
 
     struct Sent {
         let role: String
@@ -79,8 +83,18 @@ enum LineageFixture {
         return FlowView(path: "/api/me", headers: headers)
     }
 
-    static func logout(bearer: String) -> FlowView {
-        FlowView(method: "POST", path: "/logout", headers: [("Authorization", "Bearer \(bearer)")])
+    static func logout(bearer: String, path: String = "/logout") -> FlowView {
+        FlowView(method: "POST", path: path, headers: [("Authorization", "Bearer \(bearer)")])
+    }
+
+    /// An RFC 7009 §2.1 revocation request for `token`, with `hint` as its token_type_hint.
+    static func revoke(_ token: String, hint: String? = nil, bearer: String? = nil) -> FlowView {
+        let form = "token=\(token)" + (hint.map { "&token_type_hint=\($0)" } ?? "")
+        return FlowView(
+            method: "POST", path: "/oauth/revoke",
+            headers: [("Content-Type", "application/x-www-form-urlencoded")]
+                + (bearer.map { [("Authorization", "Bearer \($0)")] } ?? []),
+            body: Array(form.utf8))
     }
 }
 

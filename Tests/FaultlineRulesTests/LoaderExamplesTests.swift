@@ -20,4 +20,18 @@ import Testing
         let profileFiles = report.ruleSet.profile == nil ? 0 : 1
         #expect(report.ruleSet.scenarios.count + profileFiles == report.files.count, "every file contributes")
     }
+
+    /// Rules/README.md's auth-profile example is the profile these tests load as `ReadmeProfile`,
+    /// so the documented one (a list-valued `logout`, `revoke`) is the one the tests exercise.
+    @Test func theReadmeProfileExampleIsTheTestedOne() throws {
+        let readme = try String(contentsOfFile: Self.rulesFolder + "/README.md", encoding: .utf8)
+        let section = try #require(readme.range(of: "## The auth profile"))
+        let rest = readme[section.upperBound...]
+        let open = try #require(rest.range(of: "```json5\n"))
+        let close = try #require(rest[open.upperBound...].range(of: "```"))
+        let (profile, errors) = RuleSetLoader.loadProfile(
+            text: String(rest[open.upperBound..<close.lowerBound]), file: "auth-profile.json5")
+        #expect(errors.map(\.description) == [])
+        #expect(profile == ReadmeProfile.model(file: "auth-profile.json5"))
+    }
 }

@@ -10,7 +10,9 @@ enum ReadmeProfile {
         {
           login:   { method: "POST", path: "/oauth/token", body: { form: { grant_type: "password" } } },
           refresh: { method: "POST", path: "/oauth/token", body: { form: { grant_type: "refresh_token" } } },
-          logout:  { method: "POST", path: "/logout" },
+          // any entry of a list gives the role: this app logs out at two endpoints
+          logout:  [{ method: "POST", path: "/logout" }, { method: "POST", path: "/sso/logout" }],
+          revoke:  { method: "POST", path: "/oauth/revoke" },   // RFC 7009
           roles: { callback: { method: "POST", path: "/jobs/*/complete" } },
           credentials: {
             // where requests present credentials
@@ -42,7 +44,8 @@ enum ReadmeProfile {
                     methods: ["POST"], path: Glob("/oauth/token"),
                     body: BodyMatch(form: ["grant_type": .equals("refresh_token")]))
             ],
-            logout: [FlowMatch(methods: ["POST"], path: Glob("/logout"))],
+            logout: [FlowMatch(methods: ["POST"], path: Glob("/logout")), FlowMatch(methods: ["POST"], path: Glob("/sso/logout"))],
+            revoke: [FlowMatch(methods: ["POST"], path: Glob("/oauth/revoke"))],
             roles: [ProfileRole(name: "callback", matches: [FlowMatch(methods: ["POST"], path: Glob("/jobs/*/complete"))])],
             requestCredentials: [
                 CredentialLocation(.header(name: "Authorization", scheme: "Bearer"), kind: .access),

@@ -196,7 +196,7 @@ struct ValidationCase: CustomTestStringConvertible, Sendable {
             "unknown role 'busines' (did you mean 'business'?); without an auth profile every request is 'business'"),
         ValidationCase.rule(
             "match: { role: ⟨'calback' }",
-            "unknown role 'calback' (did you mean 'callback'?); the known roles are 'login', 'refresh', 'logout', 'callback', 'business'",
+            "unknown role 'calback' (did you mean 'callback'?); the known roles are 'login', 'refresh', 'logout', 'revoke', 'callback', 'business'",
             withProfile: true),
         ValidationCase.rule(
             "match: { status: ⟨99 }",
@@ -245,7 +245,7 @@ struct ValidationCase: CustomTestStringConvertible, Sendable {
         ValidationCase.rule("when: { after: ⟨'' }", #"'after' must be a non-empty string, found """#),
         ValidationCase.rule(
             "when: { after: ⟨'calback.received' }",
-            "unknown role 'calback' (did you mean 'callback'?); the known roles are 'login', 'refresh', 'logout', 'callback', 'business' (in event 'calback.received')",
+            "unknown role 'calback' (did you mean 'callback'?); the known roles are 'login', 'refresh', 'logout', 'revoke', 'callback', 'business' (in event 'calback.received')",
             withProfile: true),
         ValidationCase.rule(
             "when: { before: ⟨'logout' }",
