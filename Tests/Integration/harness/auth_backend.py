@@ -12,8 +12,14 @@ shows up as a server-side symptom:
                       OAuth 2.0 Security BCP §4.14): the whole family is revoked, 400 invalid_grant.
                       A revoked or unknown family: 400 invalid_grant.
   POST /logout        revokes the family of the presented Bearer token or session cookie (any token
-                      the family ever had) and clears the cookie (Set-Cookie: session=; Max-Age=0)
-                      unless the backend was made with clear_cookie_on_logout=False.
+  POST /sso/logout    the family ever had) and clears the cookie (Set-Cookie: session=; Max-Age=0)
+                      unless the backend was made with clear_cookie_on_logout=False. Two paths, as
+                      an app with a second (single sign-on) logout endpoint has.
+  POST /oauth/revoke  RFC 7009 token revocation: form token=T, optional token_type_hint. Always 200
+                      once a token is given (§2.2: also for an unknown or already invalid token),
+                      400 invalid_request without one (§2.2.1). A refresh token revokes its whole
+                      family, access tokens included (§2.1); an access token only itself. Each
+                      call is recorded in `revocations()` as (kind found or None, hint).
   GET /v1/messages, /v1/avatar, /v1/count
                       business endpoints: 401 with WWW-Authenticate: Bearer error="invalid_token"
                       (RFC 6750 §3.1) unless the Bearer token is its family's current access token.
@@ -23,7 +29,8 @@ shows up as a server-side symptom:
                       {"job", "calls"}.
   POST /upload        reads the whole body and answers its length and sha256; counts uploads.
 
-The test asks for counters with `calls(path)`, `callbacks(job)`, `uploads()` and `family_of(token)`;
+The test asks for counters with `calls(path)`, `callbacks(job)`, `uploads()`, `revocations()` and
+`family_of(token)`;
 every request is also logged in arrival order (`log`). Tokens are random, so none of them appears
 in a URL or a test name, and the trace redaction tests elsewhere stay meaningful.
 """
@@ -55,6 +62,7 @@ class Family:
     revoked_because: str | None = None
     every_token: set = field(default_factory=set)  # everything ever issued to this family
     rotations: int = 0
+    revoked_access: set = field(default_factory=set)  # access tokens revoked one by one (RFC 7009)
 
 
 class AuthBackend:
@@ -69,6 +77,7 @@ class AuthBackend:
         self._calls = {}
         self._callbacks = {}
         self._uploads = []
+        self._revocations = []
         self.log = []  # (method, path, status) in the order requests were handled
         backend = self
 
@@ -119,6 +128,12 @@ class AuthBackend:
         """[(length, sha256)] of the uploads received whole."""
         with self._lock:
             return list(self._uploads)
+
+    def revocations(self):
+        """[(kind, hint)] per revocation request: kind is "access" or "refresh" when the token was
+        one of a family (whatever the hint said), None when it was unknown."""
+        with self._lock:
+            return list(self._revocations)
 
     def family_of(self, token):
         """The family (lineage) a token was ever issued to, or None."""
@@ -171,10 +186,25 @@ class AuthBackend:
                     return family
             return None
 
+    def revoke(self, token, hint):
+        """RFC 7009 §2.1: the hint only speeds up the search, so every token type is looked at."""
+        with self._lock:
+            family = self._by_token.get(token)
+            kind = None
+            if family is not None:
+                kind = "refresh" if token.startswith("rt_") else "access" if token.startswith("at_") else "session"
+                if kind == "access":
+                    family.revoked_access.add(token)
+                elif not family.revoked:
+                    family.revoked = True
+                    family.revoked_because = "revocation"
+            self._revocations.append((kind, hint))
+
     def authorized(self, access_token):
         with self._lock:
             family = self._by_token.get(access_token)
-            return family is not None and not family.revoked and family.access == access_token
+            return (family is not None and not family.revoked and family.access == access_token
+                    and access_token not in family.revoked_access)
 
     def _count(self, path, method, status):
         with self._changed:
@@ -283,8 +313,10 @@ class AuthHandler(BaseHTTPRequestHandler):
         body = self.read_body()
         if path == "/oauth/token":
             return self.token(body)
-        if path == "/logout":
+        if path in ("/logout", "/sso/logout"):
             return self.logout()
+        if path == "/oauth/revoke":
+            return self.revoke(body)
         if path == "/upload":
             self.backend._uploaded(len(body), hashlib.sha256(body).hexdigest())
             return self.answer(200, {"received": len(body), "sha256": hashlib.sha256(body).hexdigest()})
@@ -322,3 +354,10 @@ class AuthHandler(BaseHTTPRequestHandler):
         if self.backend.clear_cookie_on_logout:
             extra.append(("Set-Cookie", "session=; Max-Age=0; Path=/; HttpOnly"))  # RFC 6265 §3.1
         self.answer(200, {"logged_out": family is not None}, extra=extra)
+
+    def revoke(self, body):
+        form = {key: values[-1] for key, values in parse_qs(body.decode("utf-8", "replace")).items()}
+        if not form.get("token"):
+            return self.answer(400, {"error": "invalid_request"})  # RFC 7009 §2.2.1, RFC 6749 §5.2
+        self.backend.revoke(form["token"], form.get("token_type_hint"))
+        self.answer(200)  # RFC 7009 §2.2: the content of the response body is ignored by the client
