@@ -279,15 +279,15 @@ struct ValidationCase: CustomTestStringConvertible, Sendable {
         #expect(rules.map(\.phase) == [.request, .response, .response, .response])
     }
 
-    @Test func aProfileWithoutARoleRefusesThatRole() {
+    @Test(arguments: [FlowRole.logout, FlowRole.revoke]) func aProfileWithoutARoleRefusesThatRole(_ role: String) {
         var profile = ReadmeProfile.loaded
-        profile.logout = []
-        let marked = Marked("{ rules: [{ name: 'x', match: { role: ⟨'logout' } }] }")
+        if role == FlowRole.logout { profile.logout = [] } else { profile.revoke = [] }
+        let marked = Marked("{ rules: [{ name: 'x', match: { role: ⟨'\(role)' } }] }")
         let (_, errors) = RuleSetLoader.loadScenario(text: marked.text, file: "v.json5", profile: profile)
         #expect(
             errors
                 == marked.errors(
-                    file: "v.json5", ["role 'logout' is not defined in the auth profile (auth-profile.json5)"]))
+                    file: "v.json5", ["role '\(role)' is not defined in the auth profile (auth-profile.json5)"]))
     }
 
     @Test func everyErrorOfAFileIsReportedInPositionOrder() {
