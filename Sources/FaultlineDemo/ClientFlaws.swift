@@ -26,8 +26,9 @@ public struct ClientFlaws: OptionSet, Sendable, Hashable {
     /// A retried POST is sent without its body.
     public static let retryWithEmptyBody = ClientFlaws(rawValue: 1 << 9)
     /// A refresh that completes after logout has its tokens installed (instead of revoked) and
-    /// the app carries on with them. Only the check after the refresh's await is off: unlike
-    /// `noGenerationCheck`, no refresh starts once the logout is known.
+    /// the app carries on with them: logout does not cancel the work in flight. Only the check
+    /// after the refresh's await is off: unlike `noGenerationCheck`, no refresh starts once the
+    /// logout is known.
     public static let adoptLateTokens = ClientFlaws(rawValue: 1 << 10)
 
     /// The spelling used in reports and on the command line.

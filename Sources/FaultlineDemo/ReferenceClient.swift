@@ -65,8 +65,11 @@ public final class ReferenceClient: Sendable {
             try await auth.logout()
             // The correct client drops the account's cookie store with the session and carries on
             // (signed out) with a fresh one, so a late Set-Cookie lands in a store nobody uses again.
-            // (A client without generation discipline does not cancel its work in flight either.)
-            guard flaws.isDisjoint(with: [.keepCookiesAfterLogout, .sharedCookieStore, .noGenerationCheck]) else { return }
+            // (A client without generation discipline does not cancel its work in flight either, so
+            // a late refresh's retry still goes out on the account's stack.)
+            guard
+                flaws.isDisjoint(with: [.keepCookiesAfterLogout, .sharedCookieStore, .noGenerationCheck, .adoptLateTokens])
+            else { return }
             stack.replace().invalidate()
         }
     }
