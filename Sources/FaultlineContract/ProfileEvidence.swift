@@ -20,6 +20,7 @@ struct ProfileEvidence {
     private var sawRole = false
     private var sawProfileRole = false
     private var sawCredentials = false
+    /// A refresh presenting a refresh credential: single-flight-refresh can compare those.
     private var sawRefresh = false
     private var loginRequests = 0
 
@@ -37,7 +38,7 @@ struct ProfileEvidence {
         sawRole = true
         if role != "business" { sawProfileRole = true }
         if role == "login" { loginRequests += 1 }
-        if role == "refresh" { sawRefresh = true }
+        if role == "refresh", request.credential(ofKind: "refresh") != nil { sawRefresh = true }
     }
 
     /// Why `clause` (one that needs lineages) cannot be judged on a trace with `lineages`
