@@ -20,6 +20,7 @@ struct ProfileEvidence {
     private var sawRole = false
     private var sawProfileRole = false
     private var sawCredentials = false
+    /// A refresh presenting a refresh credential: single-flight-refresh can compare those.
     private var sawRefresh = false
     private var loginRequests = 0
 
@@ -37,7 +38,7 @@ struct ProfileEvidence {
         sawRole = true
         if role != "business" { sawProfileRole = true }
         if role == "login" { loginRequests += 1 }
-        if role == "refresh" { sawRefresh = true }
+        if role == "refresh", request.credential(ofKind: "refresh") != nil { sawRefresh = true }
     }
 
     /// Why `clause` (one that needs lineages) cannot be judged on a trace with `lineages`
@@ -50,18 +51,22 @@ struct ProfileEvidence {
                 return "an auth profile was loaded and \(logins) seen, but no login succeeded, so no lineage started"
             }
             if sawCredentials {
-                return "an auth profile was loaded, but no login was seen (requests presented credentials issued before this trace), so no lineage started"
+                return
+                    "an auth profile was loaded, but no login was seen (requests presented credentials issued before this trace), so no lineage started"
             }
             return "an auth profile was loaded, but no login was seen, so no lineage started"
         }
         if announced == false {
-            return "no auth profile in this trace: the proxy's rules had none (add auth-profile.json5 to the rules folder)"
+            return
+                "no auth profile in this trace: the proxy's rules had none (add auth-profile.json5 to the rules folder)"
         }
         if sawRole {
-            return "no login was seen, and this trace does not say whether an auth profile was loaded (no rules.loaded event: an older Faultline wrote it)"
+            return
+                "no login was seen, and this trace does not say whether an auth profile was loaded (no rules.loaded event: an older Faultline wrote it)"
         }
         if sawRequest {
-            return "no auth profile in this trace: the proxy ran without rules (run it with --rules DIR holding an auth-profile.json5)"
+            return
+                "no auth profile in this trace: the proxy ran without rules (run it with --rules DIR holding an auth-profile.json5)"
         }
         return "the trace has no request and no lineage event to judge"
     }

@@ -84,8 +84,7 @@ public enum ReportFormatter {
             guard skipped > 0 else {
                 return "\(subject)PASSED: the trace holds the contract (\(checked); \(disabled)\(scope))"
             }
-            return
-                "\(subject)PASSED IN PART: \(unchecked); the \(checked) hold (\(disabled)\(scope))"
+            return "\(subject)PASSED IN PART: \(unchecked); the \(checked) hold (\(disabled)\(scope))"
         }
         var parts: [String] = []
         let total = broken.reduce(0) { $0 + report.violationCount(of: $1) }

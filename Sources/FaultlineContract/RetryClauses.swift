@@ -9,9 +9,12 @@ import FaultlineTrace
 /// **Same operation.** With a retry identity header (the contract's, `Idempotency-Key` by
 /// default) on both, attempts are one operation when the values are equal; when only one of
 /// them carries it, they are two operations (a client names an operation once, for all its
-/// attempts). Without the header on either, bodies decide: equal fingerprints (from `request.forwarded`), or, when a side was never forwarded
-/// (a rule answered it), equal announced lengths, or an unknown length: unknown counts as equal
-/// (equal by URL).
+/// attempts). Without the header on either, bodies decide: equal fingerprints (from
+/// `request.forwarded`), or, when a side was never forwarded (a rule answered it), equal
+/// announced lengths, or an unknown length: unknown counts as equal (equal by URL).
+///
+/// Each attempt keeps the lineage it belonged to when it ended, and witnesses show it under that
+/// one: an attempt made before a login is never shown under the lineage that login started.
 ///
 /// **bounded-retry.** An attempt whose predecessor is the same operation and was answered 401
 /// continues that predecessor's chain of 401s. An attempt that follows two chained 401s is a
@@ -102,8 +105,9 @@ struct RetryClauses {
         }
         group.attempts.append(
             Attempt(
-                request: request, outcome: outcome, lineage: lineage, bodyLength: bodyLength, bodyFingerprint: bodyFingerprint,
-                chain: chain, chainMembers: members, chainReported: reported && chain > 0))
+                request: request, outcome: outcome, lineage: lineage, bodyLength: bodyLength,
+                bodyFingerprint: bodyFingerprint, chain: chain, chainMembers: members,
+                chainReported: reported && chain > 0))
         if group.attempts.count > Self.attemptsPerGroup { group.attempts.removeFirst() }
         group.lastEndSeq = outcome.endSeq
         groups[key] = group

@@ -7,17 +7,7 @@ import Testing
 @Suite struct CleanupRequestTests {
     /// L1 logs in, a 401 starts a refresh, the user logs out, and the refresh completes after the
     /// logout with a2/r2 (late credentials of the closed lineage L1).
-    static func lateRefresh() -> TraceBuilder {
-        var trace = TraceBuilder()
-        trace.login("L1", access: "a1", refresh: "r1")
-        trace.exchange("GET", "/v1/messages", status: 401, lineage: "L1", credentials: ["access:a1"])
-        let refresh = trace.startRefresh("L1", refresh: "r1")
-        trace.logout("L1", credentials: ["access:a1"])
-        trace.finishRefresh(
-            refresh.flow, lineage: "L1", presented: "r1", replacing: ["access:a1"], access: "a2", refresh: "r2",
-            afterLogout: true)
-        return trace
-    }
+    static func lateRefresh() -> TraceBuilder { CredentialClauseTests.logoutDuringRefresh(.nothing).0 }
 
     @Test func revokingTheLateTokensPasses() throws {
         var trace = Self.lateRefresh()
@@ -77,8 +67,12 @@ import Testing
     /// A trace whose only profile data is a `lineage.revoked` event still has profile data.
     @Test func aRevokedEventIsProfileData() throws {
         var trace = TraceBuilder()
-        trace.event("lineage.revoked", ["lineage": "L1", "revoked": TraceBuilder.credentials(["refresh:r1"]),
-            "after_logout": false])
+        trace.event(
+            "lineage.revoked",
+            [
+                "lineage": "L1", "revoked": TraceBuilder.credentials(["refresh:r1"]),
+                "after_logout": false,
+            ])
         let report = try trace.check()
         let skipped = report.clausesSkipped.map(\.clause)
         #expect(!skipped.contains(.logoutBoundary) && !skipped.contains(.noReactivation), "\(skipped)")

@@ -93,7 +93,10 @@ import Testing
         single.deliver(only.flow, 400)
         let held = try single.check()
         #expect(held.clausesChecked.contains(.singleFlightRefresh), "\(held.clausesSkipped)")
-        #expect(held.clausesSkipped.map(\.clause) == [.noStaleRefresh, .logoutBoundary, .noReactivation, .exactlyOnce, .dependencyRespected])
+        #expect(
+            held.clausesSkipped.map(\.clause) == [
+                .noStaleRefresh, .logoutBoundary, .noReactivation, .exactlyOnce, .dependencyRespected,
+            ])
     }
 
     /// Login requests that all failed started no lineage: nothing to judge, and the reason counts them.
@@ -150,7 +153,8 @@ import Testing
         #expect(!first.hasPrefix("t.jsonl: PASSED:"))
         #expect(
             text.contains(
-                "  ? logout-boundary: not checked, an auth profile was loaded, but no login was seen, so no lineage started"))
+                "  ? logout-boundary: not checked, an auth profile was loaded, but no login was seen, so no lineage started"
+            ))
         #expect(text.contains("  ? exactly-once: not checked, the contract declares no callbacks"))
     }
 
@@ -158,7 +162,9 @@ import Testing
         var trace = Self.profileWithoutLogin()
         for _ in 0..<3 { trace.exchange("GET", "/v1/messages", status: 401) }
         let first = ReportFormatter.verdict(try trace.check(), traceName: nil)
-        #expect(first.hasPrefix("FAILED: 1 violation of bounded-retry; 6 enabled clauses could not be checked ("), "\(first)")
+        #expect(
+            first.hasPrefix("FAILED: 1 violation of bounded-retry; 6 enabled clauses could not be checked ("),
+            "\(first)")
     }
 
     @Test func everyCheckedClauseGivesAPlainPass() throws {
@@ -167,14 +173,18 @@ import Testing
         var trace = TraceBuilder()
         trace.login("L1", access: "a1", refresh: "r1")
         let verdict = ReportFormatter.verdict(try trace.check(contract), traceName: nil)
-        #expect(verdict.hasPrefix("PASSED: the trace holds the contract (7 clauses checked; 2 disabled; "), "\(verdict)")
+        #expect(
+            verdict.hasPrefix("PASSED: the trace holds the contract (7 clauses checked; 2 disabled; "), "\(verdict)")
     }
 
     @Test func jsonNamesTheSkippedClausesAndWhy() throws {
         let json = ReportFormatter.json(try Self.profileWithoutLogin().check())
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let skipped = try #require(object["clausesSkipped"] as? [[String: String]])
-        #expect(skipped.map { $0["clause"] } == Self.lineageClauses.map(\.rawValue) + ["exactly-once", "dependency-respected"])
+        #expect(
+            skipped.map { $0["clause"] } == Self.lineageClauses.map(\.rawValue) + [
+                "exactly-once", "dependency-respected",
+            ])
         #expect(skipped.first?["reason"] == "an auth profile was loaded, but no login was seen, so no lineage started")
         // Missing trace data is told apart from a contract that declares nothing to check.
         #expect(skipped.map { $0["cause"] } == Array(repeating: "missing-data", count: 4) + ["nothing-declared", "nothing-declared"])

@@ -187,24 +187,20 @@ def junit_error_case(xml_text):
     return cases[0].get("name"), failure.get("message"), failure.text or ""
 
 
-def test_junit_is_written_even_for_unusable_input(faultline_binary, force401_proxy, auth_backend, tmp_path):
-    session = requests_session(force401_proxy.forward.url)
-    login(session, auth_backend)
+def test_junit_is_written_even_for_unusable_input(faultline_binary, force401_proxy, tmp_path):
     force401_proxy.trace()
     with open(force401_proxy.trace_file) as handle:
-        lines = handle.read().splitlines()
-    lines[2] = lines[2][: len(lines[2]) // 2]
+        text = handle.read()
     damaged = tmp_path / "damaged.jsonl"
-    damaged.write_text("\n".join(lines) + "\n")
+    damaged.write_text(text + text.splitlines()[-1][:30] + "\n")  # a last line cut short
     bad_contract = tmp_path / "bad.contract.json5"
     bad_contract.write_text('{\n  clauses: { "exactly-onse": true },\n}\n')
     unreadable = tmp_path / "unreadable.jsonl"
     shutil.copyfile(force401_proxy.trace_file, unreadable)
     unreadable.chmod(0)
 
-    malformed_message = f"{damaged}:3: "
     cases = [
-        ([str(damaged)], malformed_message),
+        ([str(damaged)], f"{damaged}:{len(text.splitlines()) + 1}: "),
         ([str(tmp_path / "missing.jsonl")], f"{tmp_path / 'missing.jsonl'}: no such file"),
         ([force401_proxy.trace_file, "--contract", str(bad_contract)], f"faultline check: 1 error in {bad_contract}"),
         ([force401_proxy.trace_file, "--contract", str(tmp_path / "missing.json5")],
