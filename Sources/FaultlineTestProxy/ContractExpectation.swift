@@ -38,22 +38,21 @@ package struct ContractExpectation: Sendable {
             failureMessage = nil
             return
         }
-        var written: URL? = nil
-        var traceLine: String
+        let traceLine: String
         do {
             let file = try Self.write(trace, label: label, environment: environment)
-            written = file
+            traceFile = file
             traceLine = "trace: \(file.path)"
         } catch {
+            traceFile = nil
             traceLine = "trace: not written (\(error))"
         }
-        traceFile = written
         var lines: [String] = []
         if report.passed {
             let names = unchecked.map(\.clause.rawValue).joined(separator: ", ")
             lines.append("FAILED: the contract was not checked in full; not checked: \(names)")
         }
-        lines.append(ReportFormatter.text(report, traceName: written?.path ?? "TestProxy trace"))
+        lines.append(ReportFormatter.text(report, traceName: traceFile?.path ?? "TestProxy trace"))
         if !unchecked.isEmpty {
             lines.append("not checked, so not passed (list a clause in acceptingUnchecked: to accept it):")
             lines += unchecked.map { "  - \($0.clause.rawValue): \($0.reason)" }

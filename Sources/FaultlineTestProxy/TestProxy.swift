@@ -13,13 +13,13 @@ public import Foundation
 /// scenario state and trace, so tests running in parallel never see each other.
 ///
 /// ```swift
-/// let proxy = try TestProxy.start(upstream: backendURL, rules: .files(["race.json5": raceRules]))
+/// let proxy = try TestProxy.start(upstream: backendURL, rules: .directory("Rules"))  // with auth-profile.json5
 /// defer { proxy.stop() }
 /// // point the client at proxy.baseURL (reverse mode), or give a child process proxy.environment
 /// let held = try await proxy.waitForHold("refresh-response")
 /// try await logout()
 /// held.release()  // false if the hold's own `release: { on: ... }` already let it go
-/// try proxy.expectContractHolds()
+/// try proxy.expectContractHolds()  // fails on a broken clause, or one the trace could not feed
 /// ```
 public final class TestProxy: Sendable {
     /// Where the rules come from.
@@ -79,10 +79,11 @@ public final class TestProxy: Sendable {
 
     /// Starts a proxy on 127.0.0.1 with a forward listener and, given `upstream` (`http://` or,
     /// with `tls`, `https://`), a reverse one. A path in `upstream` is kept as a prefix:
-    /// `http://host/api` sends the client's `/v1/me` upstream as `/api/v1/me` (rules match `/v1/me`). With `tls` the forward listener intercepts
-    /// `CONNECT`s with a fresh in-memory CA. The trace is kept in memory: read it with `trace()`
-    /// or `traceText`. Throws `RulesError` when the rules do not load or the upstream URL cannot
-    /// be used, `TLSError` when the TLS settings cannot, `ServerError` when a listener cannot start.
+    /// `http://host/api` sends the client's `/v1/me` upstream as `/api/v1/me` (rules match
+    /// `/v1/me`). With `tls` the forward listener intercepts `CONNECT`s with a fresh in-memory CA.
+    /// The trace is kept in memory: read it with `trace()` or `traceText`. Throws `RulesError`
+    /// when the rules do not load or the upstream URL cannot be used, `TLSError` when the TLS
+    /// settings cannot, `ServerError` when a listener cannot start.
     public static func start(upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1, tls: TLS? = nil) throws
         -> TestProxy
     {
