@@ -46,7 +46,7 @@ struct ParsedTarget {
 ///
 /// Paths and queries are checked leniently (visible ASCII, no fragment) because real clients send
 /// characters RFC 3986 wants percent-encoded; authorities are checked strictly since proxies route on them.
-enum TargetParser {
+package enum TargetParser {
     static func parse(
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, method: MethodKind
     ) throws(HTTP1Error) -> ParsedTarget {
@@ -168,6 +168,18 @@ enum TargetParser {
         }
         guard port <= 65535 else { return nil }
         return (host, port)
+    }
+
+    /// Whether `path` is an RFC 3986 §3.3 path: `pchar` (unreserved, sub-delims, ':', '@') and
+    /// '/', with well-formed `%XX` escapes. Stricter than request paths are checked (see above):
+    /// for text the proxy itself puts into request lines, such as an upstream's path prefix.
+    package static func isStrictPath(_ path: some StringProtocol) -> Bool {
+        Array(path.utf8).withUnsafeBufferPointer { bytes in
+            for byte in bytes where !(isRegNameByte(byte) || byte == ASCII.colon || byte == 0x40 || byte == 0x2F) {
+                return false  // not pchar, '@' (0x40) or '/' (0x2F)
+            }
+            return hasValidPercentEncoding(bytes, 0, bytes.count)
+        }
     }
 
     /// unreserved / pct-encoded / sub-delims (RFC 3986 §3.2.2); '%' is checked separately.

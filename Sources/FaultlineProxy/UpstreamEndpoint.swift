@@ -1,4 +1,4 @@
-import FaultlineCore
+import FaultlineHTTP1
 
 /// An origin server the proxy connects to: scheme, host and port, and for a reverse proxy the
 /// path prefix the upstream's API lives under.
@@ -65,40 +65,11 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
             }
             throw ProxyConfigurationError("bad host or port in '\(url)': \(expected)")
         }
-        guard Self.isPath(path) else {
+        guard TargetParser.isStrictPath(path) else {
             throw ProxyConfigurationError(
                 "bad path prefix '\(path)' in '\(url)': only RFC 3986 path characters and %XX escapes may appear")
         }
         self.init(scheme: scheme, host: host, port: port, pathPrefix: String(path))
-    }
-
-    /// Whether `path` is made of RFC 3986 §3.3 path characters (`pchar` and `/`) and well-formed
-    /// `%XX` escapes: it goes into request lines as it is, so a space or a CR must not get there.
-    static func isPath(_ path: Substring) -> Bool {
-        let utf8 = Array(path.utf8)
-        var index = 0
-        while index < utf8.count {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "%") {
-                guard index + 2 < utf8.count, HexDigit.value(utf8[index + 1]) != nil, HexDigit.value(utf8[index + 2]) != nil
-                else { return false }
-                index += 3
-                continue
-            }
-            guard isPathCharacter(byte) else { return false }
-            index += 1
-        }
-        return true
-    }
-
-    /// unreserved / sub-delims / ":" / "@" / "/" (RFC 3986 §2.2, §2.3, §3.3).
-    private static func isPathCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "-._~!$&'()*+,;=:@/".utf8.contains(byte)
-        }
     }
 
     /// Splits `host`, `host:port`, `[v6]` or `[v6]:port`; nil when the port is not a number in 1...65535.
