@@ -55,9 +55,18 @@ let package = Package(
         .target(
             name: "FaultlineContract", dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),
+        // The flow core: one protocol-neutral state machine per request (rules, holds, faults,
+        // lineages, the flow's trace events), events in and actions out.
+        .target(
+            name: "FaultlineFlow",
+            dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
+            swiftSettings: strictSettings),
         .target(
             name: "FaultlineProxy",
-            dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS", "FaultlineTrace"],
+            dependencies: [
+                "FaultlineCore", "FaultlineConfig", "FaultlineFlow", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS",
+                "FaultlineTrace",
+            ],
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineBackend",
@@ -66,8 +75,8 @@ let package = Package(
         .target(
             name: "FaultlineServer",
             dependencies: [
-                "FaultlineConfig", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
-                "FaultlineTLS", "FaultlineTrace",
+                "FaultlineConfig", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
+                "FaultlineRules", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         // The proxy-in-a-test core: no test framework, so the demo (and `faultline`) can use it
@@ -75,7 +84,7 @@ let package = Package(
         .target(
             name: "FaultlineTestProxy",
             dependencies: [
-                "FaultlineBackend", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineProxy",
+                "FaultlineBackend", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineFlow", "FaultlineProxy",
                 "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -99,7 +108,7 @@ let package = Package(
             name: "faultline",
             dependencies: [
                 "FaultlineBackend", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo", "FaultlinePosix",
-                "FaultlineProxy", "FaultlineRules",
+                "FaultlineFlow", "FaultlineProxy", "FaultlineRules",
                 "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -112,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "FaultlineTestingTests",
             dependencies: [
-                "FaultlineTesting", "FaultlineTestProxy", "FaultlineContract", "FaultlinePosix", "FaultlineProxy", "FaultlineRules",
+                "FaultlineTesting", "FaultlineTestProxy", "FaultlineContract", "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineRules",
                 "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -128,8 +137,15 @@ let package = Package(
             name: "FaultlineContractTests", dependencies: ["FaultlineContract", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .testTarget(
+            name: "FaultlineFlowTests",
+            dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineFlow", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "FaultlineProxyTests",
-            dependencies: ["FaultlineCore", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS", "FaultlineTrace"],
+            dependencies: [
+                "FaultlineCore", "FaultlineFlow", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS",
+                "FaultlineTrace",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineBackendTests",
@@ -138,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "FaultlineServerTests",
             dependencies: [
-                "FaultlineCore", "FaultlineServer", "FaultlinePosix", "FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace",
+                "FaultlineCore", "FaultlineServer", "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineHTTP1", "FaultlineTrace",
                 "FaultlineRules", "FaultlineConfig",
             ],
             swiftSettings: strictSettings),

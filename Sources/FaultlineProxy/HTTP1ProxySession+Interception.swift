@@ -1,4 +1,5 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlineHTTP1
 import FaultlineTLS
 import FaultlineTrace
@@ -9,13 +10,11 @@ extension HTTP1ProxySession {
     /// TLS or tunnel (mitmproxy answers the same way). The upstream is contacted afterwards, by
     /// the tunnel or by the first request inside TLS; its failures can then only close the client.
     mutating func answerConnectEarly(_ output: inout SessionOutput) {
-        guard let exchange else { return }
+        guard let connect else { return }
         output.writeToClient(Self.connectEstablished)
         trace.record(
-            .responseDelivered, connection: connectionID, flow: exchange.flow.id,
-            [.int("status", 200), .bool("synthetic", true)])
-        exchange.connectAnswered = true
-        exchange.response = .complete
+            .responseDelivered, connection: connectionID, flow: connect.flow, [.int("status", 200), .bool("synthetic", true)])
+        self.connect?.answered = true
         state = .awaitingClientHello
         clientHello = requestDecoder.takeBufferedBytes()
         armClientHelloTimer(&output)
@@ -50,14 +49,15 @@ extension HTTP1ProxySession {
 
     /// Classifies the bytes after an early-answered `CONNECT` once there are enough of them.
     mutating func inspectClientHello(_ output: inout SessionOutput) {
-        guard let exchange, let interception = configuration.interception else { return }
+        guard let connect, let interception = configuration.interception else { return }
         switch ClientHelloPeek.inspect(clientHello) {
         case .needMoreBytes:
             guard clientReachedEOF else { return }
             trace.record(
-                .flowAborted, connection: connectionID, flow: exchange.flow.id,
+                .flowAborted, connection: connectionID, flow: connect.flow,
                 [.string("reason", "client closed the tunnel before its ClientHello was complete")])
-            self.exchange = nil
+            self.connect = nil
+            exchange = nil
             close(&output, reason: "client-closed")
         case .notTLS:
             tunnelAnsweredConnect(reason: "not-tls", &output)
@@ -68,10 +68,11 @@ extension HTTP1ProxySession {
             output.append(
                 .interceptTLS(
                     TLSInterception(
-                        flow: exchange.flow.id, target: exchange.route.endpoint, serverName: serverName,
+                        flow: connect.flow, target: connect.endpoint, serverName: serverName,
                         offeredALPN: alpn, clientBytes: clientHello, clientReachedEOF: clientReachedEOF)))
             clientHello = []
-            self.exchange = nil
+            self.connect = nil
+            exchange = nil
             closeReason = "intercepted"
             state = .closed
         }
@@ -79,22 +80,23 @@ extension HTTP1ProxySession {
 
     /// The client started but did not finish its ClientHello in time.
     private mutating func clientHelloTimedOut(_ output: inout SessionOutput) {
-        guard let exchange else { return }
+        guard let connect else { return }
         trace.record(
-            .tlsFailed, connection: connectionID, flow: exchange.flow.id,
+            .tlsFailed, connection: connectionID, flow: connect.flow,
             [
                 .string("side", "client"), .string("code", "handshake-timeout"),
                 .string("message", "the client did not finish its ClientHello within \(configuration.clientHelloTimeout)"),
             ])
-        self.exchange = nil
+        self.connect = nil
+        exchange = nil
         close(&output, reason: "tls-handshake-timeout")
     }
 
     /// Tunnels an early-answered `CONNECT`: connect now, then relay `clientHello` and what follows.
     private mutating func tunnelAnsweredConnect(reason: String, _ output: inout SessionOutput) {
         output.append(.cancelTimer(.clientIdle))
-        exchange?.tunnelReason = reason
+        connect?.tunnelReason = reason
         state = .exchanging
-        if let exchange { output.append(.connectUpstream(exchange.route.endpoint, fresh: false)) }
+        if let connect { output.append(.connectUpstream(connect.flow, connect.endpoint, fresh: false)) }
     }
 }

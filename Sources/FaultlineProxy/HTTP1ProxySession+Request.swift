@@ -1,6 +1,6 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlineHTTP1
-import FaultlineRules
 import FaultlineTrace
 
 extension HTTP1ProxySession {
@@ -18,17 +18,22 @@ extension HTTP1ProxySession {
                         preconditionFailure("request decoder produced \(event) before a head")
                     }
                     startExchange(head, &output)
-                case .exchanging:
+                case .exchanging, .draining:
                     // Pipelined requests stay in the decoder until this exchange ends.
-                    guard let exchange, !exchange.requestComplete else { return }
+                    guard let exchange, !exchange.requestRead else { return }
                     guard let event = try requestDecoder.nextEvent() else { return }
                     switch event {
                     case .head:
                         preconditionFailure("request decoder produced a head inside a body")
                     case .body(let bytes):
-                        forwardRequestBody(bytes, &output)
+                        if case .exchanging = state { flowInput(&output) { $0.requestBody(bytes) } }
                     case .end(let trailers):
-                        finishRequestBody(trailers: trailers, &output)
+                        self.exchange?.requestRead = true
+                        if case .draining = state {
+                            exchangeDone(&output)
+                        } else {
+                            flowInput(&output) { $0.requestEnd(trailers: trailers) }
+                        }
                     }
                 case .tunnelling, .awaitingClientHello, .closing, .closed:
                     return
@@ -39,198 +44,90 @@ extension HTTP1ProxySession {
         }
     }
 
-    /// A request head arrived: route it, then decide (rules) or ask for an upstream connection.
+    /// A request head arrived: route it, then start its flow (or its `CONNECT`).
     private mutating func startExchange(_ head: HTTPRequestHead, _ output: inout SessionOutput) {
         output.append(.cancelTimer(.clientIdle))
         let flowID = FlowID(flowIDs.next())
-        let route: RequestRoute
-        do {
-            route = try RequestRoute.decide(head, mode: configuration.mode)
-        } catch {
-            traceRequestReceived(head, flow: flowID, url: head.target)
-            refuse(status: error.status, code: error.code, message: error.message, flow: flowID, &output)
-            return
-        }
-        if let pseudonym = configuration.viaPseudonym,
-            head.headers.values(name: "via").contains(where: { $0.contains(pseudonym) })
-        {
-            traceRequestReceived(head, flow: flowID, url: route.url, route: route)
-            refuse(
-                status: 508, code: "proxy-loop",
-                message: "the request already passed through this proxy (Via: \(pseudonym)); it would loop",
-                flow: flowID, &output)
-            return
-        }
-        let framing = requestDecoder.framing
-        let outboundHead = Self.outboundHead(
-            for: head, route: route, framing: framing, via: configuration.viaPseudonym,
-            keepingHost: configuration.keepsClientHost)
         let keepAlive =
             head.version == .http1_0
             ? head.headers.containsToken("keep-alive", inField: "connection")
             : !head.headers.containsToken("close", inField: "connection")
-        let flow = Flow(
-            id: flowID, clientConnection: connectionID, kind: route.kind, endpoint: route.endpoint, method: head.method)
-        let exchange = Exchange(
-            flow: flow, route: route, requestHead: head, outboundHead: outboundHead, requestFraming: framing,
-            closeClientAfter: !keepAlive, requestBody: trace.makeBodyDigest(),
-            responseDecoder: HTTP1ResponseDecoder(limits: configuration.limits), responseBody: trace.makeBodyDigest())
-        if route.kind != .connect {
-            HTTP1Encoder.encode(outboundHead, into: &exchange.pendingUpstreamBytes)
+        let framing = requestDecoder.framing
+        let route: RequestRoute
+        do {
+            route = try RequestRoute.decide(head, mode: configuration.mode)
+        } catch {
+            refuseRequest(head, flow: flowID, url: head.target, route: nil, error, &output)
+            return
         }
-        self.exchange = exchange
+        exchange = ClientExchange(
+            flow: flowID, kind: route.kind, version: head.version, requestFraming: framing, closeAfter: !keepAlive)
         state = .exchanging
-        if configuration.policy != nil, route.kind != .connect {
-            beginRequestDecision(&output)
+        if let pseudonym = configuration.viaPseudonym,
+            head.headers.values(name: "via").contains(where: { $0.contains(pseudonym) })
+        {
+            let refusal = RequestRoute.Refusal(
+                status: 508, code: "proxy-loop",
+                message: "the request already passed through this proxy (Via: \(pseudonym)); it would loop")
+            refuseRequest(head, flow: flowID, url: route.url, route: route, refusal, &output)
             return
         }
-        traceRequestReceived(head, flow: flowID, url: route.url, route: route)
-        if route.kind == .connect, let interception = configuration.interception {
-            guard interception.intercepts(route.endpoint.host) else {
-                exchange.tunnelReason = "ignored"
-                output.append(.connectUpstream(route.endpoint, fresh: false))
-                return
-            }
-            answerConnectEarly(&output)
+        let request = flowRequest(head, route: route, framing: framing)
+        if route.kind == .connect {
+            startConnect(flowID, request: request, &output)
             return
         }
-        output.append(.connectUpstream(route.endpoint, fresh: false))
+        upstream = nil
+        let (machine, actions) = FlowMachine.start(id: flowID, request: request, environment: environment)
+        flow = machine
+        perform(actions, &output)
     }
 
-    /// The head to send upstream: origin-form target, hop-by-hop fields removed, `Host` set to the
-    /// upstream authority (RFC 9112 §3.2.2 for absolute-form), framing fields from the body framing,
-    /// and `Via` added (RFC 9110 §7.6.3).
-    static func outboundHead(
-        for head: HTTPRequestHead, route: RequestRoute, framing: BodyFraming, via: String?, keepingHost: Bool = false
-    ) -> HTTPRequestHead {
-        var headers = HopByHopHeaders.removing(from: head.headers)
-        let clientHost = keepingHost ? headers.values(name: "host").first : nil
-        headers.remove(name: "host")
-        var fields = HTTPHeaders()
-        fields.add(name: "Host", value: clientHost ?? route.endpoint.hostHeaderValue)
-        for field in headers { fields.append(field) }
+    /// What the flow core is told about a request: routing, the client's fields, the body length.
+    private func flowRequest(_ head: HTTPRequestHead, route: RequestRoute, framing: BodyFraming) -> FlowRequest {
+        let clientHost = configuration.keepsClientHost ? head.headers.first(name: "host") : nil
+        let length: FlowBodyLength
         switch framing {
-        case .contentLength(let length): fields.add(name: "Content-Length", value: String(length))
-        case .chunked: fields.add(name: "Transfer-Encoding", value: "chunked")
-        case .none, .closeDelimited, .tunnel: break
+        case .none, .tunnel: length = .none
+        case .contentLength(let bytes): length = .known(bytes)
+        case .chunked, .closeDelimited: length = .unknown
         }
-        if route.kind == .upgrade {
-            fields.add(name: "Connection", value: "Upgrade")
-            for value in head.headers.values(name: "upgrade") { fields.add(name: "Upgrade", value: value) }
-        }
-        if let via { fields.add(name: "Via", value: "1.1 \(via)") }
-        return HTTPRequestHead(method: head.method, target: route.outboundTarget, version: .http1_1, headers: fields)
+        return FlowRequest(
+            kind: route.kind, method: head.method, endpoint: route.endpoint, path: route.path, query: route.query,
+            outboundTarget: route.outboundTarget, url: route.url, version: head.version.description, headers: head.headers,
+            authority: clientHost ?? route.endpoint.hostHeaderValue, body: length)
     }
 
-    private mutating func forwardRequestBody(_ bytes: ArraySlice<UInt8>, _ output: inout SessionOutput) {
-        collectRequestBody(bytes, &output)
-        guard let exchange = self.exchange, exchange.requestGate != .answered else { return }
-        bytes.withUnsafeBytes { exchange.requestBody.update($0) }
-        switch exchange.requestFraming {
-        case .chunked:
-            var encoded: [UInt8] = []
-            encoded.reserveCapacity(bytes.count + 16)
-            HTTP1Encoder.encodeChunk(bytes, into: &encoded)
-            sendUpstream(encoded, exchange, &output)
-        default:
-            sendUpstream(bytes, exchange, &output)
-        }
-    }
-
-    private mutating func finishRequestBody(trailers: HTTPHeaders?, _ output: inout SessionOutput) {
-        guard let exchange = self.exchange else { return }
-        if case .chunked = exchange.requestFraming {
-            var encoded: [UInt8] = []
-            HTTP1Encoder.encodeLastChunk(trailers: trailers, into: &encoded)
-            sendUpstream(encoded, exchange, &output)
-        }
-        exchange.requestComplete = true
-        exchange.requestBodySummary = exchange.requestBody.finish()
-        if exchange.requestGate == .answered {
-            finishAnsweredExchange(&output)
-            return
-        }
-        if exchange.requestGate == .awaitingDecision {
-            decideRequest(&output)
-            return
-        }
-        if exchange.isUpstreamConnected { markRequestForwarded(&output) }
-    }
-
-    /// Writes request bytes upstream, or keeps them until the connection is up.
-    func sendUpstream(_ bytes: some Collection<UInt8>, _ exchange: Exchange, _ output: inout SessionOutput) {
-        if exchange.isUpstreamConnected {
-            output.writeToUpstream(bytes)
-        } else {
-            exchange.pendingUpstreamBytes.append(contentsOf: bytes)
-        }
-    }
-
-    /// The upstream connection is ready: send what waited, or open the tunnel for CONNECT.
-    mutating func upstreamConnected(_ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
-        guard let exchange = self.exchange else { return }
-        exchange.upstream = .connected(info)
-        if exchange.flow.kind == .connect {
-            exchange.flow.phase = .tunnelling
-            openConnectTunnel(info, &output)
-            return
-        }
-        exchange.flow.phase = .forwarding
-        exchange.responseDecoder.expectResponse(toMethod: exchange.requestHead.method)
-        output.writeToUpstream(exchange.pendingUpstreamBytes)
-        exchange.pendingUpstreamBytes = []
-        if exchange.requestComplete { markRequestForwarded(&output) }
-        // Body bytes that arrived while connecting may still sit in the decoder.
-        processClientInput(&output)
-    }
-
-    /// The whole request is on its way upstream: trace it and start waiting for the response.
-    private mutating func markRequestForwarded(_ output: inout SessionOutput) {
-        guard let exchange = self.exchange, !exchange.requestForwarded,
-            case .connected(let info) = exchange.upstream
-        else { return }
-        exchange.requestForwarded = true
-        if !exchange.responseStarted { exchange.flow.phase = .awaitingResponse }
-        var fields: [TraceField] = [
-            .int("upstream_conn", Int64(info.id.rawValue)),
-            .string("upstream", info.remoteAddress),
-            .bool("reused", info.reused),
-        ]
-        if let summary = exchange.requestBodySummary { fields.append(.body("body", summary)) }
-        trace.record(.requestForwarded, connection: connectionID, flow: exchange.flow.id, fields)
-        if !exchange.responseStarted { output.append(.setTimer(.responseHead, configuration.responseTimeout)) }
-        if let decision = exchange.decision {
-            requestForwardedUnderRules(exchange, decision: decision, &output)
-        }
-    }
-
-    /// Traces `request.received`; with a decision, also the role, lineage and presented credentials.
-    func traceRequestReceived(
-        _ head: HTTPRequestHead, flow: FlowID, url: String, route: RequestRoute? = nil,
-        decision: FlowPolicy.RequestDecision? = nil
+    /// A request the router or the loop check refuses: traced, answered, and the connection closes.
+    private mutating func refuseRequest(
+        _ head: HTTPRequestHead, flow: FlowID, url: String, route: RequestRoute?, _ refusal: RequestRoute.Refusal,
+        _ output: inout SessionOutput
     ) {
-        var fields: [TraceField] = [.string("method", head.method), .target("url", url)]
-        if let route {
-            fields.append(.string("host", route.endpoint.host))
-            fields.append(.int("port", route.endpoint.port))
-            if route.kind != .connect { fields.append(.target("path", route.path)) }
+        let placeholder = UpstreamEndpoint(scheme: "http", host: "", port: 80)
+        let request = FlowRequest(
+            kind: route?.kind ?? .exchange, method: head.method, endpoint: route?.endpoint ?? placeholder,
+            path: route?.path ?? "", query: route?.query, outboundTarget: "", url: url, version: head.version.description,
+            headers: head.headers, authority: "", body: .none)
+        if exchange == nil {
+            exchange = ClientExchange(
+                flow: flow, kind: request.kind, version: head.version, requestFraming: .none, closeAfter: true)
         }
-        fields.append(.string("version", head.version.description))
-        fields.append(.headers("headers", head.headers.map { (name: $0.name, value: $0.value) }))
-        if let decision {
-            fields.append(.string("role", decision.role))
-            if let lineage = decision.lineage { fields.append(.string("lineage", lineage.description)) }
-            if !decision.credentials.isEmpty {
-                // "access=fp:…": the same fingerprints the redacted headers carry.
-                fields.append(.strings("credentials", decision.credentials.map(\.traceText)))
-            }
-        }
-        trace.record(.requestReceived, connection: connectionID, flow: flow, fields)
+        exchange?.closeAfter = true
+        state = .exchanging
+        let actions = FlowMachine.refuse(
+            id: flow, request: request, status: refusal.status, code: refusal.code, message: refusal.message,
+            environment: environment, routed: route != nil)
+        perform(actions, &output)
     }
+}
 
-    func traceRequestReceived(_ exchange: Exchange, decision: FlowPolicy.RequestDecision) {
-        traceRequestReceived(
-            exchange.requestHead, flow: exchange.flow.id, url: exchange.route.url, route: exchange.route,
-            decision: decision)
+extension BodyFraming {
+    /// True when a message with this framing may carry body bytes.
+    var carriesBody: Bool {
+        switch self {
+        case .contentLength(let length): return length > 0
+        case .chunked, .closeDelimited, .tunnel: return true
+        case .none: return false
+        }
     }
 }

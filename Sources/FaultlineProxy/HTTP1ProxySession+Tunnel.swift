@@ -1,41 +1,113 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlineHTTP1
+import FaultlineRules
 import FaultlineTrace
+
+/// A `CONNECT` being connected or classified: it never reaches the flow core (there is no request
+/// to apply rules to), only the tunnel or the interception after it.
+struct ConnectRequest {
+    let flow: FlowID
+    let endpoint: UpstreamEndpoint
+    /// The proxy answered 200 before connecting (to read the ClientHello), so a failure can no
+    /// longer be answered with an HTTP status.
+    var answered = false
+    /// With interception on: why this one is tunnelled instead (`ignored`, `not-tls`).
+    var tunnelReason: String?
+}
+
+/// A `CONNECT` or upgraded connection relaying bytes unchanged in both directions.
+struct Tunnel {
+    let flow: FlowID
+    let kind: FlowKind
+    var bytesFromClient: Int64 = 0
+    var bytesFromUpstream: Int64 = 0
+    var clientReachedEOF = false
+    var upstreamReachedEOF = false
+}
 
 extension HTTP1ProxySession {
     /// The answer to a `CONNECT` whose tunnel is open (RFC 9110 §9.3.6: any 2xx).
     static let connectEstablished = Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)
 
+    /// A `CONNECT` arrived: answer early to read the ClientHello (interception on), or connect.
+    mutating func startConnect(_ id: FlowID, request: FlowRequest, _ output: inout SessionOutput) {
+        trace.record(.requestReceived, connection: connectionID, flow: id, FlowMachine.requestReceivedFields(request, routed: true))
+        connect = ConnectRequest(flow: id, endpoint: request.endpoint)
+        if let interception = configuration.interception {
+            guard interception.intercepts(request.endpoint.host) else {
+                connect?.tunnelReason = "ignored"
+                output.append(.connectUpstream(id, request.endpoint, fresh: false))
+                return
+            }
+            answerConnectEarly(&output)
+            return
+        }
+        output.append(.connectUpstream(id, request.endpoint, fresh: false))
+    }
+
     /// `CONNECT` reached its target: answer 200 and relay bytes unchanged from now on
     /// (RFC 9110 §9.3.6). Bytes the client sent early (a TLS ClientHello) go up first.
     mutating func openConnectTunnel(_ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
-        guard let exchange else { return }
-        if !exchange.connectAnswered {
+        guard let connect else { return }
+        if !connect.answered {
             output.writeToClient(Self.connectEstablished)
             trace.record(
-                .responseDelivered, connection: connectionID, flow: exchange.flow.id,
-                [.int("status", 200), .bool("synthetic", true)])
+                .responseDelivered, connection: connectionID, flow: connect.flow, [.int("status", 200), .bool("synthetic", true)])
         }
-        enterTunnel(kind: .connect, upstream: info, &output)
+        enterTunnel(connect.flow, kind: .connect, target: connect.endpoint, reason: connect.tunnelReason, upstream: info)
+        self.connect = nil
         let early = clientHello + requestDecoder.takeBufferedBytes()
         clientHello = []
         if !early.isEmpty {
             tunnel?.bytesFromClient += Int64(early.count)
-            output.writeToUpstream(early)
+            output.writeToUpstream(connect.flow, early)
         }
         if clientReachedEOF {
             tunnel?.clientReachedEOF = true
-            output.append(.shutdownUpstreamWrite)
+            output.append(.shutdownUpstreamWrite(connect.flow))
         }
+    }
+
+    /// The `CONNECT` target cannot be reached: 502/504 if the client has had no answer yet.
+    mutating func connectFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
+        guard let connect else { return }
+        trace.record(
+            .upstreamError, connection: connectionID, flow: connect.flow,
+            [
+                .string("upstream", connect.endpoint.description), .string("code", failure.code),
+                .int("status", Int64(failure.status)), .string("message", failure.description),
+            ])
+        self.connect = nil
+        exchange = nil
+        if connect.answered {
+            close(&output, reason: "upstream-failed")
+            return
+        }
+        let page = ErrorResponse.make(status: failure.status, code: failure.code, message: failure.description)
+        output.writeToClient(page.encode(closing: true))
+        trace.record(
+            .responseDelivered, connection: connectionID, flow: connect.flow,
+            [.int("status", Int64(failure.status)), .bool("synthetic", true), .string("code", failure.code)])
+        close(&output, reason: "upstream-failed")
+    }
+
+    /// The client went away while its `CONNECT` was being connected or classified.
+    mutating func abortConnect(_ output: inout SessionOutput, reason: String?) {
+        guard let connect else { return }
+        if let reason { trace.record(.flowAborted, connection: connectionID, flow: connect.flow, [.string("reason", reason)]) }
+        output.append(.closeUpstream(connect.flow))
+        self.connect = nil
     }
 
     /// The upstream accepted an upgrade with 101: both sides now speak the new protocol
     /// (RFC 9110 §7.8), which the proxy relays unchanged.
-    mutating func openUpgradeTunnel(_ output: inout SessionOutput) {
-        guard case .connected(let info) = exchange?.upstream,
-            let fromUpstream = exchange?.responseDecoder.takeBufferedBytes()
-        else { return }
-        enterTunnel(kind: .upgrade, upstream: info, &output)
+    mutating func openUpgradeTunnel(target: UpstreamEndpoint?, _ output: inout SessionOutput) {
+        guard let exchange, var codec = upstream else { return }
+        let fromUpstream = codec.takeBufferedBytes()
+        upstream = nil
+        self.exchange = nil
+        enterTunnel(exchange.flow, kind: .upgrade, target: target, reason: nil, upstream: codec.connection)
         if !fromUpstream.isEmpty {
             tunnel?.bytesFromUpstream += Int64(fromUpstream.count)
             output.writeToClient(fromUpstream)
@@ -43,28 +115,51 @@ extension HTTP1ProxySession {
         let fromClient = requestDecoder.takeBufferedBytes()
         if !fromClient.isEmpty {
             tunnel?.bytesFromClient += Int64(fromClient.count)
-            output.writeToUpstream(fromClient)
+            output.writeToUpstream(exchange.flow, fromClient)
         }
     }
 
-    private mutating func enterTunnel(kind: Flow.Kind, upstream info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
-        guard let exchange else { return }
-        var fields: [TraceField] = [
-            .string("kind", kind.rawValue), .string("target", exchange.route.endpoint.hostHeaderValue),
-            .int("upstream_conn", Int64(info.id.rawValue)), .string("upstream", info.remoteAddress),
-        ]
-        if let reason = exchange.tunnelReason {
-            fields += [.bool("intercepted", false), .string("reason", reason)]
+    private mutating func enterTunnel(
+        _ id: FlowID, kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?
+    ) {
+        var fields: [TraceField] = [.string("kind", kind.rawValue)]
+        if let target { fields.append(.string("target", target.hostHeaderValue)) }
+        if let info {
+            fields += [.int("upstream_conn", Int64(info.id.rawValue)), .string("upstream", info.remoteAddress)]
         }
-        trace.record(.tunnelOpened, connection: connectionID, flow: exchange.flow.id, fields)
-        output.append(.cancelTimer(.responseHead))
-        tunnel = Tunnel(flow: exchange.flow.id, kind: kind)
-        self.exchange = nil
+        if let reason { fields += [.bool("intercepted", false), .string("reason", reason)] }
+        trace.record(.tunnelOpened, connection: connectionID, flow: id, fields)
+        tunnel = Tunnel(flow: id, kind: kind)
+        exchange = nil
         state = .tunnelling
     }
 
+    mutating func relayFromClient(_ bytes: UnsafeRawBufferPointer, _ output: inout SessionOutput) {
+        guard let id = tunnel?.flow else { return }
+        tunnel?.bytesFromClient += Int64(bytes.count)
+        output.writeToUpstream(id, bytes)
+    }
+
+    mutating func relayFromUpstream(_ bytes: UnsafeRawBufferPointer, _ output: inout SessionOutput) {
+        tunnel?.bytesFromUpstream += Int64(bytes.count)
+        output.writeToClient(bytes)
+    }
+
+    mutating func tunnelClientEOF(_ output: inout SessionOutput) {
+        guard let id = tunnel?.flow else { return }
+        tunnel?.clientReachedEOF = true
+        output.append(.shutdownUpstreamWrite(id))
+        finishTunnelIfDone(&output)
+    }
+
+    mutating func tunnelUpstreamEOF(_ output: inout SessionOutput) {
+        tunnel?.upstreamReachedEOF = true
+        output.append(.shutdownClientWrite)
+        finishTunnelIfDone(&output)
+    }
+
     /// Closes the tunnel once both sides have sent FIN.
-    mutating func finishTunnelIfDone(_ output: inout SessionOutput) {
+    private mutating func finishTunnelIfDone(_ output: inout SessionOutput) {
         guard let tunnel, tunnel.clientReachedEOF, tunnel.upstreamReachedEOF else { return }
         finishTunnel(&output, reason: "both-closed")
     }
@@ -79,7 +174,7 @@ extension HTTP1ProxySession {
                 .string("reason", reason),
             ])
         self.tunnel = nil
-        output.append(.closeUpstream)
+        output.append(.closeUpstream(tunnel.flow))
         if closeReason == nil { closeReason = "tunnel-closed" }
         state = .closing
         output.append(.closeClient(afterFlush: true))

@@ -1,35 +1,44 @@
 public import FaultlineCore
+public import FaultlineFlow
 import FaultlineHTTP1
+import FaultlineRules
 public import FaultlineTrace
 
-/// The proxy logic for one HTTP/1.1 client connection, with no I/O of its own.
+/// One HTTP/1.1 client connection, with no I/O of its own: the framing layer between the client's
+/// bytes and the flow core.
 ///
 /// # Theory of operation
 ///
 /// The driver (the server module) feeds the session what happened on the client connection and on
-/// the session's current upstream connection, and carries out the `ProxyAction`s each input returns.
+/// each flow's upstream connection, and carries out the `ProxyAction`s each input returns.
 ///
 /// ```
-///            head              upstream connected           response end
-///   idle ───────────▶ exchanging ──────────────────▶ ... ─────────────────▶ idle (keep-alive)
-///    ▲  │                │   │ CONNECT ok / 101                          └──▶ closing (close)
-///    │  │ EOF / error    │   └──────────────────▶ tunnelling ──both EOF──▶ closed
-///    │  ▼                ▼ refusal, upstream failure
+///            head                 flow ended (keep-alive)
+///   idle ───────────▶ exchanging ────────────────────────▶ idle   (or draining an unread body first)
+///    ▲  │                │   │ CONNECT ok / 101
+///    │  │ EOF / error    │   └──────────────▶ tunnelling ──both EOF──▶ closed
+///    │  ▼                ▼ close, fault, refusal
 ///    │ closing ◀─────────┘
-///    └──────── (pipelined bytes wait in the decoder until the exchange ends)
+///    └──────── (pipelined bytes wait in the decoder until the flow ends)
 /// ```
 ///
-/// Requests are handled one at a time in arrival order; pipelined requests wait in the request
-/// decoder until the exchange before them has ended (RFC 9112 §9.3.2 requires responses in order).
-/// Bodies stream in both directions; the session re-frames them for the other side (a
-/// close-delimited response becomes chunked for an HTTP/1.1 client). Every step is written to the
-/// trace; values that carry credentials are fingerprinted by the trace writer.
+/// The session turns decoded requests into `FlowRequest`s and each into a `FlowMachine` (the
+/// protocol-neutral core: rules, holds, faults, lineages, the flow's trace), hands the machine's
+/// upstream actions to an `HTTP1UpstreamCodec`, and encodes its client actions for HTTP/1: the
+/// response is re-framed for the client (a close-delimited response becomes chunked for an
+/// HTTP/1.1 client). Requests are served one at a time in arrival order; pipelined requests wait
+/// in the decoder until the flow before them has ended (RFC 9112 §9.3.2 requires responses in
+/// order). `CONNECT` tunnels and ClientHello sniffing are their own small layers
+/// (HTTP1ProxySession+Tunnel.swift, +Interception.swift).
 public struct HTTP1ProxySession {
     enum State {
-        /// Between exchanges: the next request head is awaited.
+        /// Between requests: the next request head is awaited.
         case idle
-        /// `exchange` holds the flow in progress.
+        /// `exchange` holds the request in progress.
         case exchanging
+        /// The flow ended before its request body was read (a rule answered it): the rest of the
+        /// body is read and dropped, then the connection serves the next request.
+        case draining
         /// `CONNECT` answered early: reading the client's first bytes (`clientHello`) to choose
         /// between terminating TLS and tunnelling.
         case awaitingClientHello
@@ -44,15 +53,24 @@ public struct HTTP1ProxySession {
     let configuration: ProxyConfiguration
     let trace: TraceRecorder
     let flowIDs: IDGenerator
+    let environment: FlowEnvironment
     var state: State = .idle
     var requestDecoder: HTTP1RequestDecoder
-    var exchange: Exchange?
+    /// The HTTP/1 side of the request being served.
+    var exchange: ClientExchange?
+    /// The flow core of that request (nil for `CONNECT`, which never reaches the core).
+    var flow: FlowMachine?
+    /// The flow's upstream: an HTTP/1.1 connection.
+    var upstream: HTTP1UpstreamCodec?
+    /// A `CONNECT` being connected or classified.
+    var connect: ConnectRequest?
     var tunnel: Tunnel?
     /// The bytes the client sent after an early-answered `CONNECT`, until they are classified.
     var clientHello: [UInt8] = []
     var clientReachedEOF = false
     /// Why the session ended, for the trace's `connection.closed` event.
     public internal(set) var closeReason: String?
+    var traceConnection: ConnectionID? { connectionID }
 
     /// Creates the session of a newly accepted client connection.
     public init(connectionID: ConnectionID, configuration: ProxyConfiguration, trace: TraceRecorder, flowIDs: IDGenerator) {
@@ -61,6 +79,9 @@ public struct HTTP1ProxySession {
         self.trace = trace
         self.flowIDs = flowIDs
         self.requestDecoder = HTTP1RequestDecoder(limits: configuration.limits)
+        self.environment = FlowEnvironment(
+            policy: configuration.policy, responseTimeout: configuration.responseTimeout,
+            makeBodyDigest: { trace.makeBodyDigest() })
     }
 
     /// Call once after creating the session: arms the idle timer for the first request.
@@ -68,18 +89,28 @@ public struct HTTP1ProxySession {
         [.setTimer(.clientIdle, configuration.clientIdleTimeout)]
     }
 
-    /// True while the session cannot use more client bytes (pipelined input piling up, upstream
-    /// not connected yet, or closing). The driver stops reading the client meanwhile.
+    /// True while the session cannot use more client bytes (pipelined input piling up, request
+    /// bytes waiting for their upstream, or closing). The driver stops reading the client meanwhile.
     public var wantsClientReadsPaused: Bool {
         switch state {
-        case .idle, .tunnelling, .awaitingClientHello: return false
+        case .idle, .tunnelling, .awaitingClientHello, .draining: return false
         case .closing, .closed: return true
         case .exchanging:
             guard let exchange else { return false }
-            if exchange.requestComplete { return requestDecoder.bufferedByteCount > configuration.maximumPendingUpstreamBytes }
-            return exchange.pendingUpstreamBytes.count > configuration.maximumPendingUpstreamBytes
+            if exchange.requestRead { return requestDecoder.bufferedByteCount > configuration.maximumPendingUpstreamBytes }
+            let waiting = (flow?.bufferedRequestBytes ?? 0) + (upstream?.pendingByteCount ?? 0)
+            return waiting > configuration.maximumPendingUpstreamBytes
         }
     }
+
+    /// True while the session cannot use more upstream bytes (a held or delayed response piling up).
+    public var wantsUpstreamReadsPaused: Bool {
+        (flow?.bufferedResponseBytes ?? 0) > Self.heldResponseLimit
+    }
+
+    /// Upstream bytes behind a closed response gate beyond which upstream reads pause: the body
+    /// read limit, so a held response keeps what a JSON edit after its release may read.
+    static let heldResponseLimit = BodyReadLimit.bytes
 
     /// True once the session has nothing more to do and the driver may drop it.
     public var isClosed: Bool {
@@ -94,11 +125,10 @@ public struct HTTP1ProxySession {
         var output = SessionOutput()
         switch state {
         case .tunnelling:
-            tunnel?.bytesFromClient += Int64(bytes.count)
-            output.writeToUpstream(bytes)
+            relayFromClient(bytes, &output)
         case .awaitingClientHello:
             receiveClientHelloBytes(bytes, &output)
-        case .idle, .exchanging:
+        case .idle, .exchanging, .draining:
             requestDecoder.receive(bytes)
             processClientInput(&output)
         case .closing, .closed:
@@ -107,22 +137,25 @@ public struct HTTP1ProxySession {
         return output.finish()
     }
 
-    /// The client shut down its sending side (FIN). It may still read what we send.
+    /// The client shut down its sending side (FIN). It may still read what we send, unless its
+    /// flow is held: a client that stops sending while it waits has left (nginx treats it alike).
     public mutating func clientDidReadEOF() -> [ProxyAction] {
         var output = SessionOutput()
         clientReachedEOF = true
         switch state {
         case .tunnelling:
-            tunnel?.clientReachedEOF = true
-            output.append(.shutdownUpstreamWrite)
-            finishTunnelIfDone(&output)
-        case .idle:
+            tunnelClientEOF(&output)
+        case .idle, .draining:
             requestDecoder.receiveEOF()
             processClientInput(&output)
             if case .idle = state { close(&output, reason: "client-closed") }
+            if case .draining = state { close(&output, reason: "client-closed") }
         case .exchanging:
             requestDecoder.receiveEOF()
             processClientInput(&output)
+            if flow?.isHeld == true {
+                flowInput(&output) { $0.clientGone(reason: "client closed the connection while its flow was held") }
+            }
         case .awaitingClientHello:
             inspectClientHello(&output)
         case .closing, .closed:
@@ -136,10 +169,14 @@ public struct HTTP1ProxySession {
         var output = SessionOutput()
         switch state {
         case .exchanging, .awaitingClientHello:
-            abortExchange(&output, reason: "client closed the connection")
+            if flow != nil {
+                flowInput(&output) { $0.clientGone(reason: "client closed the connection") }
+            } else {
+                abortConnect(&output, reason: "client closed the connection")
+            }
         case .tunnelling:
             finishTunnel(&output, reason: "client-closed")
-        case .idle, .closing, .closed:
+        case .idle, .draining, .closing, .closed:
             break
         }
         if closeReason == nil { closeReason = "client-closed" }
@@ -147,95 +184,28 @@ public struct HTTP1ProxySession {
         return output.finish()
     }
 
-    // MARK: Upstream input
-
-    /// The connection asked for with `connectUpstream` is ready.
-    public mutating func upstreamDidConnect(_ info: UpstreamConnectionInfo) -> [ProxyAction] {
-        var output = SessionOutput()
-        if case .exchanging = state, exchange != nil {
-            upstreamConnected(info, &output)
-        } else {
-            // The exchange ended while connecting (client went away): the connection is not needed.
-            output.append(.closeUpstream)
-        }
-        return output.finish()
-    }
-
-    /// The connection asked for with `connectUpstream` could not be made.
-    public mutating func upstreamDidFailToConnect(_ failure: UpstreamFailure) -> [ProxyAction] {
-        var output = SessionOutput()
-        if case .exchanging = state { failExchange(failure, &output) }
-        return output.finish()
-    }
-
-    /// Bytes arrived from the upstream connection.
-    public mutating func upstreamDidRead(_ bytes: UnsafeRawBufferPointer) -> [ProxyAction] {
-        var output = SessionOutput()
-        switch state {
-        case .tunnelling:
-            tunnel?.bytesFromUpstream += Int64(bytes.count)
-            output.writeToClient(bytes)
-        case .exchanging:
-            exchange?.receivedResponseBytes = true
-            exchange?.responseDecoder.receive(bytes)
-            processUpstreamInput(&output)
-        case .idle, .awaitingClientHello, .closing, .closed:
-            break
-        }
-        return output.finish()
-    }
-
-    /// The upstream shut down its sending side.
-    public mutating func upstreamDidReadEOF() -> [ProxyAction] {
-        var output = SessionOutput()
-        switch state {
-        case .tunnelling:
-            tunnel?.upstreamReachedEOF = true
-            output.append(.shutdownClientWrite)
-            finishTunnelIfDone(&output)
-        case .exchanging:
-            exchange?.responseDecoder.receiveEOF()
-            processUpstreamInput(&output)
-            upstreamEndedEarly(&output)
-        case .idle, .awaitingClientHello, .closing, .closed:
-            break
-        }
-        return output.finish()
-    }
-
-    /// The upstream connection is gone (reset, or closed after an error).
-    public mutating func upstreamDidClose() -> [ProxyAction] {
-        var output = SessionOutput()
-        switch state {
-        case .tunnelling:
-            finishTunnel(&output, reason: "upstream-closed")
-        case .exchanging:
-            upstreamEndedEarly(&output)
-        case .idle, .awaitingClientHello, .closing, .closed:
-            break
-        }
-        return output.finish()
-    }
-
-    // MARK: Timers
+    // MARK: Timers and holds
 
     /// A timer armed with `setTimer` expired.
-    public mutating func timerFired(_ timer: ProxyTimer) -> [ProxyAction] {
+    public mutating func timerFired(_ timer: SessionTimer) -> [ProxyAction] {
         var output = SessionOutput()
         switch (timer, state) {
         case (.clientIdle, .idle):
             close(&output, reason: "idle-timeout")
         case (.clientIdle, .awaitingClientHello):
             clientHelloTimerFired(&output)
-        case (.responseHead, .exchanging):
-            if let exchange, !exchange.responseStarted {
-                failExchange(.responseTimeout(exchange.route.endpoint.description), &output)
-            }
-        case (.flowDelay, _), (.holdDeadline, _), (.stall, _):
-            flowTimerFired(timer, &output)
+        case (.flow(let id, let kind), _) where flow?.id == id:
+            flowInput(&output) { $0.timerFired(kind) }
         default:
             break
         }
+        return output.finish()
+    }
+
+    /// A hold registered with `.hold` ended.
+    public mutating func holdEnded(flow id: FlowID, _ ending: HoldEnding) -> [ProxyAction] {
+        var output = SessionOutput()
+        if flow?.id == id { flowInput(&output) { $0.holdEnded(ending) } }
         return output.finish()
     }
 
@@ -248,4 +218,21 @@ public struct HTTP1ProxySession {
         output.append(.cancelTimer(.clientIdle))
         output.append(.closeClient(afterFlush: true))
     }
+}
+
+/// The HTTP/1 side of the request being served: what the client asked for the connection and how
+/// its response is framed.
+struct ClientExchange {
+    let flow: FlowID
+    let kind: FlowKind
+    let version: HTTPVersion
+    /// The request body's framing, as the decoder read it.
+    let requestFraming: BodyFraming
+    /// The client asked to close after this exchange (HTTP/1.0 without keep-alive,
+    /// `Connection: close`), or its connection cannot be trusted any longer.
+    var closeAfter: Bool
+    /// The decoder reached the end of the request.
+    var requestRead = false
+    /// The response framing towards the client, once its head went out.
+    var responseFraming: BodyFraming?
 }

@@ -1,3 +1,4 @@
+public import FaultlineFlow
 public import FaultlineHTTP1
 
 /// How one listener's proxy sessions behave.

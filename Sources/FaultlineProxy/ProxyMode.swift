@@ -1,3 +1,5 @@
+public import FaultlineFlow
+
 /// Where a listener sends the requests it receives.
 public enum ProxyMode: Sendable, Equatable, CustomStringConvertible {
     /// An HTTP forward proxy: clients send absolute-form requests (`GET http://host/path`) and `CONNECT`.
@@ -24,10 +26,4 @@ public enum ProxyMode: Sendable, Equatable, CustomStringConvertible {
         case .reverse(let endpoint): return "reverse:\(endpoint)"
         }
     }
-}
-
-/// A configuration value that cannot be used, with a sentence saying what was expected.
-public struct ProxyConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -1,9 +1,10 @@
+public import FaultlineFlow
 public import FaultlineHTTP1
 
 /// Where a request goes and how its request line is rewritten, decided from the listener's mode
 /// and the request-target form (RFC 9112 §3.2).
 public struct RequestRoute: Sendable, Equatable {
-    public let kind: Flow.Kind
+    public let kind: FlowKind
     public let endpoint: UpstreamEndpoint
     /// The request-target to send upstream: origin-form (or `*`); empty for CONNECT.
     public let outboundTarget: String
@@ -63,7 +64,7 @@ public struct RequestRoute: Sendable, Equatable {
     }
 
     private static func route(
-        _ kind: Flow.Kind, _ endpoint: UpstreamEndpoint, path: String, query: String?
+        _ kind: FlowKind, _ endpoint: UpstreamEndpoint, path: String, query: String?
     ) -> RequestRoute {
         // A reverse upstream's path prefix goes before the client's path (`/api` + `/v1/me`);
         // rules keep matching the path the client sent.

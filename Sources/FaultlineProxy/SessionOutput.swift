@@ -1,15 +1,21 @@
+import FaultlineCore
+
 /// Collects what one session input produces, coalescing consecutive writes to the same side into
 /// one buffer so that a response head and the body bytes read with it leave in one write.
 struct SessionOutput {
     private(set) var actions: [ProxyAction] = []
     private var toClient: [UInt8] = []
     private var toUpstream: [UInt8] = []
+    private var upstreamFlow: FlowID?
 
     mutating func writeToClient(_ bytes: some Collection<UInt8>) {
         toClient.append(contentsOf: bytes)
     }
 
-    mutating func writeToUpstream(_ bytes: some Collection<UInt8>) {
+    mutating func writeToUpstream(_ flow: FlowID, _ bytes: some Collection<UInt8>) {
+        guard !bytes.isEmpty else { return }
+        if let upstreamFlow, upstreamFlow != flow { flushWrites() }
+        upstreamFlow = flow
         toUpstream.append(contentsOf: bytes)
     }
 
@@ -17,12 +23,6 @@ struct SessionOutput {
     mutating func append(_ action: ProxyAction) {
         flushWrites()
         actions.append(action)
-    }
-
-    /// Appends actions produced by a nested input (already finished, writes included).
-    mutating func append(contentsOf nested: [ProxyAction]) {
-        flushWrites()
-        actions.append(contentsOf: nested)
     }
 
     /// The actions of this input, writes included.
@@ -36,8 +36,8 @@ struct SessionOutput {
             actions.append(.writeToClient(toClient))
             toClient = []
         }
-        if !toUpstream.isEmpty {
-            actions.append(.writeToUpstream(toUpstream))
+        if !toUpstream.isEmpty, let upstreamFlow {
+            actions.append(.writeToUpstream(upstreamFlow, toUpstream))
             toUpstream = []
         }
     }

@@ -1,4 +1,5 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlinePosix
 import FaultlineProxy
 import FaultlineTLS
@@ -38,7 +39,7 @@ extension ClientConnectionHandler {
         interceptedFlow = interception.flow
         guard startClientTLS(certificateHost: interception.certificateHost) else { return }
         // Offer upstream only what the client offered and we speak (none if it offered none).
-        upstreamALPN = ServerTLSConfiguration.applicationProtocols.filter(interception.offeredALPN.contains)
+        upstreams.alpn = ServerTLSConfiguration.applicationProtocols.filter(interception.offeredALPN.contains)
         // The requests inside are for the name the client asked for in SNI (the certificate it
         // accepted names it, so the upstream's must too), sent to the address it CONNECTed to.
         let target = interception.target
@@ -106,40 +107,5 @@ extension ClientConnectionHandler {
         clientHandshakeTimer = nil
         client.flush()
         client.socket.closeAfterFlush()
-    }
-
-    /// Feeds what the upstream's TLS session produced to the session.
-    func upstreamTLSEvents(_ events: [TLSEvent]) {
-        let source = upstream?.socket
-        for event in events {
-            // A response may end (and the connection go back to the pool) halfway through.
-            guard let current = upstream?.socket, current === source else { return }
-            switch event {
-            case .handshakeCompleted:
-                continue
-            case .plaintext(let bytes):
-                bytes.withUnsafeBytes { perform(session.upstreamDidRead($0)) }
-            case .closeNotify:
-                upstreamInputDidEnd()
-            case .failed(let error):
-                if error.code == TLSError.unexpectedEOF { continue }
-                guard let upstream else { return }
-                context.trace.record(
-                    .tlsFailed, connection: upstream.id,
-                    TLSTrace.failure(side: .upstream, code: error.code, message: error.description))
-                detachUpstream()
-                upstream.flush()  // the alert that tells the server why
-                upstream.socket.closeAfterFlush()
-                perform(session.upstreamDidClose())
-                return
-            }
-        }
-    }
-
-    /// Tells the session, once per upstream connection, that the upstream will send nothing more.
-    func upstreamInputDidEnd() {
-        guard !upstreamInputEnded else { return }
-        upstreamInputEnded = true
-        perform(session.upstreamDidReadEOF())
     }
 }

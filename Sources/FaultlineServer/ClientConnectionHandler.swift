@@ -1,4 +1,5 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlinePosix
 import FaultlineProxy
 import FaultlineTLS
@@ -17,40 +18,31 @@ import FaultlineTrace
 /// the pool are confined to it. Session inputs raised while actions are being carried out (a pooled
 /// connection handed over at once, a timer) are queued and fed after the current batch, so the
 /// session never sees an input in the middle of its own output.
-final class ClientConnectionHandler: StreamConnectionDelegate {
+final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwner {
     private enum QueuedInput {
-        case upstreamConnected(UpstreamConnectionInfo)
-        case upstreamFailed(UpstreamFailure)
-        case timer(ProxyTimer)
-        case holdEnded(FlowID, HoldOutcome)
+        case upstreamConnected(FlowID, UpstreamConnectionInfo)
+        case upstreamFailed(FlowID, UpstreamFailure)
+        case timer(SessionTimer)
+        case holdEnded(FlowID, HoldEnding)
         case interception(TLSInterception)
     }
 
     var client: Channel
     var session: HTTP1ProxySession
     let context: LoopContext
-    private(set) var upstream: Channel?
-    private var upstreamEndpoint: UpstreamEndpoint?
-    /// Bumped whenever a pending connect becomes unwanted, so its late completion is discarded.
-    private var connectGeneration = 0
-    private var timers: [ProxyTimer: TimerHandle] = [:]
+    /// The upstream connections of this connection's flows.
+    let upstreams: UpstreamLinks
+    private let timers: TimerSet<SessionTimer>
     private var queue: [QueuedInput] = []
     private var draining = false
-    private var upstreamReadsPausedForBackpressure = false
     private var clientReadsPausedForBackpressure = false
-    /// The registry entry of the flow this connection holds, if any.
-    private var heldID: UInt64?
+    /// The registry entries of the flows this connection holds.
+    private var heldIDs: [FlowID: UInt64] = [:]
     private var clientPacer: Pacer?
-    private var upstreamPacer: Pacer?
-    /// What to offer an `https` upstream in ALPN (RFC 7301): for an intercepted client, what it
-    /// offered that we speak; otherwise HTTP/1.1.
-    var upstreamALPN = ServerTLSConfiguration.applicationProtocols
     /// Armed while the client's TLS handshake runs.
     var clientHandshakeTimer: TimerHandle?
     /// The session was told the client's input ended (`close_notify` or EOF, told once).
     var clientInputEnded = false
-    /// The session was told the upstream's input ended (`close_notify` or EOF, told once).
-    var upstreamInputEnded = false
     /// The `CONNECT` flow whose TLS this connection terminates, for the `tls.*` events.
     var interceptedFlow: FlowID?
     /// Why the connection closed when the session cannot know (a TLS failure).
@@ -60,6 +52,9 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         self.client = Channel(socket: client)
         self.session = session
         self.context = context
+        self.upstreams = UpstreamLinks(context: context)
+        self.timers = TimerSet(loop: context.loop)
+        upstreams.owner = self
     }
 
     /// Starts reading the client. With `tlsFallbackHost` the client speaks TLS from its first byte
@@ -75,7 +70,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
 
     func perform(_ actions: [ProxyAction]) {
         for action in actions { perform(action) }
-        updateClientReading()
+        updateReading()
         drainQueue()
     }
 
@@ -87,18 +82,18 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
             let input = queue.removeFirst()
             let actions: [ProxyAction]
             switch input {
-            case .upstreamConnected(let info): actions = session.upstreamDidConnect(info)
-            case .upstreamFailed(let failure): actions = session.upstreamDidFailToConnect(failure)
+            case .upstreamConnected(let flow, let info): actions = session.upstreamDidConnect(flow: flow, info)
+            case .upstreamFailed(let flow, let failure): actions = session.upstreamDidFailToConnect(flow: flow, failure)
             case .timer(let timer): actions = session.timerFired(timer)
-            case .holdEnded(let flow, let outcome):
-                heldID = nil
-                actions = session.holdEnded(flow: flow, outcome: outcome)
+            case .holdEnded(let flow, let ending):
+                heldIDs[flow] = nil
+                actions = session.holdEnded(flow: flow, ending)
             case .interception(let interception):
                 intercept(interception)
                 actions = []
             }
             for action in actions { perform(action) }
-            updateClientReading()
+            updateReading()
         }
     }
 
@@ -107,63 +102,52 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         case .writeToClient(let bytes):
             if let clientPacer { clientPacer.enqueue(bytes) } else { client.write(bytes) }
             let queued = client.socket.outboundBufferedBytes + (clientPacer?.queuedBytes ?? 0)
-            if let upstream, queued > context.configuration.backpressureHighWatermark {
-                upstreamReadsPausedForBackpressure = true
-                upstream.socket.setReadingPaused(true)
-            }
-        case .writeToUpstream(let bytes):
-            guard let upstream else { preconditionFailure("session wrote upstream without a connection") }
-            if let upstreamPacer { upstreamPacer.enqueue(bytes) } else { upstream.write(bytes) }
-            let queued = upstream.socket.outboundBufferedBytes + (upstreamPacer?.queuedBytes ?? 0)
             if queued > context.configuration.backpressureHighWatermark {
+                for link in upstreams.all where !link.pausedForBackpressure {
+                    link.pausedForBackpressure = true
+                    link.channel.socket.setReadingPaused(true)
+                }
+            }
+        case .writeToUpstream(let flow, let bytes):
+            if upstreams.write(flow, bytes) > context.configuration.backpressureHighWatermark {
                 clientReadsPausedForBackpressure = true
             }
-        case .connectUpstream(let endpoint, let fresh):
-            connect(to: endpoint, fresh: fresh)
-        case .releaseUpstream:
-            if let upstream, let upstreamEndpoint {
-                // Paced request bytes still queued mean the connection is mid-message.
-                let midMessage = (upstreamPacer?.queuedBytes ?? 0) > 0
-                detachUpstream()
-                if midMessage { upstream.socket.close() } else { context.pool.put(upstream, for: upstreamEndpoint) }
-            }
-        case .closeUpstream:
-            connectGeneration += 1
-            if let upstream {
-                detachUpstream()
-                upstream.socket.close()
-            }
-        case .shutdownUpstreamWrite:
-            upstream?.shutdownWrite()
+        case .connectUpstream(let flow, let endpoint, let fresh):
+            upstreams.connect(flow, to: endpoint, fresh: fresh)
+        case .releaseUpstream(let flow):
+            upstreams.release(flow)
+            clientReadsPausedForBackpressure = false
+        case .closeUpstream(let flow):
+            upstreams.close(flow)
+            clientReadsPausedForBackpressure = false
+        case .shutdownUpstreamWrite(let flow):
+            upstreams.shutdownWrite(flow)
         case .shutdownClientWrite:
             client.shutdownWrite()
         case .closeClient(let afterFlush):
             if afterFlush { client.closeAfterFlush() } else { client.socket.close() }
         case .setTimer(let timer, let delay):
-            if let handle = timers.removeValue(forKey: timer) { context.loop.cancelTimer(handle) }
-            timers[timer] = context.loop.scheduleTimer(after: delay) { [weak self] in
+            timers.arm(timer, after: delay) { [weak self] in
                 guard let self else { return }
-                self.timers[timer] = nil
                 self.queue.append(.timer(timer))
                 self.drainQueue()
             }
         case .cancelTimer(let timer):
-            if let handle = timers.removeValue(forKey: timer) { context.loop.cancelTimer(handle) }
+            timers.cancel(timer)
         case .resetClient:
             client.socket.resetAndClose()
         case .hold(let request):
             hold(request)
-        case .unregisterHold:
-            if let heldID { context.rules.holds.remove(id: heldID) }
-            heldID = nil
+        case .unregisterHold(let flow):
+            if let id = heldIDs.removeValue(forKey: flow) { context.rules.holds.remove(id: id) }
         case .observed(let event):
             context.rules.publish(event)
         case .ruleFired(let id):
             context.rules.ruleFired(id)
         case .duplicate(let request):
-            context.sendDuplicates(request)
-        case .throttle(let side, let rate):
-            throttle(side, rate)
+            context.startDuplicates(request)
+        case .throttle(let flow, let side, let rate):
+            if side == .upstream { upstreams.throttle(flow, rate) } else { throttleClient(rate) }
         case .interceptTLS(let interception):
             queue.append(.interception(interception))
         }
@@ -175,168 +159,113 @@ final class ClientConnectionHandler: StreamConnectionDelegate {
         let info = context.rules.holds.add(
             name: request.name, flow: request.flow, connection: client.id, phase: request.phase,
             summary: request.summary, releaseOn: request.releaseOn
-        ) { outcome in
+        ) { ending in
             handler.loop.execute {
                 guard let self = handler.value.handler else { return }
-                self.queue.append(.holdEnded(request.flow, outcome))
+                self.queue.append(.holdEnded(request.flow, ending))
                 self.drainQueue()
             }
         }
-        heldID = info.id
+        heldIDs[request.flow] = info.id
     }
 
-    /// Starts, changes or ends pacing on one side. Ending waits until the paced bytes are out.
-    private func throttle(_ side: ThrottleSide, _ rate: Int?) {
-        let current = side == .client ? clientPacer : upstreamPacer
-        if let current {
+    /// Starts, changes or ends pacing of the client's writes. Ending waits until the paced bytes are out.
+    private func throttleClient(_ rate: Int?) {
+        if let clientPacer {
             if let rate {
-                current.setRate(rate)
+                clientPacer.setRate(rate)
             } else {
-                current.finishWhenDrained { [weak self, weak current] in
-                    guard let self, let current else { return }
-                    if self.clientPacer === current { self.clientPacer = nil }
-                    if self.upstreamPacer === current { self.upstreamPacer = nil }
+                clientPacer.finishWhenDrained { [weak self, weak clientPacer] in
+                    guard let self, let clientPacer, self.clientPacer === clientPacer else { return }
+                    self.clientPacer = nil
                 }
             }
             return
         }
         guard let rate else { return }
-        switch side {
-        case .client:
-            clientPacer = Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in self?.client.write(bytes) }
-        case .upstream:
-            upstreamPacer = Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in
-                self?.upstream?.write(bytes)
-            }
-        }
+        clientPacer = Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in self?.client.write(bytes) }
     }
 
-    func detachUpstream() {
-        upstreamPacer?.cancel()
-        upstreamPacer = nil
-        upstream?.socket.delegate = nil
-        if upstreamReadsPausedForBackpressure { upstream?.socket.setReadingPaused(false) }
-        upstreamReadsPausedForBackpressure = false
-        clientReadsPausedForBackpressure = false
-        upstream = nil
-        upstreamEndpoint = nil
-    }
-
-    private func updateClientReading() {
+    private func updateReading() {
         guard client.socket.isOpen else { return }
         let paused = session.wantsClientReadsPaused || clientReadsPausedForBackpressure
         if paused != client.socket.isReadingPaused { client.socket.setReadingPaused(paused) }
-        if let upstream, upstream.socket.isOpen {
-            let upstreamPaused = session.wantsUpstreamReadsPaused || upstreamReadsPausedForBackpressure
-            if upstreamPaused != upstream.socket.isReadingPaused { upstream.socket.setReadingPaused(upstreamPaused) }
+        for link in upstreams.all where link.channel.socket.isOpen {
+            let upstreamPaused = session.wantsUpstreamReadsPaused || link.pausedForBackpressure
+            if upstreamPaused != link.channel.socket.isReadingPaused { link.channel.socket.setReadingPaused(upstreamPaused) }
         }
     }
 
-    // MARK: Upstream connections
+    // MARK: UpstreamLinksOwner
 
-    private func connect(to endpoint: UpstreamEndpoint, fresh: Bool) {
-        connectGeneration += 1
-        let generation = connectGeneration
-        if !fresh, let pooled = context.pool.take(endpoint) {
-            attach(pooled, endpoint: endpoint, reused: true)
-            return
-        }
-        context.openConnection(to: endpoint, alpn: upstreamALPN) { [weak self] result in
-            guard let self, generation == self.connectGeneration, self.client.socket.isOpen else {
-                if case .success(let channel) = result { channel.socket.close() }
-                return
-            }
-            switch result {
-            case .success(let connection): self.attach(connection, endpoint: endpoint, reused: false)
-            case .failure(let failure): self.queue.append(.upstreamFailed(failure))
-            }
-            self.drainQueue()
-        }
+    func upstreamConnected(_ flow: FlowID, _ info: UpstreamConnectionInfo) {
+        queue.append(.upstreamConnected(flow, info))
+        drainQueue()
     }
 
-    /// Takes over a connection from the pool or from `openConnection` (which comes started).
-    private func attach(_ channel: Channel, endpoint: UpstreamEndpoint, reused: Bool) {
-        upstream = channel
-        upstreamEndpoint = endpoint
-        upstreamInputEnded = false
-        channel.socket.delegate = self
-        let address = channel.socket.remoteAddress?.description ?? endpoint.hostHeaderValue
-        queue.append(.upstreamConnected(UpstreamConnectionInfo(id: channel.id, remoteAddress: address, reused: reused)))
+    func upstreamFailed(_ flow: FlowID, _ failure: UpstreamFailure) {
+        queue.append(.upstreamFailed(flow, failure))
+        drainQueue()
     }
 
-    // MARK: StreamConnectionDelegate
+    func upstreamRead(_ flow: FlowID, _ bytes: UnsafeRawBufferPointer) {
+        perform(session.upstreamDidRead(flow: flow, bytes))
+    }
+
+    func upstreamInputEnded(_ flow: FlowID) {
+        perform(session.upstreamDidReadEOF(flow: flow))
+    }
+
+    func upstreamClosed(_ flow: FlowID) {
+        clientReadsPausedForBackpressure = false
+        perform(session.upstreamDidClose(flow: flow))
+    }
+
+    func upstreamDrained(_ flow: FlowID) {
+        guard clientReadsPausedForBackpressure else { return }
+        clientReadsPausedForBackpressure = false
+        updateReading()
+    }
+
+    // MARK: StreamConnectionDelegate (the client socket)
 
     func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
-        if connection === client.socket {
-            if client.tls != nil {
-                clientTLSEvents(client.receive(bytes))
-            } else {
-                perform(session.clientDidRead(bytes))
-            }
-        } else if let upstream, connection === upstream.socket {
-            if upstream.tls != nil {
-                upstreamTLSEvents(upstream.receive(bytes))
-            } else {
-                perform(session.upstreamDidRead(bytes))
-            }
+        if client.tls != nil {
+            clientTLSEvents(client.receive(bytes))
+        } else {
+            perform(session.clientDidRead(bytes))
         }
     }
 
     func streamConnectionDidReadEOF(_ connection: StreamConnection) {
-        if connection === client.socket {
-            if client.tls != nil {
-                clientTLSEvents(client.receiveEOF())
-                clientInputDidEnd()
-            } else {
-                perform(session.clientDidReadEOF())
-            }
-        } else if let upstream, connection === upstream.socket {
-            if upstream.tls != nil {
-                upstreamTLSEvents(upstream.receiveEOF())
-                // Without close_notify the codec's framing still tells a complete response from a
-                // cut one, so a plain EOF is passed on like one on TCP.
-                if let current = self.upstream, current.socket === connection { upstreamInputDidEnd() }
-            } else {
-                perform(session.upstreamDidReadEOF())
-            }
+        if client.tls != nil {
+            clientTLSEvents(client.receiveEOF())
+            clientInputDidEnd()
+        } else {
+            perform(session.clientDidReadEOF())
         }
     }
 
     func streamConnectionDidDrainOutbound(_ connection: StreamConnection) {
-        if connection === client.socket, upstreamReadsPausedForBackpressure {
-            upstreamReadsPausedForBackpressure = false
-            upstream?.socket.setReadingPaused(false)
-        } else if let upstream, connection === upstream.socket, clientReadsPausedForBackpressure {
-            clientReadsPausedForBackpressure = false
-            updateClientReading()
+        for link in upstreams.all where link.pausedForBackpressure {
+            link.pausedForBackpressure = false
+            link.channel.socket.setReadingPaused(false)
         }
+        updateReading()
     }
 
     func streamConnection(_ connection: StreamConnection, didCloseWith error: SystemError?) {
-        if connection === client.socket {
-            clientClosed(error)
-        } else if let upstream, connection === upstream.socket {
-            detachUpstream()
-            perform(session.upstreamDidClose())
-        }
-    }
-
-    private func clientClosed(_ error: SystemError?) {
-        connectGeneration += 1
         perform(session.clientDidClose())
-        for handle in timers.values { context.loop.cancelTimer(handle) }
-        timers = [:]
+        timers.cancelAll()
         queue = []
-        if let heldID { context.rules.holds.remove(id: heldID) }
-        heldID = nil
+        for id in heldIDs.values { context.rules.holds.remove(id: id) }
+        heldIDs = [:]
         clientPacer?.cancel()
         clientPacer = nil
         if let clientHandshakeTimer { context.loop.cancelTimer(clientHandshakeTimer) }
         clientHandshakeTimer = nil
-        if let upstream {
-            detachUpstream()
-            upstream.socket.close()
-        }
+        upstreams.closeAll()
+        upstreams.owner = nil
         var fields: [TraceField] = [.string("reason", closeReason ?? session.closeReason ?? "closed")]
         if let error { fields.append(.string("error", error.description)) }
         context.trace.record(.connectionClosed, connection: client.id, fields)

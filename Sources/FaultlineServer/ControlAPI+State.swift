@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineRules
 import FaultlineTrace

@@ -1,7 +1,7 @@
 public import FaultlineCore
 public import FaultlineRules
 import FaultlinePosix
-public import FaultlineProxy
+public import FaultlineFlow
 import Synchronization
 
 /// A flow stopped by a `hold` action, as the control API and the testing library see it.
@@ -28,7 +28,7 @@ public final class HoldRegistry: Sendable {
     private struct Entry {
         let info: HoldInfo
         let releaseOn: EventReference?
-        let deliver: @Sendable (HoldOutcome) -> Void
+        let deliver: @Sendable (HoldEnding) -> Void
     }
 
     private struct Waiter {
@@ -68,7 +68,7 @@ public final class HoldRegistry: Sendable {
     /// Registers a held flow. `deliver` is called exactly once, from any thread, when it ends.
     func add(
         name: String, flow: FlowID, connection: ConnectionID, phase: RulePhase, summary: String,
-        releaseOn: EventReference?, deliver: @escaping @Sendable (HoldOutcome) -> Void
+        releaseOn: EventReference?, deliver: @escaping @Sendable (HoldEnding) -> Void
     ) -> HoldInfo {
         let (info, woken) = withState { state -> (HoldInfo, [Waiter]) in
             state.nextID += 1
@@ -107,7 +107,7 @@ public final class HoldRegistry: Sendable {
             state.entries.removeAll { ids.contains($0.info.id) }
             return chosen
         }
-        for entry in ended { entry.deliver(outcome) }
+        for entry in ended { entry.deliver(HoldEnding(outcome, by: .control)) }
         return ended.map(\.info)
     }
 
@@ -133,7 +133,9 @@ public final class HoldRegistry: Sendable {
             state.entries.removeAll { ids.contains($0.info.id) }
             return matching
         }
-        for entry in ended { entry.deliver(.release(nil)) }
+        for entry in ended {
+            entry.deliver(HoldEnding(.release(nil), by: .event(entry.releaseOn?.description ?? "")))
+        }
     }
 
     static func matches(_ reference: EventReference, _ event: ObservedEvent) -> Bool {

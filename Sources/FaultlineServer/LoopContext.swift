@@ -1,4 +1,5 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlinePosix
 import FaultlineProxy
 import FaultlineTLS
@@ -21,7 +22,7 @@ final class LoopContext: @unchecked Sendable {
     let pool: UpstreamPool
     let rules: RuleRuntime
     private var handlers: [ConnectionID: ClientConnectionHandler] = [:]
-    private var duplicates: [ObjectIdentifier: DuplicateSender] = [:]
+    private var duplicates: [ObjectIdentifier: DuplicateFlowHandler] = [:]
     private var handshakes: [ObjectIdentifier: UpstreamHandshake] = [:]
 
     init(
@@ -142,21 +143,23 @@ final class LoopContext: @unchecked Sendable {
         handshakes[ObjectIdentifier(handshake)] = nil
     }
 
-    /// Sends the copies of a `duplicate` action, `spacing` apart.
-    func sendDuplicates(_ request: DuplicateRequest) {
+    /// Starts the copies of a `duplicate` action, `spacing` apart, each a flow of its own.
+    func startDuplicates(_ request: DuplicateRequest) {
         for index in 0..<request.count {
             let delay = request.spacing * index
-            let send = { [self] in
-                let sender = DuplicateSender(request, context: self)
-                duplicates[ObjectIdentifier(sender)] = sender
-                sender.start()
+            let start = { [self] in
+                let session = DuplicateFlowSession(
+                    id: FlowID(flowIDs.next()), copying: request, configuration: configuration.proxy, trace: trace)
+                let handler = DuplicateFlowHandler(session, context: self)
+                duplicates[ObjectIdentifier(handler)] = handler
+                handler.start()
             }
-            if delay == .zero { send() } else { loop.scheduleTimer(after: delay, send) }
+            if delay == .zero { start() } else { loop.scheduleTimer(after: delay, start) }
         }
     }
 
-    func duplicateFinished(_ sender: DuplicateSender) {
-        duplicates[ObjectIdentifier(sender)] = nil
+    func duplicateFinished(_ handler: DuplicateFlowHandler) {
+        duplicates[ObjectIdentifier(handler)] = nil
     }
 
     /// Number of client connections being served on this loop.

@@ -1,6 +1,7 @@
 public import FaultlinePosix
 public import FaultlineTrace
 import FaultlineCore
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineTLS
 public import FaultlineRules

@@ -1,4 +1,5 @@
-public import FaultlineProxy
+public import FaultlineFlow
+import FaultlineProxy
 public import FaultlineRules
 import Synchronization
 

@@ -1,5 +1,6 @@
 import FaultlineConfig
 import FaultlineCore
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineRules
 public import FaultlineTrace

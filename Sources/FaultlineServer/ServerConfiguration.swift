@@ -1,4 +1,5 @@
 public import FaultlinePosix
+import FaultlineFlow
 public import FaultlineProxy
 
 /// One address to listen on and what to do with the requests that arrive there.

@@ -1,3 +1,4 @@
+import FaultlineFlow
 public import FaultlineProxy
 public import FaultlineTLS
 

@@ -1,3 +1,4 @@
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineTLS
 import FaultlineTrace

@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlinePosix
+import FaultlineFlow
 import FaultlineProxy
 
 /// Idle upstream connections kept alive for reuse, per endpoint, on one event loop.

@@ -2,6 +2,7 @@ public import FaultlineContract
 import FaultlineConfig
 import FaultlineCore
 import FaultlinePosix
+import FaultlineFlow
 import FaultlineProxy
 public import FaultlineRules
 public import FaultlineServer

@@ -12,6 +12,7 @@
 @_exported public import FaultlineCore
 @_exported public import FaultlineHTTP1
 @_exported public import FaultlinePosix
+@_exported public import FaultlineFlow
 @_exported public import FaultlineProxy
 @_exported public import FaultlineRules
 @_exported public import FaultlineServer

@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlinePosix
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineConfig
 import FaultlineRules

@@ -1,4 +1,5 @@
 import FaultlineHTTP1
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineTrace
 import Testing

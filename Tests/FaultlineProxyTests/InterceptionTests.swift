@@ -1,4 +1,5 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineRules
 import FaultlineTLS

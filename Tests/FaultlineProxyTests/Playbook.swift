@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlineHTTP1
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineRules
 import FaultlineTrace

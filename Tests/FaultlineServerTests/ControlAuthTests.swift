@@ -1,5 +1,6 @@
 import FaultlineConfig
 import FaultlinePosix
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineServer
 import FaultlineTrace

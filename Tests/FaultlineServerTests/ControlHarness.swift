@@ -2,6 +2,7 @@ import FaultlineConfig
 import FaultlineCore
 import FaultlineHTTP1
 import FaultlinePosix
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineRules
 import FaultlineServer

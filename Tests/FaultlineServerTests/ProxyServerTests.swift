@@ -1,6 +1,7 @@
 import FaultlineCore
 import FaultlineHTTP1
 import FaultlinePosix
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineServer
 import FaultlineTrace

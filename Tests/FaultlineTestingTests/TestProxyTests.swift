@@ -1,5 +1,6 @@
 import FaultlineContract
 import FaultlinePosix
+import FaultlineFlow
 import FaultlineProxy
 import FaultlineRules
 import FaultlineServer

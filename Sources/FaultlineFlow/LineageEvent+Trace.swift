@@ -1,12 +1,13 @@
-import FaultlineRules
-import FaultlineTrace
+public import FaultlineRules
+public import FaultlineTrace
 
 extension LineageEvent {
-    var traceKind: TraceEventKind { TraceEventKind(rawValue: name) }
+    /// The trace event kind (`lineage.login`...).
+    public var traceKind: TraceEventKind { TraceEventKind(rawValue: name) }
 
     /// `lineage`, then the credential lists as `kind=fp:…` strings (fingerprints only), then the
     /// after-logout flag where the event has one.
-    var traceFields: [TraceField] {
+    public var traceFields: [TraceField] {
         var fields: [TraceField] = [.string("lineage", lineage.description)]
         func add(_ key: String, _ credentials: [Credential]) {
             fields.append(.strings(key, credentials.map(\.traceText)))

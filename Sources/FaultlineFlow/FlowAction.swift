@@ -1,0 +1,142 @@
+public import FaultlineCore
+public import FaultlineHTTP1
+public import FaultlineRules
+public import FaultlineTrace
+
+/// What the flow core asks for. Every action names its flow; the framing layer carries out the
+/// client-side ones, the flow's upstream the upstream-side ones, and the driver the rest, in order.
+public enum FlowAction: Sendable {
+    // MARK: Upstream side
+    /// Get an upstream for the flow at `endpoint` (a pooled connection, a stream, a replay source);
+    /// answered with `upstreamConnected`, `upstreamFailed`.
+    case openUpstream(FlowID, UpstreamEndpoint)
+    /// The request head for the flow's upstream.
+    case sendRequestHead(FlowID, OutboundRequest)
+    case sendRequestBody(FlowID, ArraySlice<UInt8>)
+    case sendRequestEnd(FlowID, trailers: HTTPHeaders?)
+    /// The flow is done with its upstream, which may be reused if its framing is intact.
+    case releaseUpstream(FlowID)
+    /// The flow abandons its upstream (aborted, broken): close it.
+    case closeUpstream(FlowID)
+
+    // MARK: Client side
+    /// A 1xx interim response (never 101).
+    case sendInterim(FlowID, HTTPResponseHead)
+    case sendResponseHead(FlowID, HTTPResponseHead, FlowBodyLength, ResponseSource)
+    case sendResponseBody(FlowID, ArraySlice<UInt8>)
+    case sendResponseEnd(FlowID, trailers: HTTPHeaders?)
+    case breakClient(FlowID, ClientBreak)
+
+    // MARK: Time
+    /// Arm (or re-arm) a timer of the flow; answered with `timerFired`.
+    case armTimer(FlowID, FlowTimer, Duration)
+    case cancelTimer(FlowID, FlowTimer)
+
+    // MARK: Rules runtime, lineages and trace
+    /// Register a held flow; answered with `holdEnded`.
+    case hold(HoldRequest)
+    /// Forget the flow's hold (it ended by its deadline, or the flow went away).
+    case unregisterHold(FlowID)
+    /// Something rules and holds can wait for happened.
+    case observed(FlowID, ObservedEvent)
+    /// A rule fired (holds can be released by `rule:<name>`).
+    case ruleFired(FlowID, RuleID)
+    /// Start copies of the request as flows of their own (a `duplicate` action).
+    case duplicate(DuplicateRequest)
+    /// Pace one side of the flow, or stop pacing with nil.
+    case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
+    /// Tell the lineage tracker a step; the events it returns go to the trace.
+    case stepLineage(FlowID, LineageStep)
+    /// Write a trace event of the flow.
+    case trace(FlowID, TraceEventKind, [TraceField])
+    /// The flow is over; nothing more comes from or goes to it. Always its last action.
+    case ended(FlowID, FlowOutcome)
+
+    /// The flow the action belongs to.
+    public var flow: FlowID {
+        switch self {
+        case .openUpstream(let flow, _), .sendRequestHead(let flow, _), .sendRequestBody(let flow, _),
+            .sendRequestEnd(let flow, _), .releaseUpstream(let flow), .closeUpstream(let flow),
+            .sendInterim(let flow, _), .sendResponseHead(let flow, _, _, _), .sendResponseBody(let flow, _),
+            .sendResponseEnd(let flow, _), .breakClient(let flow, _), .armTimer(let flow, _, _),
+            .cancelTimer(let flow, _), .unregisterHold(let flow), .observed(let flow, _), .ruleFired(let flow, _),
+            .throttle(let flow, _, _), .stepLineage(let flow, _), .trace(let flow, _, _), .ended(let flow, _):
+            return flow
+        case .hold(let request): return request.flow
+        case .duplicate(let request): return request.original
+        }
+    }
+}
+
+/// The request head a flow sends upstream: end-to-end fields only in spirit (the upstream codec
+/// drops hop-by-hop fields and adds its own framing), after request rules edited it.
+public struct OutboundRequest: Sendable, Equatable {
+    public var method: String
+    /// Origin-form target (path and query) or `*`.
+    public var target: String
+    /// `Host` / `:authority`.
+    public var authority: String
+    public var headers: HTTPHeaders
+    public var body: FlowBodyLength
+    /// A WebSocket upgrade: the codec asks the upstream to switch (RFC 9110 §7.8).
+    public var upgrade: Bool
+}
+
+
+/// The side of a flow a throttle paces.
+public enum ThrottleSide: Sendable, Hashable {
+    case client
+    case upstream
+}
+
+/// A flow the core asks the driver to hold until released.
+public struct HoldRequest: Sendable, Equatable {
+    public let flow: FlowID
+    public let name: String
+    public let phase: RulePhase
+    /// `GET http://host/path`, for people listing holds.
+    public let summary: String
+    public let releaseOn: EventReference?
+}
+
+/// Copies of a request for the driver to start, each as a flow of its own.
+public struct DuplicateRequest: Sendable, Equatable {
+    public let original: FlowID
+    /// The request as the original went upstream (after rules), with its body length known.
+    public let request: FlowRequest
+    public let outbound: OutboundRequest
+    /// The complete body.
+    public let body: [UInt8]
+    public let count: Int
+    public let spacing: Duration
+}
+
+/// A step of the lineage tracker (FaultlineRules' `LineageTracker`), which answers with the
+/// `lineage.*` events to trace.
+public enum LineageStep: Sendable {
+    /// The request went upstream (a logout closes its lineage here).
+    case requestSent(LineageTracker, role: String, credentials: [Credential])
+    /// The response was delivered (logins, refreshes, issued cookies, revocations).
+    case responseCompleted(
+        LineageTracker, role: String, credentials: [Credential], status: Int, headers: [(name: String, value: String)],
+        body: [UInt8]?)
+}
+
+/// How a hold ended and what ended it, for the flow and for `hold.ended`.
+public struct HoldEnding: Sendable, Equatable {
+    /// What ended a hold.
+    public enum Cause: Sendable, Equatable {
+        /// The control API, the command line or the testing library.
+        case control
+        /// The event it waited for (`release_on`), as written.
+        case event(String)
+    }
+
+    public var outcome: HoldOutcome
+    public var cause: Cause
+
+    public init(_ outcome: HoldOutcome, by cause: Cause) {
+        self.outcome = outcome
+        self.cause = cause
+    }
+}

@@ -1,0 +1,19 @@
+public import FaultlineTrace
+
+/// What a flow is handed besides its request: the rules (engine and lineage tracker), the
+/// response deadline and a way to fingerprint bodies. The one interface between the core and the
+/// rest of the proxy; everything else goes out as `FlowAction`s.
+public struct FlowEnvironment: Sendable {
+    /// Rules and the auth profile; nil forwards every flow unchanged and costs nothing.
+    public var policy: FlowPolicy?
+    /// How long to wait for the upstream's response head once the request is on its way (504 after).
+    public var responseTimeout: Duration
+    /// A keyed body digest for the trace (`TraceRecorder.makeBodyDigest`).
+    public var makeBodyDigest: @Sendable () -> BodyDigest
+
+    public init(policy: FlowPolicy?, responseTimeout: Duration, makeBodyDigest: @escaping @Sendable () -> BodyDigest) {
+        self.policy = policy
+        self.responseTimeout = responseTimeout
+        self.makeBodyDigest = makeBodyDigest
+    }
+}

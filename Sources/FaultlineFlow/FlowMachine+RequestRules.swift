@@ -1,0 +1,152 @@
+import FaultlineCore
+import FaultlineHTTP1
+import FaultlineRules
+import FaultlineTrace
+
+/// Request-phase rules: the flow reads what the decision needs (the head, and the body when a rule
+/// or the auth profile looks at it), asks the `FlowPolicy`, and follows the `RequestPlan` through
+/// its gate: fault, hold, delay, then a rule's response or the (edited, routed) upstream request.
+extension FlowMachine {
+    /// Classifies the request, evaluates request-phase rules and follows the plan.
+    mutating func decideRequest(_ output: inout FlowOutput) {
+        guard let policy = environment.policy else { return }
+        let body = requestComplete ? collected : nil
+        let decision = policy.decideRequest(flowView(body: body))
+        self.decision = decision
+        requestPlan = RequestPlan(decision.fired)
+        if requestPlan.duplicate == nil, !policy.engine.needsRequestBodyAtResponse, !requestPlan.needsWholeBody {
+            collected = nil
+        }
+        traceRequestReceived(&output)
+        traceRulesFired(decision.fired, &output)
+        observe(.received, &output)
+        if let fault = requestPlan.fault {
+            traceFault(fault, phase: .request, &output)
+            breakClient(fault, &output)
+            return
+        }
+        applyRequestEdits()
+        if let hold = requestPlan.hold {
+            state = .requestHeld(hold)
+            startHold(hold, phase: .request, &output)
+            return
+        }
+        continueRequest(&output)
+    }
+
+    /// After a hold: wait out the delay, then answer with the rule's response or go upstream.
+    mutating func continueRequest(_ output: inout FlowOutput) {
+        if requestPlan.delay > .zero, !isRequestDelayed {
+            state = .requestDelayed
+            arm(.delay, requestPlan.delay, &output)
+            return
+        }
+        if let response = requestPlan.respond {
+            answer(with: response, &output)
+            return
+        }
+        if let rate = requestPlan.throttle { output.append(.throttle(id, .upstream, bytesPerSecond: rate)) }
+        if requestPlan.needsWholeBody, !requestComplete {
+            state = .collectingRequest
+            return
+        }
+        openUpstream(&output)
+    }
+
+    private var isRequestDelayed: Bool {
+        if case .requestDelayed = state { return true }
+        return false
+    }
+
+    /// Applies `route` and request `rewrite`s to what goes upstream (the trace's `request.received`
+    /// keeps what the client sent; rules of the response phase see the edited request).
+    private mutating func applyRequestEdits() {
+        guard requestPlan.route != nil || !requestPlan.rewrites.isEmpty else { return }
+        RequestEditor.apply(requestPlan, to: &request, outbound: &outbound)
+    }
+
+    /// Answers the client with a rule's (or a release override's) response; the upstream is never
+    /// contacted.
+    mutating func answer(with response: SyntheticResponse, _ output: inout FlowOutput) {
+        pendingBody = []
+        collected = nil
+        sendSynthetic(response, source: .rule, &output)
+        output.trace(
+            id, .responseDelivered,
+            [.int("status", response.status), .bool("synthetic", true), .body("body", responseDigest.finish())])
+        observe(.delivered, &output)
+        end(.answered, &output)
+    }
+
+    /// Sends a complete response made by the proxy, framed by its length.
+    mutating func sendSynthetic(_ response: SyntheticResponse, source: ResponseSource, _ output: inout FlowOutput) {
+        let head = response.head
+        sentStatus = head.status
+        sentHeaders = head.headers
+        output.append(.sendResponseHead(id, head, .known(Int64(response.body.count)), source))
+        if !response.body.isEmpty {
+            responseDigest.update(response.body)
+            output.append(.sendResponseBody(id, response.body[...]))
+        }
+        output.append(.sendResponseEnd(id, trailers: nil))
+    }
+
+    /// Registers a hold with the driver (and its deadline, when it has one).
+    mutating func startHold(_ spec: HoldSpec, phase: RulePhase, _ output: inout FlowOutput) {
+        holdRegistered = true
+        output.append(
+            .hold(
+                HoldRequest(
+                    flow: id, name: spec.name, phase: phase, summary: "\(request.method) \(request.url)",
+                    releaseOn: spec.releaseOn)))
+        if let timeout = spec.timeout { arm(.holdDeadline, timeout, &output) }
+        var fields: [TraceField] = [.string("name", spec.name), .string("phase", phase.rawValue)]
+        if let releaseOn = spec.releaseOn { fields.append(.string("release_on", releaseOn.description)) }
+        if let timeout = spec.timeout { fields.append(.double("timeout_s", timeout.inSeconds)) }
+        output.trace(id, .holdStarted, fields)
+    }
+
+    /// What a rule can see of the flow (the response part is filled in by the response phase).
+    func flowView(body: [UInt8]?) -> FlowView {
+        var view = FlowView(
+            method: request.method, scheme: request.endpoint.scheme, host: request.endpoint.host,
+            port: request.endpoint.port, path: request.path, query: request.query,
+            headers: request.headers.map { (name: $0.name, value: $0.value) }, body: body)
+        if let decision {
+            view.role = decision.role
+            view.lineage = decision.lineage
+        }
+        return view
+    }
+
+    /// Reports that the flow reached a stage, when a rule condition or a hold waits for stages.
+    func observe(_ stage: FlowStage, _ output: inout FlowOutput) {
+        guard let decision, environment.policy?.wantsFlowEvents == true else { return }
+        output.append(.observed(id, .flow(role: decision.role, stage: stage, lineage: decision.lineage)))
+    }
+
+    func traceRulesFired(_ fired: [FiredRule], _ output: inout FlowOutput) {
+        for rule in fired {
+            var fields: [TraceField] = [
+                .string("rule", rule.id.description), .string("file", rule.file), .string("phase", rule.phase.rawValue),
+                .int("hit", rule.hit),
+            ]
+            if let transition = rule.transition {
+                fields.append(.object("transition", [.string("from", transition.from), .string("to", transition.to)]))
+            }
+            output.trace(id, .ruleFired, fields)
+            output.append(.ruleFired(id, rule.id))
+        }
+    }
+
+    /// Arms one of the flow's timers and remembers it, so the flow's end can cancel it.
+    mutating func arm(_ timer: FlowTimer, _ delay: Duration, _ output: inout FlowOutput) {
+        armedTimers.insert(timer)
+        output.append(.armTimer(id, timer, delay))
+    }
+
+    mutating func cancel(_ timer: FlowTimer, _ output: inout FlowOutput) {
+        guard armedTimers.remove(timer) != nil else { return }
+        output.append(.cancelTimer(id, timer))
+    }
+}

@@ -1,0 +1,196 @@
+import FaultlineCore
+public import FaultlineHTTP1
+import FaultlineRules
+import FaultlineTrace
+
+/// The response side: the upstream's head, body and end, relayed to the client as they come, or
+/// (under response rules) through the response gate in FlowMachine+ResponseRules.swift.
+extension FlowMachine {
+    /// Traces `request.forwarded` once the whole request is on its way on a connected upstream,
+    /// and starts waiting for the response head.
+    mutating func traceForwardedIfReady(_ output: inout FlowOutput) {
+        guard !forwardedTraced, let info = upstreamInfo, let summary = requestSummary else { return }
+        forwardedTraced = true
+        var fields: [TraceField] = [
+            .int("upstream_conn", Int64(info.id.rawValue)), .string("upstream", info.remoteAddress),
+            .bool("reused", info.reused), .body("body", summary),
+        ]
+        if let duplicateOf { fields.append(.int("duplicate_of", duplicateOf.rawValue)) }
+        output.trace(id, .requestForwarded, fields)
+        if sentStatus == nil, !isResponseGated { arm(.responseHead, environment.responseTimeout, &output) }
+        guard let decision else { return }
+        if let tracker = decision.tracker {
+            output.append(.stepLineage(id, .requestSent(tracker, role: decision.role, credentials: decision.credentials)))
+        }
+        observe(.forwarded, &output)
+        if requestPlan.duplicate?.timing == .beforeResponse { scheduleDuplicates(&output) }
+    }
+
+    private var isResponseGated: Bool {
+        if case .responseGated = state { return true }
+        return false
+    }
+
+    /// A 1xx interim response from the upstream (never 101, which is a final head here).
+    public mutating func upstreamInterim(_ head: HTTPResponseHead) -> [FlowAction] {
+        guard case .forwarding = state, duplicateOf == nil else { return [] }
+        return [.sendInterim(id, head)]
+    }
+
+    /// The upstream's response head.
+    public mutating func upstreamHead(_ head: HTTPResponseHead, length: FlowBodyLength) -> [FlowAction] {
+        var output = FlowOutput()
+        guard case .forwarding = state else { return [] }
+        cancel(.responseHead, &output)
+        traceResponseReceived(head, &output)
+        if decision != nil {
+            decideResponse(head, length: length, &output)
+        } else {
+            state = .streaming
+            sendResponseHead(head, length, &output)
+        }
+        return output.actions
+    }
+
+    /// Upstream response body bytes.
+    public mutating func upstreamBody(_ bytes: ArraySlice<UInt8>) -> [FlowAction] {
+        var output = FlowOutput()
+        switch state {
+        case .streaming:
+            relayBody(bytes, &output)
+        case .responseGated(let gate, var pending):
+            pending.body.append(contentsOf: bytes)
+            state = .responseGated(gate, pending)
+            if case .collecting = gate, pending.body.count > (environment.policy?.bodyLimit ?? 0) {
+                // Too large to edit: the JSON edit is skipped and the body streams through unchanged.
+                output.trace(id, .ruleSkipped, [.string("action", "rewrite"), .string("reason", Self.tooLargeToEdit)])
+                responsePlan.rewrites = responsePlan.rewrites.map { $0.withoutJSONEdits }
+                openResponseGate(&output)
+            }
+        case .draining, .deciding, .requestHeld, .requestDelayed, .collectingRequest, .forwarding, .stalled, .ended:
+            break
+        }
+        return output.actions
+    }
+
+    /// The upstream's response is complete.
+    public mutating func upstreamEnd(trailers: HTTPHeaders?) -> [FlowAction] {
+        var output = FlowOutput()
+        switch state {
+        case .streaming:
+            finishResponse(trailers: trailers, &output)
+        case .draining(let outcome):
+            output.append(.releaseUpstream(id))
+            end(outcome, &output)
+        case .responseGated(let gate, var pending):
+            pending.ended = true
+            pending.trailers = trailers
+            state = .responseGated(gate, pending)
+            if case .collecting = gate { openResponseGate(&output) }
+        case .deciding, .requestHeld, .requestDelayed, .collectingRequest, .forwarding, .stalled, .ended:
+            break
+        }
+        return output.actions
+    }
+
+    /// Sends a response head to the client (or, for a duplicate, to nobody).
+    mutating func sendResponseHead(
+        _ head: HTTPResponseHead, _ length: FlowBodyLength, source: ResponseSource = .upstream, _ output: inout FlowOutput
+    ) {
+        sentStatus = head.status
+        sentHeaders = head.headers
+        if duplicateOf == nil { output.append(.sendResponseHead(id, head, length, source)) }
+        if cut?.remaining == 0 { cutResponse(&output) }
+    }
+
+    /// Sends response body bytes to the client, honouring an armed cut fault.
+    mutating func relayBody(_ bytes: ArraySlice<UInt8>, _ output: inout FlowOutput) {
+        var bytes = bytes
+        var cutNow = false
+        if let current = cut {
+            if bytes.count >= current.remaining {
+                bytes = bytes.prefix(current.remaining)
+                cutNow = true
+            }
+            cut = (current.remaining - bytes.count, current.reset)
+        }
+        responseDigest.update(bytes)
+        if responseTee != nil, let limit = environment.policy?.bodyLimit {
+            if responseTee!.count + bytes.count <= limit {
+                responseTee!.append(contentsOf: bytes)
+            } else {
+                responseTee = nil
+            }
+        }
+        if !bytes.isEmpty, duplicateOf == nil { output.append(.sendResponseBody(id, bytes)) }
+        if cutNow { cutResponse(&output) }
+    }
+
+    /// The response is complete on the client side: trace it, step the lineage, end the flow.
+    mutating func finishResponse(trailers: HTTPHeaders?, _ output: inout FlowOutput) {
+        guard !isEnded else { return }
+        let status = sentStatus ?? 0
+        let summary = responseDigest.finish()
+        if let duplicateOf {
+            output.trace(
+                id, .responseDiscarded,
+                [.int("status", status), .int("length", summary.length), .int("duplicate_of", duplicateOf.rawValue)])
+            output.append(.releaseUpstream(id))
+            end(.finished, &output)
+            return
+        }
+        output.append(.sendResponseEnd(id, trailers: trailers))
+        output.trace(id, .responseDelivered, [.int("status", status), .body("body", summary)])
+        responseDelivered(&output)
+        if request.kind == .upgrade, status == 101 {
+            end(.tunnelled, &output)
+            return
+        }
+        output.append(.releaseUpstream(id))
+        end(.finished, &output)
+    }
+
+    /// The response reached the client: lineage bookkeeping, `delivered` observers, duplicates.
+    mutating func responseDelivered(_ output: inout FlowOutput) {
+        guard let decision else { return }
+        if let tracker = decision.tracker, let status = sentStatus {
+            output.append(
+                .stepLineage(
+                    id,
+                    .responseCompleted(
+                        tracker, role: decision.role, credentials: decision.credentials, status: status,
+                        headers: (sentHeaders ?? HTTPHeaders()).map { (name: $0.name, value: $0.value) },
+                        body: responseTee)))
+        }
+        observe(.delivered, &output)
+        if requestPlan.duplicate?.timing == .afterResponse { scheduleDuplicates(&output) }
+    }
+
+    /// Starts the copies of a `duplicate` action as flows of their own, with the body as sent.
+    mutating func scheduleDuplicates(_ output: inout FlowOutput) {
+        guard let spec = requestPlan.duplicate else { return }
+        guard collected != nil || !request.body.carriesBody else {
+            // Copies need the whole body, and this one outgrew the limit: said in the trace and,
+            // by the driver, on the console.
+            output.trace(
+                id, .duplicateScheduled,
+                [
+                    .int("count", 0),
+                    .string("skipped", "the request body is over the rules' body limit of \(environment.policy?.bodyLimit ?? BodyReadLimit.bytes) bytes"),
+                ])
+            return
+        }
+        let body = requestPlan.bodyReplacement(original: collected ?? []) ?? collected ?? []
+        var outbound = self.outbound
+        outbound.body = body.isEmpty ? .none : .known(Int64(body.count))
+        var copy = request
+        copy.body = outbound.body
+        output.trace(
+            id, .duplicateScheduled,
+            [.int("count", spec.count), .double("spacing_s", spec.spacing.inSeconds), .string("timing", spec.timing.rawValue)])
+        output.append(
+            .duplicate(
+                DuplicateRequest(
+                    original: id, request: copy, outbound: outbound, body: body, count: spec.count, spacing: spec.spacing)))
+    }
+}

@@ -1,0 +1,129 @@
+import FaultlineHTTP1
+import FaultlineRules
+import FaultlineTrace
+
+/// Response-phase rules: at the upstream head the flow evaluates response rules and follows the
+/// `ResponsePlan` through the response gate: fault, hold, delay, whole-body collection for JSON
+/// edits, then a replacement response or the rewritten upstream one. Body bytes that arrive while
+/// the gate is closed wait in the gate's `PendingResponse`.
+extension FlowMachine {
+    /// The upstream response head arrived on a flow that has a decision: evaluate response rules.
+    mutating func decideResponse(_ head: HTTPResponseHead, length: FlowBodyLength, _ output: inout FlowOutput) {
+        guard let policy = environment.policy, let decision else { return }
+        if policy.engine.replaysCookies {
+            policy.cookies.remember(setCookieValues: head.headers.values(name: "set-cookie"))
+        }
+        var fired: [FiredRule] = []
+        if policy.engine.hasRules(in: .response) {
+            // A response rule may match on the request body: the copy kept since the request phase.
+            var view = flowView(body: requestComplete ? collected : nil)
+            view.status = head.status
+            view.responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
+            fired = policy.engine.evaluate(view, phase: .response)
+        }
+        responsePlan = ResponsePlan(fired)
+        if requestPlan.duplicate == nil { collected = nil }
+        if decision.role != FlowRole.business, decision.tracker != nil { responseTee = [] }
+        traceRulesFired(fired, &output)
+        observe(.responded, &output)
+        let pending = PendingResponse(head: head, length: length)
+        switch responsePlan.fault {
+        case .closeMidBody(let bytes)?:
+            traceFault(.closeMidBody(afterBytes: bytes), phase: .response, &output)
+            cut = (bytes, true)
+        case .truncate(let bytes)?:
+            traceFault(.truncate(bytes: bytes), phase: .response, &output)
+            cut = (bytes, false)
+        case .malformedChunk?:
+            traceFault(.malformedChunk, phase: .response, &output)
+            sendResponseHead(head, .unknown, &output)
+            abort(.malformedBody, &output)
+            return
+        case .stall(let duration)?:
+            traceFault(.stall(duration), phase: .response, &output)
+            state = .responseGated(.stalled, pending)
+            arm(.stall, duration, &output)
+            return
+        case let fault?:
+            traceFault(fault, phase: .response, &output)
+            breakClient(fault, &output)
+            return
+        case nil:
+            break
+        }
+        if let hold = responsePlan.hold {
+            state = .responseGated(.held(hold), pending)
+            startHold(hold, phase: .response, &output)
+            return
+        }
+        continueResponse(pending, &output)
+    }
+
+    /// After a hold: delay, wait for the whole body when a JSON edit needs it, then open the gate.
+    mutating func continueResponse(_ pending: PendingResponse, _ output: inout FlowOutput) {
+        if responsePlan.delay > .zero {
+            if case .responseGated(.delayed, _) = state {
+            } else {
+                state = .responseGated(.delayed, pending)
+                arm(.delay, responsePlan.delay, &output)
+                return
+            }
+        }
+        state = .responseGated(.collecting, pending)
+        if responsePlan.needsWholeBody, !pending.ended { return }
+        openResponseGate(&output)
+    }
+
+    /// Sends the (rewritten) response head and whatever body waited, or the replacement response.
+    mutating func openResponseGate(_ output: inout FlowOutput) {
+        guard case .responseGated(_, let pending) = state else { return }
+        let plan = responsePlan
+        if let response = plan.respond {
+            replaceResponse(with: response, upstreamEnded: pending.ended, &output)
+            return
+        }
+        var edited = ResponseEditor.apply(plan, to: pending.head, cookies: environment.policy?.cookies)
+        var replacement = edited.body
+        if replacement == nil, plan.needsWholeBody {
+            replacement = ResponseEditor.applyJSONEdits(plan, to: pending.body)
+        }
+        if let replacement {
+            edited.head.headers.remove(name: "content-length")
+            edited.head.headers.remove(name: "transfer-encoding")
+            sendReplacement(head: edited.head, body: replacement, source: .upstream, upstreamEnded: pending.ended, &output)
+            return
+        }
+        state = .streaming
+        sendResponseHead(edited.head, pending.length, &output)
+        if let rate = plan.throttle { output.append(.throttle(id, .client, bytesPerSecond: rate)) }
+        if !pending.body.isEmpty { relayBody(pending.body[...], &output) }
+        if pending.ended, case .streaming = state { finishResponse(trailers: pending.trailers, &output) }
+    }
+
+    /// Replaces the upstream response with a rule's (or a release override's) response; the rest
+    /// of the upstream body is read and dropped so the upstream can still be reused.
+    mutating func replaceResponse(with response: SyntheticResponse, upstreamEnded: Bool, _ output: inout FlowOutput) {
+        sendReplacement(head: response.head, body: response.body, source: .rule, upstreamEnded: upstreamEnded, &output)
+    }
+
+    /// Sends `head` with `body` framed by its length, then ends once the upstream is done.
+    private mutating func sendReplacement(
+        head: HTTPResponseHead, body: [UInt8], source: ResponseSource, upstreamEnded: Bool, _ output: inout FlowOutput
+    ) {
+        state = .streaming
+        sendResponseHead(head, .known(Int64(body.count)), source: source, &output)
+        guard case .streaming = state else { return }  // a cut at byte 0
+        relayBody(body[...], &output)
+        guard case .streaming = state else { return }
+        let outcome: FlowOutcome = source == .rule ? .answered : .finished
+        if duplicateOf == nil { output.append(.sendResponseEnd(id, trailers: nil)) }
+        output.trace(id, .responseDelivered, [.int("status", Int64(head.status)), .body("body", responseDigest.finish())])
+        responseDelivered(&output)
+        if upstreamEnded {
+            output.append(.releaseUpstream(id))
+            end(outcome, &output)
+        } else {
+            state = .draining(outcome)
+        }
+    }
+}

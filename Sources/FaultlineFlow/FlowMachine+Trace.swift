@@ -1,0 +1,77 @@
+public import FaultlineCore
+import FaultlineHTTP1
+import FaultlineRules
+public import FaultlineTrace
+
+/// Collects the actions of one input.
+struct FlowOutput {
+    private(set) var actions: [FlowAction] = []
+
+    mutating func append(_ action: FlowAction) {
+        actions.append(action)
+    }
+
+    mutating func trace(_ flow: FlowID, _ kind: TraceEventKind, _ fields: [TraceField]) {
+        actions.append(.trace(flow, kind, fields))
+    }
+}
+
+/// The flow's trace events that carry the request and response heads.
+extension FlowMachine {
+    /// `request.received`: the request as the client sent it; with a decision, also the role,
+    /// lineage and presented credentials (fingerprints, by the trace writer).
+    mutating func traceRequestReceived(routed: Bool = true, _ output: inout FlowOutput) {
+        output.trace(
+            id, .requestReceived,
+            Self.requestReceivedFields(request, routed: routed, decision: decision, duplicateOf: duplicateOf))
+    }
+
+    /// The fields of `request.received`, also for the flows that never reach the core (`CONNECT`).
+    public static func requestReceivedFields(
+        _ request: FlowRequest, routed: Bool, decision: FlowPolicy.RequestDecision? = nil, duplicateOf: FlowID? = nil
+    ) -> [TraceField] {
+        var fields: [TraceField] = [.string("method", request.method), .target("url", request.url)]
+        if routed {
+            fields.append(.string("host", request.endpoint.host))
+            fields.append(.int("port", request.endpoint.port))
+            if request.kind != .connect { fields.append(.target("path", request.path)) }
+        }
+        fields.append(.string("version", request.version))
+        fields.append(.headers("headers", request.headers.map { (name: $0.name, value: $0.value) }))
+        if let decision {
+            fields.append(.string("role", decision.role))
+            if let lineage = decision.lineage { fields.append(.string("lineage", lineage.description)) }
+            if !decision.credentials.isEmpty {
+                // "access=fp:…": the same fingerprints the redacted headers carry.
+                fields.append(.strings("credentials", decision.credentials.map(\.traceText)))
+            }
+        }
+        if let duplicateOf { fields.append(.int("duplicate_of", duplicateOf.rawValue)) }
+        return fields
+    }
+
+    func traceResponseReceived(_ head: HTTPResponseHead, _ output: inout FlowOutput) {
+        var fields: [TraceField] = [
+            .int("status", head.status),
+            .string("reason", head.reason),
+            .string("version", head.version.description),
+            .headers("headers", head.headers.map { (name: $0.name, value: $0.value) }),
+        ]
+        if let duplicateOf { fields.append(.int("duplicate_of", duplicateOf.rawValue)) }
+        output.trace(id, .responseReceived, fields)
+    }
+}
+
+extension TraceEventKind {
+    public static let ruleFired: TraceEventKind = "rule.fired"
+    /// A rule's action could not apply to this flow (a JSON edit of a body over the limit).
+    public static let ruleSkipped: TraceEventKind = "rule.skipped"
+    public static let holdStarted: TraceEventKind = "hold.started"
+    public static let holdEnded: TraceEventKind = "hold.ended"
+    public static let faultInjected: TraceEventKind = "fault.injected"
+    public static let duplicateScheduled: TraceEventKind = "duplicate.scheduled"
+    /// A flow ended before its response was delivered because the client went away.
+    public static let flowAborted: TraceEventKind = "flow.aborted"
+    /// The response to a proxy-made copy of a request, read and dropped.
+    public static let responseDiscarded: TraceEventKind = "response.discarded"
+}

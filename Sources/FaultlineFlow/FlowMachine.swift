@@ -1,0 +1,310 @@
+public import FaultlineCore
+public import FaultlineHTTP1
+import FaultlineRules
+import FaultlineTrace
+
+/// Everything that happens to one flow, whatever protocol carried it: rule gates, holds, delays,
+/// faults, duplicates, lineage steps and the flow's trace events. No I/O and no wire format.
+///
+/// # Theory of operation
+///
+/// The framing layer (HTTP/1 connection, HTTP/2 stream) creates a machine per request and feeds
+/// it protocol-neutral events; the flow's upstream (a pooled connection, a stream, a replay
+/// source) feeds it the response. Each input returns `FlowAction`s, every one tagged with the
+/// flow's ID, for the framing, the upstream and the driver to carry out in order.
+///
+/// ```
+///   start ─▶ deciding ─▶ requestHeld ─▶ requestDelayed ─▶ collectingRequest ─▶ forwarding
+///     │         (body the rules read)  (hold)      (delay)     (request jsonSet)    │ upstream head
+///     │                                                                               ▼
+///     │                      responseGated (held, delayed, collecting, stalled) ◀── decide
+///     │                                        │                                      │
+///     └──────── answered (rule response) ──────┴────▶ streaming ─▶ draining ─▶ ended(outcome)
+/// ```
+///
+/// Request body bytes are independent of the state: they are kept while a gate is closed
+/// (`pendingBody`), copied while the rules or a duplicate need them (`collected`), and streamed
+/// once the upstream is asked for. `end(_:)` is the one place a flow ends (`FlowOutcome`).
+public struct FlowMachine {
+    enum State {
+        /// Reading the request body the rules or the profile look at.
+        case deciding
+        case requestHeld(HoldSpec)
+        case requestDelayed
+        /// Reading the whole request body for a request-phase JSON edit.
+        case collectingRequest
+        /// The upstream is asked for; waiting for its response head.
+        case forwarding
+        /// The upstream head arrived and waits behind a response-phase gate.
+        case responseGated(ResponseGate, PendingResponse)
+        /// Relaying the upstream's body to the client.
+        case streaming
+        /// The client has its whole response (a replacement); the upstream's body is read and dropped.
+        case draining(FlowOutcome)
+        /// A request-phase `stall` fault: nothing happens until its deadline.
+        case stalled
+        case ended(FlowOutcome)
+    }
+
+    /// What closed the response gate.
+    enum ResponseGate {
+        case held(HoldSpec)
+        case delayed
+        /// Reading the whole body for a JSON edit.
+        case collecting
+        /// A `stall` fault: nothing is sent until its deadline.
+        case stalled
+    }
+
+    /// The upstream response waiting behind the gate.
+    struct PendingResponse {
+        var head: HTTPResponseHead
+        var length: FlowBodyLength
+        var body: [UInt8] = []
+        var ended = false
+        var trailers: HTTPHeaders?
+    }
+
+    public let id: FlowID
+    /// Set on a copy made by a `duplicate` rule: its response goes to no client.
+    public let duplicateOf: FlowID?
+    let environment: FlowEnvironment
+    /// The request as it goes upstream (after routing and request rules).
+    public internal(set) var request: FlowRequest
+    var outbound: OutboundRequest
+    var state: State
+
+    // Request side.
+    var requestComplete = false
+    var upstreamRequested = false
+    var upstreamInfo: UpstreamConnectionInfo?
+    var forwardedTraced = false
+    /// Body bytes waiting behind a closed request gate, and the trailers after them.
+    var pendingBody: [UInt8] = []
+    var pendingTrailers: HTTPHeaders?
+    /// A copy of the request body while the decision, a duplicate or a response rule needs it;
+    /// nil once it outgrew the body limit (or when nobody needs it).
+    var collected: [UInt8]?
+    let requestDigest: BodyDigest
+    var requestSummary: BodySummary?
+    var decision: FlowPolicy.RequestDecision?
+    var requestPlan = RequestPlan()
+
+    // Response side.
+    var responsePlan = ResponsePlan()
+    /// The status the client got, once its head went out.
+    var sentStatus: Int?
+    var sentHeaders: HTTPHeaders?
+    let responseDigest: BodyDigest
+    /// A copy of the response body for the lineage tracker (login and refresh responses).
+    var responseTee: [UInt8]?
+    /// A `close-mid-body` or `truncate` fault: body bytes still allowed before the cut.
+    var cut: (remaining: Int, reset: Bool)?
+    var armedTimers: Set<FlowTimer> = []
+    var holdRegistered = false
+
+    /// Starts a flow for a request head; the actions say what to do first (trace it, ask the
+    /// rules, open an upstream).
+    public static func start(
+        id: FlowID, request: FlowRequest, environment: FlowEnvironment
+    ) -> (FlowMachine, [FlowAction]) {
+        var flow = FlowMachine(id: id, request: request, duplicateOf: nil, environment: environment)
+        var output = FlowOutput()
+        flow.begin(&output)
+        return (flow, output.actions)
+    }
+
+    /// Starts a copy made by a `duplicate` rule: no rules apply to it, and its response is read
+    /// and dropped (`response.discarded`). The body is sent whole.
+    public static func startDuplicate(
+        id: FlowID, of original: DuplicateRequest, environment: FlowEnvironment
+    ) -> (FlowMachine, [FlowAction]) {
+        var plain = environment
+        plain.policy = nil
+        var flow = FlowMachine(id: id, request: original.request, duplicateOf: original.original, environment: plain)
+        flow.outbound = original.outbound
+        var output = FlowOutput()
+        flow.traceRequestReceived(&output)
+        flow.openUpstream(&output)
+        if !original.body.isEmpty { flow.sendUpstream(original.body[...], &output) }
+        flow.finishRequest(trailers: nil, &output)
+        return (flow, output.actions)
+    }
+
+    init(id: FlowID, request: FlowRequest, duplicateOf: FlowID?, environment: FlowEnvironment) {
+        self.id = id
+        self.duplicateOf = duplicateOf
+        self.environment = environment
+        self.request = request
+        self.outbound = OutboundRequest(
+            method: request.method, target: request.outboundTarget, authority: request.authority,
+            headers: request.headers, body: request.body, upgrade: request.kind == .upgrade)
+        self.state = .forwarding
+        self.requestDigest = environment.makeBodyDigest()
+        self.responseDigest = environment.makeBodyDigest()
+    }
+
+    /// The first steps of an ordinary flow: without rules, straight upstream.
+    private mutating func begin(_ output: inout FlowOutput) {
+        guard let policy = environment.policy else {
+            traceRequestReceived(&output)
+            openUpstream(&output)
+            return
+        }
+        if policy.needsRequestBody || policy.engine.needsRequestBodyAtResponse, request.body.carriesBody {
+            collected = []
+        }
+        if policy.needsRequestBody, request.body.carriesBody {
+            state = .deciding  // decided by `requestBody` or `requestEnd`
+            return
+        }
+        decideRequest(&output)
+    }
+
+    // MARK: State the framing layer reads
+
+    /// True once the flow has ended (its last action was `.ended`).
+    public var isEnded: Bool {
+        if case .ended = state { return true }
+        return false
+    }
+
+    /// True while a hold stops the flow (the framing treats a client EOF then as the client leaving).
+    public var isHeld: Bool {
+        switch state {
+        case .requestHeld, .responseGated(.held, _): return true
+        default: return false
+        }
+    }
+
+    /// True once the client was sent a response head.
+    public var responseStarted: Bool { sentStatus != nil }
+
+    /// Request body bytes the flow keeps behind a closed gate; the framing stops reading the client
+    /// when they pile up.
+    public var bufferedRequestBytes: Int { pendingBody.count }
+
+    /// Response body bytes waiting behind a closed response gate; the upstream's reads pause when
+    /// they pile up past the body read limit (a held response keeps what a JSON edit may need).
+    public var bufferedResponseBytes: Int {
+        if case .responseGated(.collecting, _) = state { return 0 }
+        if case .responseGated(_, let pending) = state { return pending.body.count }
+        return 0
+    }
+
+    // MARK: Request input
+
+    /// Request body bytes from the client.
+    public mutating func requestBody(_ bytes: ArraySlice<UInt8>) -> [FlowAction] {
+        var output = FlowOutput()
+        if collected != nil {
+            if let limit = environment.policy?.bodyLimit, collected!.count + bytes.count <= limit {
+                collected!.append(contentsOf: bytes)
+            } else {
+                collected = nil
+            }
+        }
+        switch state {
+        case .deciding:
+            pendingBody.append(contentsOf: bytes)
+            if collected == nil { decideRequest(&output) }
+        case .requestHeld, .requestDelayed:
+            pendingBody.append(contentsOf: bytes)
+        case .collectingRequest:
+            pendingBody.append(contentsOf: bytes)
+            if collected == nil {
+                // Too large to edit: the edit is skipped and the body streams through unchanged.
+                output.trace(id, .ruleSkipped, [.string("action", "rewrite"), .string("reason", Self.tooLargeToEdit)])
+                requestPlan.rewrites = requestPlan.rewrites.map { $0.withoutJSONEdits }
+                openUpstream(&output)
+            }
+        case .forwarding, .responseGated, .streaming, .draining:
+            if upstreamRequested, !requestPlan.replacesBody { sendUpstream(bytes, &output) }
+        case .stalled, .ended:
+            break
+        }
+        return output.actions
+    }
+
+    /// The client's request is complete.
+    public mutating func requestEnd(trailers: HTTPHeaders?) -> [FlowAction] {
+        var output = FlowOutput()
+        switch state {
+        case .deciding:
+            pendingTrailers = trailers
+            requestComplete = true
+            decideRequest(&output)
+        case .requestHeld, .requestDelayed:
+            pendingTrailers = trailers
+            requestComplete = true
+        case .collectingRequest:
+            pendingTrailers = trailers
+            requestComplete = true
+            openUpstream(&output)
+        case .forwarding, .responseGated, .streaming, .draining:
+            if upstreamRequested { finishRequest(trailers: trailers, &output) } else { requestComplete = true }
+        case .stalled, .ended:
+            break
+        }
+        return output.actions
+    }
+
+    static let tooLargeToEdit = "the body is larger than the rules' body limit; it is sent unchanged"
+
+    // MARK: Upstream side
+
+    /// Asks for the upstream and sends what the request gate kept.
+    mutating func openUpstream(_ output: inout FlowOutput) {
+        if case .collectingRequest = state, !requestComplete { return }
+        state = .forwarding
+        upstreamRequested = true
+        output.append(.openUpstream(id, request.endpoint))
+        let body = pendingBody
+        pendingBody = []
+        if let replacement = requestPlan.bodyReplacement(original: requestComplete ? body : nil) {
+            outbound.body = .known(Int64(replacement.count))
+            output.append(.sendRequestHead(id, outbound))
+            if !replacement.isEmpty { sendUpstream(replacement[...], &output) }
+            finishRequestIfComplete(&output)
+            return
+        }
+        output.append(.sendRequestHead(id, outbound))
+        if !body.isEmpty { sendUpstream(body[...], &output) }
+        finishRequestIfComplete(&output)
+    }
+
+    /// With a replaced body the client's own body is read to its end; the replacement is complete
+    /// as soon as it is sent.
+    private mutating func finishRequestIfComplete(_ output: inout FlowOutput) {
+        if requestComplete || requestPlan.replacesBody || !request.body.carriesBody {
+            finishRequest(trailers: pendingTrailers, &output)
+        }
+    }
+
+    mutating func sendUpstream(_ bytes: ArraySlice<UInt8>, _ output: inout FlowOutput) {
+        requestDigest.update(bytes)
+        output.append(.sendRequestBody(id, bytes))
+    }
+
+    /// The whole request is on its way; traced as forwarded once the upstream is connected.
+    mutating func finishRequest(trailers: HTTPHeaders?, _ output: inout FlowOutput) {
+        guard requestSummary == nil else {
+            requestComplete = true
+            return
+        }
+        requestComplete = true
+        requestSummary = requestDigest.finish()
+        output.append(.sendRequestEnd(id, trailers: trailers))
+        traceForwardedIfReady(&output)
+    }
+
+    /// The upstream is ready (and, after a retry on a fresh connection, ready again).
+    public mutating func upstreamConnected(_ info: UpstreamConnectionInfo) -> [FlowAction] {
+        var output = FlowOutput()
+        guard !isEnded else { return [] }
+        if upstreamInfo != nil { forwardedTraced = false }
+        upstreamInfo = info
+        traceForwardedIfReady(&output)
+        return output.actions
+    }
+}

@@ -1,0 +1,96 @@
+public import FaultlineCore
+public import FaultlineFlow
+public import FaultlineTrace
+
+/// A copy of a request made by a `duplicate` rule, as a flow of its own with no client: the same
+/// flow core and HTTP/1.1 upstream path as any flow, with the same timeouts; its response is read
+/// and dropped (`response.discarded`). No I/O: the driver carries out its `ProxyAction`s.
+public struct DuplicateFlowSession {
+    var flow: FlowMachine?
+    var upstream: HTTP1UpstreamCodec?
+    let configuration: ProxyConfiguration
+    let trace: TraceRecorder
+    public let id: FlowID
+
+    /// A session for one copy of `request`; `start()` gives its first actions.
+    public init(id: FlowID, copying request: DuplicateRequest, configuration: ProxyConfiguration, trace: TraceRecorder) {
+        self.id = id
+        self.configuration = configuration
+        self.trace = trace
+        self.pendingStart = request
+    }
+
+    private var pendingStart: DuplicateRequest?
+
+    public mutating func start() -> [ProxyAction] {
+        guard let request = pendingStart else { return [] }
+        pendingStart = nil
+        let environment = FlowEnvironment(
+            policy: nil, responseTimeout: configuration.responseTimeout, makeBodyDigest: { [trace] in trace.makeBodyDigest() })
+        let (machine, actions) = FlowMachine.startDuplicate(id: id, of: request, environment: environment)
+        flow = machine
+        var output = SessionOutput()
+        perform(actions, &output)
+        return output.finish()
+    }
+
+    /// True once the copy's flow has ended.
+    public var isFinished: Bool { flow == nil && pendingStart == nil }
+
+    public mutating func upstreamDidConnect(_ info: UpstreamConnectionInfo) -> [ProxyAction] {
+        var output = SessionOutput()
+        flowUpstreamConnected(id, info, &output)
+        return output.finish()
+    }
+
+    public mutating func upstreamDidFailToConnect(_ failure: UpstreamFailure) -> [ProxyAction] {
+        var output = SessionOutput()
+        flowUpstreamFailed(id, failure, &output)
+        return output.finish()
+    }
+
+    public mutating func upstreamDidRead(_ bytes: UnsafeRawBufferPointer) -> [ProxyAction] {
+        var output = SessionOutput()
+        flowUpstreamRead(id, bytes, &output)
+        return output.finish()
+    }
+
+    public mutating func upstreamDidReadEOF() -> [ProxyAction] {
+        var output = SessionOutput()
+        flowUpstreamEOF(id, &output)
+        return output.finish()
+    }
+
+    public mutating func upstreamDidClose() -> [ProxyAction] {
+        var output = SessionOutput()
+        flowUpstreamClosed(id, &output)
+        return output.finish()
+    }
+
+    public mutating func timerFired(_ timer: FlowTimer) -> [ProxyAction] {
+        var output = SessionOutput()
+        flowInput(&output) { $0.timerFired(timer) }
+        return output.finish()
+    }
+}
+
+extension DuplicateFlowSession: HTTP1FlowHost {
+    var traceConnection: ConnectionID? { nil }
+
+    mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput) {
+        for action in actions {
+            switch action {
+            case .openUpstream, .sendRequestHead, .sendRequestBody, .sendRequestEnd, .releaseUpstream, .closeUpstream,
+                .armTimer, .cancelTimer, .stepLineage, .trace:
+                performCommon(action, &output)
+            case .ended:
+                flow = nil
+                upstream = nil
+            case .sendInterim, .sendResponseHead, .sendResponseBody, .sendResponseEnd, .breakClient, .hold,
+                .unregisterHold, .observed, .ruleFired, .duplicate, .throttle:
+                // No client and no rules: the core sends a copy's response nowhere.
+                break
+            }
+        }
+    }
+}

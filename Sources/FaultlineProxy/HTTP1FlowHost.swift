@@ -1,0 +1,135 @@
+import FaultlineCore
+import FaultlineFlow
+import FaultlineHTTP1
+import FaultlineRules
+import FaultlineTrace
+
+/// What a holder of a flow and its HTTP/1.1 upstream shares, whether the flow has a client
+/// (`HTTP1ProxySession`) or not (`DuplicateFlowSession`): feeding the flow, carrying out its
+/// upstream, timer and trace actions, and turning what the upstream says into flow events.
+protocol HTTP1FlowHost {
+    var flow: FlowMachine? { get set }
+    var upstream: HTTP1UpstreamCodec? { get set }
+    var configuration: ProxyConfiguration { get }
+    var trace: TraceRecorder { get }
+    /// The client connection the flow's trace events name, if it has one.
+    var traceConnection: ConnectionID? { get }
+    mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput)
+}
+
+extension HTTP1FlowHost {
+    /// Feeds the current flow one input and carries out what it asks for.
+    mutating func flowInput(_ output: inout SessionOutput, _ input: (inout FlowMachine) -> [FlowAction]) {
+        guard flow != nil else { return }
+        let actions = input(&flow!)
+        perform(actions, &output)
+    }
+
+    /// The actions every host carries out the same way: the upstream through its codec, timers,
+    /// lineage steps and trace events.
+    mutating func performCommon(_ action: FlowAction, _ output: inout SessionOutput) {
+        switch action {
+        case .openUpstream(let id, let endpoint):
+            upstream = HTTP1UpstreamCodec(limits: configuration.limits, via: configuration.viaPseudonym)
+            output.append(.connectUpstream(id, endpoint, fresh: false))
+        case .sendRequestHead(let id, let head):
+            if let bytes = upstream?.sendHead(head) { output.writeToUpstream(id, bytes) }
+        case .sendRequestBody(let id, let bytes):
+            if let encoded = upstream?.sendBody(bytes) { output.writeToUpstream(id, encoded) }
+        case .sendRequestEnd(let id, let trailers):
+            if let encoded = upstream?.sendEnd(trailers: trailers) { output.writeToUpstream(id, encoded) }
+        case .releaseUpstream(let id):
+            output.append(upstream?.isReusable == true ? .releaseUpstream(id) : .closeUpstream(id))
+            upstream = nil
+        case .closeUpstream(let id):
+            output.append(.closeUpstream(id))
+            upstream = nil
+        case .armTimer(let id, let timer, let delay):
+            output.append(.setTimer(.flow(id, timer), delay))
+        case .cancelTimer(let id, let timer):
+            output.append(.cancelTimer(.flow(id, timer)))
+        case .stepLineage(let id, let step):
+            for event in step.perform() { trace.record(event.traceKind, connection: traceConnection, flow: id, event.traceFields) }
+        case .trace(let id, let kind, let fields):
+            trace.record(kind, connection: traceConnection, flow: id, fields)
+        default:
+            preconditionFailure("\(action) is not an upstream, timer or trace action")
+        }
+    }
+
+    /// The flow's upstream connection is ready.
+    mutating func flowUpstreamConnected(_ id: FlowID, _ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
+        guard flow?.id == id, upstream != nil else {
+            // The flow ended while connecting (the client went away): the connection is not needed.
+            output.append(.closeUpstream(id))
+            return
+        }
+        output.writeToUpstream(id, upstream!.didConnect(info))
+        flowInput(&output) { $0.upstreamConnected(info) }
+    }
+
+    mutating func flowUpstreamFailed(_ id: FlowID, _ failure: UpstreamFailure, _ output: inout SessionOutput) {
+        guard flow?.id == id else { return }
+        upstream = nil
+        flowInput(&output) { $0.upstreamFailed(failure) }
+    }
+
+    mutating func flowUpstreamRead(_ id: FlowID, _ bytes: UnsafeRawBufferPointer, _ output: inout SessionOutput) {
+        guard flow?.id == id, upstream != nil else { return }
+        upstream!.receive(bytes)
+        processUpstreamInput(&output)
+    }
+
+    mutating func flowUpstreamEOF(_ id: FlowID, _ output: inout SessionOutput) {
+        guard flow?.id == id, upstream != nil else { return }
+        upstream!.receiveEOF()
+        processUpstreamInput(&output)
+        upstreamEndedEarly(&output)
+    }
+
+    mutating func flowUpstreamClosed(_ id: FlowID, _ output: inout SessionOutput) {
+        guard flow?.id == id, upstream != nil else { return }
+        upstreamEndedEarly(&output)
+    }
+
+    /// Decodes buffered upstream bytes into flow events.
+    mutating func processUpstreamInput(_ output: inout SessionOutput) {
+        while flow != nil, upstream != nil, let event = upstream!.nextEvent() {
+            switch event {
+            case .interim(let head): flowInput(&output) { $0.upstreamInterim(head) }
+            case .head(let head, let length): flowInput(&output) { $0.upstreamHead(head, length: length) }
+            case .body(let bytes): flowInput(&output) { $0.upstreamBody(bytes) }
+            case .end(let trailers): flowInput(&output) { $0.upstreamEnd(trailers: trailers) }
+            case .malformed(let error):
+                flowInput(&output) { $0.upstreamBroke(code: error.code, message: error.description) }
+            }
+        }
+    }
+
+    /// The upstream stopped (EOF or closed) while the flow still needed it.
+    mutating func upstreamEndedEarly(_ output: inout SessionOutput) {
+        guard let flow, let codec = upstream, !codec.responseComplete else { return }
+        let endpoint = flow.request.endpoint
+        if codec.responseStarted {
+            // Part of the response may already be with the client: the only honest signal left is
+            // to cut the client connection so it sees a truncated message.
+            flowInput(&output) {
+                $0.upstreamBroke(
+                    code: "truncated-response", message: "\(endpoint) closed the connection in the middle of the response")
+            }
+            return
+        }
+        if codec.mayRetryOnFreshConnection {
+            // A pooled connection the upstream had already closed (RFC 9112 §9.3.1 allows retrying
+            // a request that has no body on a new connection). The retry asks for a fresh
+            // connection, which is never `reused`, so this happens at most once per request.
+            upstream!.restartForRetry()
+            output.append(.cancelTimer(.flow(flow.id, .responseHead)))
+            output.append(.closeUpstream(flow.id))
+            output.append(.connectUpstream(flow.id, endpoint, fresh: true))
+            return
+        }
+        upstream = nil
+        flowInput(&output) { $0.upstreamFailed(.closedBeforeResponse(endpoint.description)) }
+    }
+}

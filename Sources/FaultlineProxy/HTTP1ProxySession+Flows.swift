@@ -1,0 +1,96 @@
+public import FaultlineCore
+public import FaultlineFlow
+import FaultlineHTTP1
+import FaultlineRules
+import FaultlineTrace
+
+/// Carrying out what the flow core asks for: upstream actions go through the flow's
+/// `HTTP1UpstreamCodec`, client actions are encoded for HTTP/1 (HTTP1ProxySession+Response.swift),
+/// trace and lineage actions are recorded here, and the rest goes to the driver.
+extension HTTP1ProxySession: HTTP1FlowHost {
+    mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput) {
+        for action in actions { perform(action, &output) }
+    }
+
+    private mutating func perform(_ action: FlowAction, _ output: inout SessionOutput) {
+        switch action {
+        case .openUpstream, .sendRequestHead, .sendRequestBody, .sendRequestEnd, .releaseUpstream, .closeUpstream,
+            .armTimer, .cancelTimer, .stepLineage, .trace:
+            performCommon(action, &output)
+        case .sendInterim(_, let head):
+            sendInterim(head, &output)
+        case .sendResponseHead(_, let head, let length, let source):
+            sendResponseHead(head, length: length, source: source, &output)
+        case .sendResponseBody(_, let bytes):
+            sendResponseBody(bytes, &output)
+        case .sendResponseEnd(_, let trailers):
+            sendResponseEnd(trailers: trailers, &output)
+        case .breakClient(_, let how):
+            breakClient(how, &output)
+        case .hold(let request):
+            output.append(.hold(request))
+        case .unregisterHold(let id):
+            output.append(.unregisterHold(id))
+        case .observed(_, let event):
+            output.append(.observed(event))
+        case .ruleFired(_, let rule):
+            output.append(.ruleFired(rule))
+        case .duplicate(let request):
+            output.append(.duplicate(request))
+        case .throttle(let id, let side, let rate):
+            output.append(.throttle(id, side, bytesPerSecond: rate))
+        case .ended(_, let outcome):
+            flowEnded(outcome, &output)
+        }
+    }
+
+    // MARK: Upstream input
+
+    /// The connection asked for with `connectUpstream` is ready.
+    public mutating func upstreamDidConnect(flow id: FlowID, _ info: UpstreamConnectionInfo) -> [ProxyAction] {
+        var output = SessionOutput()
+        if let connect, connect.flow == id { openConnectTunnel(info, &output) } else { flowUpstreamConnected(id, info, &output) }
+        return output.finish()
+    }
+
+    /// The connection asked for with `connectUpstream` could not be made.
+    public mutating func upstreamDidFailToConnect(flow id: FlowID, _ failure: UpstreamFailure) -> [ProxyAction] {
+        var output = SessionOutput()
+        if let connect, connect.flow == id { connectFailed(failure, &output) } else { flowUpstreamFailed(id, failure, &output) }
+        return output.finish()
+    }
+
+    /// Bytes arrived from a flow's upstream connection.
+    public mutating func upstreamDidRead(flow id: FlowID, _ bytes: UnsafeRawBufferPointer) -> [ProxyAction] {
+        var output = SessionOutput()
+        if case .tunnelling = state { relayFromUpstream(bytes, &output) } else { flowUpstreamRead(id, bytes, &output) }
+        return output.finish()
+    }
+
+    /// A flow's upstream shut down its sending side.
+    public mutating func upstreamDidReadEOF(flow id: FlowID) -> [ProxyAction] {
+        var output = SessionOutput()
+        if case .tunnelling = state { tunnelUpstreamEOF(&output) } else { flowUpstreamEOF(id, &output) }
+        return output.finish()
+    }
+
+    /// A flow's upstream connection is gone (reset, or closed after an error).
+    public mutating func upstreamDidClose(flow id: FlowID) -> [ProxyAction] {
+        var output = SessionOutput()
+        if case .tunnelling = state { finishTunnel(&output, reason: "upstream-closed") } else { flowUpstreamClosed(id, &output) }
+        return output.finish()
+    }
+}
+
+extension LineageStep {
+    /// Tells the tracker; returns the events to trace.
+    func perform() -> [LineageEvent] {
+        switch self {
+        case .requestSent(let tracker, let role, let credentials):
+            return tracker.requestSent(role: role, credentials: credentials)
+        case .responseCompleted(let tracker, let role, let credentials, let status, let headers, let body):
+            return tracker.responseCompleted(
+                role: role, requestCredentials: credentials, status: status, headers: headers, body: body)
+        }
+    }
+}

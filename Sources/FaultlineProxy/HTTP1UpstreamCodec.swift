@@ -1,0 +1,181 @@
+public import FaultlineFlow
+public import FaultlineHTTP1
+
+/// A flow's upstream over an HTTP/1.1 connection (pooled or fresh), with no I/O: it encodes what
+/// the flow core sends (request line, `Host`, framing fields, `Via`), keeps the bytes until the
+/// connection is there, and decodes the response into flow events.
+///
+/// It also knows the one retry HTTP/1.1 allows: a pooled connection that the upstream had closed
+/// before any response byte may be replaced once by a fresh one for a request without a body
+/// (RFC 9112 §9.3.1).
+public struct HTTP1UpstreamCodec {
+    /// What the upstream said, for the flow core.
+    public enum Event {
+        case interim(HTTPResponseHead)
+        case head(HTTPResponseHead, FlowBodyLength)
+        case body(ArraySlice<UInt8>)
+        case end(HTTPHeaders?)
+        /// The response cannot be decoded.
+        case malformed(HTTP1Error)
+    }
+
+    private let via: String?
+    private let limits: HTTP1Limits
+    private var decoder: HTTP1ResponseDecoder
+    private var head: OutboundRequest?
+    private var framing = BodyFraming.none
+    /// Encoded request bytes produced before the connection exists.
+    private var pending: [UInt8] = []
+    private(set) var connected = false
+    /// The connection carrying the request, once there is one.
+    public private(set) var connection: UpstreamConnectionInfo?
+    private var requestEnded = false
+    private var receivedBytes = false
+    private var responseHead: HTTPResponseHead?
+    private var responseEnded = false
+
+    public init(limits: HTTP1Limits, via: String?) {
+        self.via = via
+        self.limits = limits
+        self.decoder = HTTP1ResponseDecoder(limits: limits)
+    }
+
+    /// Request bytes waiting for the connection.
+    public var pendingByteCount: Int { pending.count }
+
+    /// The encoded request head (origin-form target, `Host` first, hop-by-hop fields removed per
+    /// RFC 9110 §7.6.1, framing fields from the body length, `Via` per RFC 9110 §7.6.3).
+    public mutating func sendHead(_ request: OutboundRequest) -> [UInt8] {
+        head = request
+        decoder.expectResponse(toMethod: request.method)
+        var fields = HTTPHeaders()
+        fields.add(name: "Host", value: request.authority)
+        for field in HopByHopHeaders.removing(from: request.headers) where !field.hasName("host") { fields.append(field) }
+        switch request.body {
+        case .known(let length):
+            framing = .contentLength(length)
+            fields.add(name: "Content-Length", value: String(length))
+        case .unknown:
+            framing = .chunked
+            fields.add(name: "Transfer-Encoding", value: "chunked")
+        case .none:
+            framing = .none
+        }
+        if request.upgrade {
+            fields.add(name: "Connection", value: "Upgrade")
+            for value in request.headers.values(name: "upgrade") { fields.add(name: "Upgrade", value: value) }
+        }
+        if let via { fields.add(name: "Via", value: "1.1 \(via)") }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        HTTP1Encoder.encode(
+            HTTPRequestHead(method: request.method, target: request.target, version: .http1_1, headers: fields), into: &bytes)
+        return stage(bytes)
+    }
+
+    public mutating func sendBody(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        guard !bytes.isEmpty else { return [] }
+        if case .chunked = framing {
+            var encoded: [UInt8] = []
+            encoded.reserveCapacity(bytes.count + 16)
+            HTTP1Encoder.encodeChunk(bytes, into: &encoded)
+            return stage(encoded)
+        }
+        return stage(Array(bytes))
+    }
+
+    public mutating func sendEnd(trailers: HTTPHeaders?) -> [UInt8] {
+        requestEnded = true
+        guard case .chunked = framing else { return [] }
+        var encoded: [UInt8] = []
+        HTTP1Encoder.encodeLastChunk(trailers: trailers, into: &encoded)
+        return stage(encoded)
+    }
+
+    /// Bytes to write now (connected) or nothing (kept until `connected`).
+    private mutating func stage(_ bytes: [UInt8]) -> [UInt8] {
+        if connected { return bytes }
+        pending.append(contentsOf: bytes)
+        return []
+    }
+
+    /// The connection is there: the bytes kept so far, to write first.
+    public mutating func didConnect(_ info: UpstreamConnectionInfo) -> [UInt8] {
+        connected = true
+        connection = info
+        defer { pending = [] }
+        return pending
+    }
+
+    /// Upstream bytes; read the events with `nextEvent`.
+    public mutating func receive(_ bytes: UnsafeRawBufferPointer) {
+        receivedBytes = true
+        decoder.receive(bytes)
+    }
+
+    public mutating func receiveEOF() {
+        decoder.receiveEOF()
+    }
+
+    public mutating func nextEvent() -> Event? {
+        guard !responseEnded else { return nil }
+        do {
+            guard let event = try decoder.nextEvent() else { return nil }
+            switch event {
+            case .interim(let head): return .interim(head)
+            case .head(let head):
+                responseHead = head
+                return .head(head, Self.length(of: decoder.framing))
+            case .body(let bytes): return .body(bytes)
+            case .end(let trailers):
+                responseEnded = true
+                return .end(trailers)
+            }
+        } catch {
+            return .malformed(error)
+        }
+    }
+
+    private static func length(of framing: BodyFraming) -> FlowBodyLength {
+        switch framing {
+        case .none, .tunnel: return .none
+        case .contentLength(let length): return .known(length)
+        case .chunked, .closeDelimited: return .unknown
+        }
+    }
+
+    /// True when the upstream closed a pooled connection before answering a request without a
+    /// body: send it again on a fresh connection (`retryBytes`).
+    public var mayRetryOnFreshConnection: Bool {
+        (connection?.reused ?? false) && !receivedBytes && requestEnded && framing == .none && responseHead == nil
+    }
+
+    /// Starts over for a fresh connection: the head again, for `didConnect` to hand out.
+    public mutating func restartForRetry() {
+        guard let head else { return }
+        var fresh = HTTP1UpstreamCodec(limits: limits, via: via)
+        _ = fresh.sendHead(head)
+        fresh.requestEnded = true
+        self = fresh
+    }
+
+    /// True when the connection can carry another request: the response ended cleanly, the
+    /// upstream keeps alive and nothing follows the response.
+    public var isReusable: Bool {
+        guard responseEnded, requestEnded, let responseHead else { return false }
+        let keepsAlive =
+            responseHead.version == .http1_1
+            ? !responseHead.headers.containsToken("close", inField: "connection")
+            : responseHead.headers.containsToken("keep-alive", inField: "connection")
+        return keepsAlive && decoder.bufferedByteCount == 0 && decoder.framing != .closeDelimited && !decoder.sawEOF
+    }
+
+    /// The response ended; what the upstream does next does not concern the flow.
+    public var responseComplete: Bool { responseEnded }
+
+    /// The response started (a head arrived), so a failure can no longer be answered with a status.
+    public var responseStarted: Bool { responseHead != nil }
+
+    /// The bytes after a 101 (the new protocol's first bytes), when the connection becomes a tunnel.
+    public mutating func takeBufferedBytes() -> [UInt8] { decoder.takeBufferedBytes() }
+}

@@ -1,0 +1,212 @@
+import FaultlineCore
+import FaultlineFlow
+import FaultlinePosix
+import FaultlineProxy
+import FaultlineTLS
+import FaultlineTrace
+
+/// What the upstream connections of an owner's flows report: the owner is a client connection's
+/// handler or a duplicate's, and feeds these to its sans-I/O session.
+protocol UpstreamLinksOwner: AnyObject {
+    func upstreamConnected(_ flow: FlowID, _ info: UpstreamConnectionInfo)
+    func upstreamFailed(_ flow: FlowID, _ failure: UpstreamFailure)
+    func upstreamRead(_ flow: FlowID, _ bytes: UnsafeRawBufferPointer)
+    /// EOF or `close_notify`, told once per connection.
+    func upstreamInputEnded(_ flow: FlowID)
+    func upstreamClosed(_ flow: FlowID)
+    /// The connection's outbound buffer emptied (backpressure may lift).
+    func upstreamDrained(_ flow: FlowID)
+}
+
+/// The upstream connections of one owner's flows, by flow: taken from the loop's pool or opened
+/// (resolve, connect, TLS), written to (paced when a throttle asks), pooled or closed when the
+/// flow is done. Loop-confined, like its owner.
+final class UpstreamLinks {
+    /// One flow's upstream connection; the socket's delegate.
+    final class Link: StreamConnectionDelegate {
+        let flow: FlowID
+        let channel: Channel
+        let endpoint: UpstreamEndpoint
+        var pacer: Pacer?
+        var inputEnded = false
+        /// Reading paused because the client side's outbound buffer is full.
+        var pausedForBackpressure = false
+        weak var links: UpstreamLinks?
+
+        init(flow: FlowID, channel: Channel, endpoint: UpstreamEndpoint, links: UpstreamLinks) {
+            self.flow = flow
+            self.channel = channel
+            self.endpoint = endpoint
+            self.links = links
+        }
+
+        /// Bytes queued on the way up (socket buffer and pacer).
+        var queuedBytes: Int { channel.socket.outboundBufferedBytes + (pacer?.queuedBytes ?? 0) }
+
+        func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
+            guard let links else { return }
+            if channel.tls != nil {
+                links.tlsEvents(channel.receive(bytes), of: self)
+            } else {
+                links.owner?.upstreamRead(flow, bytes)
+            }
+        }
+
+        func streamConnectionDidReadEOF(_ connection: StreamConnection) {
+            guard let links else { return }
+            // Without close_notify the codec's framing still tells a complete response from a
+            // cut one, so a plain EOF is passed on like one on TCP.
+            if channel.tls != nil { links.tlsEvents(channel.receiveEOF(), of: self) }
+            if links.links[flow] === self { links.inputEnded(self) }
+        }
+
+        func streamConnectionDidDrainOutbound(_ connection: StreamConnection) {
+            links?.owner?.upstreamDrained(flow)
+        }
+
+        func streamConnection(_ connection: StreamConnection, didCloseWith error: SystemError?) {
+            guard let links, links.links[flow] === self else { return }
+            links.detach(flow)
+            links.owner?.upstreamClosed(flow)
+        }
+    }
+
+    private let context: LoopContext
+    weak var owner: (any UpstreamLinksOwner)?
+    /// What to offer an `https` upstream in ALPN (RFC 7301).
+    var alpn = ServerTLSConfiguration.applicationProtocols
+    private var links: [FlowID: Link] = [:]
+    /// Bumped whenever a pending connect becomes unwanted, so its late completion is discarded.
+    private var generations: [FlowID: Int] = [:]
+    private var nextGeneration = 0
+
+    init(context: LoopContext) {
+        self.context = context
+    }
+
+    func link(_ flow: FlowID) -> Link? { links[flow] }
+
+    /// Every flow's connection, for backpressure decisions.
+    var all: Dictionary<FlowID, Link>.Values { links.values }
+
+    /// Gets a connection for `flow`: from the pool unless `fresh`, else a new one; the owner hears
+    /// `upstreamConnected` (at once for a pooled one) or `upstreamFailed`.
+    func connect(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool) {
+        nextGeneration += 1
+        let generation = nextGeneration
+        generations[flow] = generation
+        if !fresh, let pooled = context.pool.take(endpoint) {
+            attach(pooled, flow: flow, endpoint: endpoint, reused: true)
+            return
+        }
+        context.openConnection(to: endpoint, alpn: alpn) { [weak self] result in
+            guard let self, self.generations[flow] == generation, let owner = self.owner else {
+                if case .success(let channel) = result { channel.socket.close() }
+                return
+            }
+            self.generations[flow] = nil
+            switch result {
+            case .success(let channel): self.attach(channel, flow: flow, endpoint: endpoint, reused: false)
+            case .failure(let failure): owner.upstreamFailed(flow, failure)
+            }
+        }
+    }
+
+    private func attach(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint, reused: Bool) {
+        generations[flow] = nil
+        let link = Link(flow: flow, channel: channel, endpoint: endpoint, links: self)
+        links[flow] = link
+        channel.socket.delegate = link
+        let address = channel.socket.remoteAddress?.description ?? endpoint.hostHeaderValue
+        owner?.upstreamConnected(flow, UpstreamConnectionInfo(id: channel.id, remoteAddress: address, reused: reused))
+    }
+
+    /// Writes to the flow's connection (through its pacer when throttled); returns what is queued.
+    @discardableResult
+    func write(_ flow: FlowID, _ bytes: [UInt8]) -> Int {
+        guard let link = links[flow] else { preconditionFailure("a flow wrote upstream without a connection") }
+        if let pacer = link.pacer { pacer.enqueue(bytes) } else { link.channel.write(bytes) }
+        return link.queuedBytes
+    }
+
+    /// The flow is done and its connection sits at a message boundary: back to the pool.
+    func release(_ flow: FlowID) {
+        guard let link = detach(flow) else { return }
+        // Paced request bytes still queued mean the connection is mid-message.
+        if (link.pacer?.queuedBytes ?? 0) > 0 {
+            link.channel.socket.close()
+        } else {
+            context.pool.put(link.channel, for: link.endpoint)
+        }
+    }
+
+    /// Closes the flow's connection, or calls off its pending connect.
+    func close(_ flow: FlowID) {
+        generations[flow] = nil
+        detach(flow)?.channel.socket.close()
+    }
+
+    func shutdownWrite(_ flow: FlowID) {
+        links[flow]?.channel.shutdownWrite()
+    }
+
+    /// Starts, changes or ends pacing of the flow's upstream writes.
+    func throttle(_ flow: FlowID, _ rate: Int?) {
+        guard let link = links[flow] else { return }
+        if let pacer = link.pacer {
+            if let rate { pacer.setRate(rate) } else { pacer.finishWhenDrained { [weak link] in link?.pacer = nil } }
+            return
+        }
+        guard let rate else { return }
+        link.pacer = Pacer(loop: context.loop, bytesPerSecond: rate) { [weak link] bytes in link?.channel.write(bytes) }
+    }
+
+    /// Closes every connection and calls off every pending connect (the owner is going away).
+    func closeAll() {
+        generations = [:]
+        for flow in Array(links.keys) { close(flow) }
+    }
+
+    @discardableResult
+    private func detach(_ flow: FlowID) -> Link? {
+        guard let link = links.removeValue(forKey: flow) else { return nil }
+        link.pacer?.cancel()
+        link.pacer = nil
+        link.channel.socket.delegate = nil
+        if link.pausedForBackpressure { link.channel.socket.setReadingPaused(false) }
+        link.links = nil
+        return link
+    }
+
+    private func inputEnded(_ link: Link) {
+        guard !link.inputEnded else { return }
+        link.inputEnded = true
+        owner?.upstreamInputEnded(link.flow)
+    }
+
+    /// What the upstream's TLS session produced.
+    fileprivate func tlsEvents(_ events: [TLSEvent], of link: Link) {
+        for event in events {
+            // A response may end (and the connection go back to the pool) halfway through.
+            guard links[link.flow] === link else { return }
+            switch event {
+            case .handshakeCompleted:
+                continue
+            case .plaintext(let bytes):
+                bytes.withUnsafeBytes { owner?.upstreamRead(link.flow, $0) }
+            case .closeNotify:
+                inputEnded(link)
+            case .failed(let error):
+                if error.code == TLSError.unexpectedEOF { continue }
+                context.trace.record(
+                    .tlsFailed, connection: link.channel.id,
+                    TLSTrace.failure(side: .upstream, code: error.code, message: error.description))
+                detach(link.flow)
+                link.channel.flush()  // the alert that tells the server why
+                link.channel.socket.closeAfterFlush()
+                owner?.upstreamClosed(link.flow)
+                return
+            }
+        }
+    }
+}
