@@ -37,26 +37,5 @@ struct BackendResponse: Sendable, Equatable {
     }
 
     /// The reason-phrase for the status line (RFC 9110 §15); clients ignore it (RFC 9112 §4).
-    var reason: String {
-        switch status {
-        case 100: "Continue"
-        case 200: "OK"
-        case 201: "Created"
-        case 204: "No Content"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 409: "Conflict"
-        case 413: "Content Too Large"
-        case 414: "URI Too Long"
-        case 415: "Unsupported Media Type"
-        case 422: "Unprocessable Content"
-        case 431: "Request Header Fields Too Large"
-        case 500: "Internal Server Error"
-        case 501: "Not Implemented"
-        case 505: "HTTP Version Not Supported"
-        default: ""
-        }
-    }
+    var reason: String { HTTPReasonPhrase.standard(for: status) }
 }

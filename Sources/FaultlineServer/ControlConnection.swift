@@ -287,24 +287,9 @@ final class ControlConnection: StreamConnectionDelegate {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 
-    /// RFC 9110 §15 reason phrases for the statuses this API answers with.
+    /// The status line's reason phrase: ``HTTPReasonPhrase/standard(for:)``.
     static func reasonPhrase(_ status: Int) -> String {
-        switch status {
-        case 200: return "OK"
-        case 400: return "Bad Request"
-        case 401: return "Unauthorized"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 408: return "Request Timeout"
-        case 409: return "Conflict"
-        case 413: return "Content Too Large"
-        case 414: return "URI Too Long"
-        case 422: return "Unprocessable Content"
-        case 431: return "Request Header Fields Too Large"
-        case 501: return "Not Implemented"
-        case 505: return "HTTP Version Not Supported"
-        default: return ""
-        }
+        HTTPReasonPhrase.standard(for: status)
     }
 }
 

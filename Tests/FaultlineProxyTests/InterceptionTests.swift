@@ -29,7 +29,7 @@ import Testing
         }
     }
 
-    static func interception(in log: [ProxyAction]) -> TLSInterception? {
+    static func interception(in log: [Playbook.Logged]) -> TLSInterception? {
         for action in log {
             if case .interceptTLS(let interception) = action { return interception }
         }

@@ -9,18 +9,58 @@ import Testing
 
 /// Drives one `HTTP1ProxySession` with no sockets: feed it client and upstream bytes, answer its
 /// requests for connections, and read back what it sent each way, the other actions it took and
-/// the trace it wrote (in the manner of mitmproxy's Playbook).
+/// the trace it wrote (in the manner of mitmproxy's Playbook). The log names actions as the
+/// tests read them, without the flow IDs (one flow at a time on HTTP/1).
 struct Playbook {
+    /// A session action other than a write, without its flow ID.
+    enum Logged: Equatable, Sendable {
+        case connectUpstream(UpstreamEndpoint, fresh: Bool)
+        case releaseUpstream
+        case closeUpstream
+        case shutdownUpstreamWrite
+        case shutdownClientWrite
+        case closeClient(afterFlush: Bool)
+        case setTimer(Timer, Duration)
+        case cancelTimer(Timer)
+        case resetClient
+        case hold(HoldRequest)
+        case unregisterHold(FlowID)
+        case observed(ObservedEvent)
+        case ruleFired(RuleID)
+        case duplicate(DuplicateRequest)
+        case throttle(ThrottleSide, bytesPerSecond: Int?)
+        case interceptTLS(TLSInterception)
+    }
+
+    /// The session's timers by kind.
+    enum Timer: Hashable, Sendable {
+        case clientIdle, responseHead, flowDelay, holdDeadline, stall
+
+        init(_ timer: SessionTimer) {
+            switch timer {
+            case .clientIdle: self = .clientIdle
+            case .flow(_, .responseHead): self = .responseHead
+            case .flow(_, .delay): self = .flowDelay
+            case .flow(_, .holdDeadline): self = .holdDeadline
+            case .flow(_, .stall): self = .stall
+            }
+        }
+    }
+
     private(set) var session: HTTP1ProxySession
     let trace: TraceRecorder
     /// Everything the session wrote to the client / upstream so far.
     private(set) var toClient: [UInt8] = []
     private(set) var toUpstream: [UInt8] = []
     /// Every action other than writes, in order.
-    private(set) var log: [ProxyAction] = []
+    private(set) var log: [Logged] = []
     private var nextUpstreamID: UInt64 = 100
     /// A `connectUpstream` has not been answered yet.
     private(set) var connectPending = false
+    /// The flow whose upstream was asked for last: upstream input goes to it.
+    private var upstreamFlow: FlowID?
+    /// The timers armed now, with the flow they belong to.
+    private var armed: [Timer: SessionTimer] = [:]
 
     init(
         mode: ProxyMode = .forward, ruleSet: RuleSet? = nil, configure: (inout ProxyConfiguration) -> Void = { _ in }
@@ -59,7 +99,7 @@ struct Playbook {
         log = []
     }
 
-    mutating func takeLog() -> [ProxyAction] {
+    mutating func takeLog() -> [Logged] {
         defer { log = [] }
         return log
     }
@@ -74,11 +114,21 @@ struct Playbook {
 
     mutating func upstream(_ text: String) { upstream(Array(text.utf8)) }
     mutating func upstream(_ bytes: [UInt8]) {
-        let actions = bytes.withUnsafeBytes { session.upstreamDidRead($0) }
+        guard let flow = upstreamFlow else {
+            Issue.record("upstream bytes before any connectUpstream")
+            return
+        }
+        let actions = bytes.withUnsafeBytes { session.upstreamDidRead(flow: flow, $0) }
         record(actions)
     }
-    mutating func upstreamEOF() { record(session.upstreamDidReadEOF()) }
-    mutating func upstreamClosed() { record(session.upstreamDidClose()) }
+    mutating func upstreamEOF() {
+        guard let flow = upstreamFlow else { return }
+        record(session.upstreamDidReadEOF(flow: flow))
+    }
+    mutating func upstreamClosed() {
+        guard let flow = upstreamFlow else { return }
+        record(session.upstreamDidClose(flow: flow))
+    }
 
     /// Answers the pending `connectUpstream` with a connection.
     mutating func connected(reused: Bool = false) {
@@ -86,7 +136,11 @@ struct Playbook {
         nextUpstreamID += 1
         let info = UpstreamConnectionInfo(
             id: ConnectionID(nextUpstreamID), remoteAddress: "127.0.0.1:9000", reused: reused)
-        record(session.upstreamDidConnect(info))
+        guard let flow = upstreamFlow else {
+            Issue.record("no connectUpstream to answer")
+            return
+        }
+        record(session.upstreamDidConnect(flow: flow, info))
     }
 
     /// Answers a pending `connectUpstream`, if there is one.
@@ -96,15 +150,28 @@ struct Playbook {
 
     mutating func connectFailed(_ failure: UpstreamFailure) {
         connectPending = false
-        record(session.upstreamDidFailToConnect(failure)) }
-    mutating func fire(_ timer: ProxyTimer) { record(session.timerFired(timer)) }
+        guard let flow = upstreamFlow else { return }
+        record(session.upstreamDidFailToConnect(flow: flow, failure))
+    }
+
+    /// Fires an armed timer of this kind (of the flow that armed it).
+    mutating func fire(_ timer: Timer) {
+        let key = armed[timer] ?? (timer == .clientIdle ? .clientIdle : nil)
+        guard let key else {
+            Issue.record("timer \(timer) is not armed")
+            return
+        }
+        armed[timer] = nil
+        record(session.timerFired(key))
+    }
+
     mutating func endHold(_ outcome: HoldOutcome) {
         guard let flow = heldFlow else {
             Issue.record("no hold to end")
             return
         }
         heldFlow = nil
-        record(session.holdEnded(flow: flow, outcome: outcome))
+        record(session.holdEnded(flow: flow, HoldEnding(outcome, by: .control)))
     }
 
     /// The flow of the last `.hold` action not yet ended.
@@ -114,14 +181,32 @@ struct Playbook {
         for action in actions {
             switch action {
             case .writeToClient(let bytes): toClient += bytes
-            case .writeToUpstream(let bytes): toUpstream += bytes
-            case .connectUpstream:
+            case .writeToUpstream(_, let bytes): toUpstream += bytes
+            case .connectUpstream(let flow, let endpoint, let fresh):
                 connectPending = true
-                log.append(action)
+                upstreamFlow = flow
+                log.append(.connectUpstream(endpoint, fresh: fresh))
             case .hold(let request):
                 heldFlow = request.flow
-                log.append(action)
-            default: log.append(action)
+                log.append(.hold(request))
+            case .releaseUpstream: log.append(.releaseUpstream)
+            case .closeUpstream: log.append(.closeUpstream)
+            case .shutdownUpstreamWrite: log.append(.shutdownUpstreamWrite)
+            case .shutdownClientWrite: log.append(.shutdownClientWrite)
+            case .closeClient(let afterFlush): log.append(.closeClient(afterFlush: afterFlush))
+            case .setTimer(let timer, let delay):
+                armed[Timer(timer)] = timer
+                log.append(.setTimer(Timer(timer), delay))
+            case .cancelTimer(let timer):
+                armed[Timer(timer)] = nil
+                log.append(.cancelTimer(Timer(timer)))
+            case .resetClient: log.append(.resetClient)
+            case .unregisterHold(let flow): log.append(.unregisterHold(flow))
+            case .observed(let event): log.append(.observed(event))
+            case .ruleFired(let rule): log.append(.ruleFired(rule))
+            case .duplicate(let request): log.append(.duplicate(request))
+            case .throttle(_, let side, let rate): log.append(.throttle(side, bytesPerSecond: rate))
+            case .interceptTLS(let interception): log.append(.interceptTLS(interception))
             }
         }
     }
@@ -143,6 +228,17 @@ struct Playbook {
 
     func didCloseClient() -> Bool {
         log.contains { if case .closeClient = $0 { return true } else { return false } }
+    }
+}
+
+extension DuplicateRequest {
+    /// The copy as it goes upstream on HTTP/1.1 (head and body).
+    var bytes: [UInt8] {
+        var codec = HTTP1UpstreamCodec(limits: .default, via: "faultline")
+        _ = codec.sendHead(outbound)
+        _ = codec.sendBody(body[...])
+        _ = codec.sendEnd(trailers: nil)
+        return codec.didConnect(UpstreamConnectionInfo(id: ConnectionID(0), remoteAddress: "", reused: false))
     }
 }
 

@@ -83,8 +83,8 @@ import Testing
         #expect(play.connectPending)
     }
 
-    @Test(arguments: [("reset", ProxyAction.resetClient), ("close-before-response", .closeClient(afterFlush: false))])
-    func requestFaultsBreakTheClientConnection(fault: String, expected: ProxyAction) throws {
+    @Test(arguments: [("reset", Playbook.Logged.resetClient), ("close-before-response", .closeClient(afterFlush: false))])
+    func requestFaultsBreakTheClientConnection(fault: String, expected: Playbook.Logged) throws {
         var play = Playbook(ruleSet: ruleSet(#"{ rules: [{ name: "f", actions: [{ fault: "\#(fault)" }] }] }"#))
         play.client(Self.get)
         #expect(play.takeLog().contains(expected))
