@@ -1,4 +1,3 @@
-import FaultlineConfig
 public import FaultlineHTTP1
 import FaultlineRules
 
@@ -44,14 +43,10 @@ public enum ResponseEditor {
         return edited
     }
 
-    /// The body with every `jsonSet` applied, or nil when it is not JSON (it then passes unchanged).
+    /// The body with every `jsonSet` applied to its text (every other byte kept: number spellings,
+    /// key order, spacing), or nil when it is not JSON or an edit does not apply (it then passes
+    /// unchanged).
     static func applyJSONEdits(_ plan: ResponsePlan, to body: [UInt8]) -> [UInt8]? {
-        guard var document = ConfigValue.parseJSON(body) else { return nil }
-        for rewrite in plan.rewrites {
-            for edit in rewrite.jsonSet {
-                guard (try? document.set(edit.value, at: edit.pointer)) != nil else { return nil }
-            }
-        }
-        return Array(document.jsonText().utf8)
+        JSONTextEditor.set(plan.rewrites.flatMap(\.jsonSet), in: body)
     }
 }
