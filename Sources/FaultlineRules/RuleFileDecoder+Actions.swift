@@ -90,7 +90,7 @@ extension RuleFileDecoder {
             case .malformedChunk: return "fault 'malformed-chunk'"
             case .reset, .closeBeforeResponse, .stall: return nil
             }
-        case .respond, .hold, .duplicate, .delay, .throttle, .rewriteRequest, .route: return nil
+        case .respond, .hold, .duplicate, .delay, .throttle: return nil
         }
     }
 
