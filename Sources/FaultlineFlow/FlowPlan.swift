@@ -4,8 +4,8 @@ public import FaultlineRules
 /// in a fixed order: fault, hold, delay, then respond or forward (with duplicates and throttling).
 ///
 /// The loader already refuses contradictory rules within one file; across files the first rule
-/// (file order) wins for single-valued parts (respond, hold, fault), delays add up, and the
-/// slowest throttle applies.
+/// (file order) wins for single-valued parts (respond, hold, fault, route), delays add up, the
+/// slowest throttle applies and request rewrites apply in turn.
 public struct RequestPlan: Sendable, Equatable {
     public var fault: TransportFault?
     public var respond: SyntheticResponse?
@@ -13,6 +13,10 @@ public struct RequestPlan: Sendable, Equatable {
     public var delay: Duration = .zero
     public var duplicate: DuplicateSpec?
     public var throttle: Int?
+    /// Request rewrites, in firing order: each applies to what the ones before it made.
+    public var rewrites: [RequestRewrite] = []
+    /// Where to send the request instead of its own upstream; the first rule's wins.
+    public var route: RouteTarget?
 
     public init() {}
 
@@ -26,6 +30,8 @@ public struct RequestPlan: Sendable, Equatable {
             case .delay(let duration): delay += duration
             case .duplicate(let spec): if duplicate == nil { duplicate = spec }
             case .throttle(let rate): throttle = min(throttle ?? rate, rate)
+            case .rewriteRequest(let rewrite): rewrites.append(rewrite)
+            case .route(let target): if route == nil { route = target }
             case .rewrite, .setCookie, .stripCookie: break  // response-phase actions; the loader keeps them out
             }
         }
@@ -61,7 +67,7 @@ public struct ResponsePlan: Sendable, Equatable {
             case .setCookie(let spec): setCookies.append(spec)
             case .stripCookie(let name): stripCookies.append(name)
             case .throttle(let rate): throttle = min(throttle ?? rate, rate)
-            case .duplicate: break  // request-phase action; the loader keeps it out
+            case .duplicate, .rewriteRequest, .route: break  // request-phase actions; the loader keeps them out
             }
         }
     }

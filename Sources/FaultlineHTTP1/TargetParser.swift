@@ -173,37 +173,14 @@ package enum TargetParser {
     /// Whether `path` is an RFC 3986 §3.3 path: `pchar` (unreserved, sub-delims, ':', '@') and
     /// '/', with well-formed `%XX` escapes. Stricter than request paths are checked (see above):
     /// for text the proxy itself puts into request lines, such as an upstream's path prefix.
-    package static func isStrictPath(_ path: some StringProtocol) -> Bool {
-        Array(path.utf8).withUnsafeBufferPointer { bytes in
-            for byte in bytes where !(isRegNameByte(byte) || byte == ASCII.colon || byte == 0x40 || byte == 0x2F) {
-                return false  // not pchar, '@' (0x40) or '/' (0x2F)
-            }
-            return hasValidPercentEncoding(bytes, 0, bytes.count)
-        }
-    }
+    package static func isStrictPath(_ path: some StringProtocol) -> Bool { URISyntax.isStrictPath(path) }
 
     /// unreserved / pct-encoded / sub-delims (RFC 3986 §3.2.2); '%' is checked separately.
     @inline(__always)
-    private static func isRegNameByte(_ byte: UInt8) -> Bool {
-        if ASCII.isAlpha(byte) || ASCII.isDigit(byte) { return true }
-        switch byte {
-        case 0x2D, 0x2E, 0x5F, 0x7E,  // - . _ ~
-            0x21, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D,  // ! $ & ' ( ) * + , ; =
-            ASCII.percent:
-            return true
-        default:
-            return false
-        }
-    }
+    private static func isRegNameByte(_ byte: UInt8) -> Bool { URISyntax.isRegNameByte(byte) }
 
     private static func hasValidPercentEncoding(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        var index = start
-        while let percent = ASCII.firstIndex(of: ASCII.percent, in: bytes, from: index, to: end) {
-            guard percent + 2 < end, HexDigit.value(bytes[percent + 1]) != nil, HexDigit.value(bytes[percent + 2]) != nil
-            else { return false }
-            index = percent + 3
-        }
-        return true
+        URISyntax.hasValidPercentEncoding(bytes[start..<end])
     }
 
     /// An IPv6 address (with an optional RFC 6874 zone) between brackets: hex digits, ':' and '.',

@@ -4,8 +4,12 @@ public import FaultlineConfig
 public enum RuleAction: Sendable, Equatable {
     /// Answer with a made-up response (request phase: upstream is never contacted).
     case respond(SyntheticResponse)
-    /// Change the real upstream response.
+    /// Change the real upstream response (a response-phase `rewrite`).
     case rewrite(ResponseRewrite)
+    /// Change the request before it goes upstream (a request-phase `rewrite`).
+    case rewriteRequest(RequestRewrite)
+    /// Send the request to another upstream (mitmproxy's "map remote"; request phase).
+    case route(RouteTarget)
     /// Stop the flow until released.
     case hold(HoldSpec)
     /// Add a Set-Cookie to the response.

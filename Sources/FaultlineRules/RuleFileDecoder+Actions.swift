@@ -2,18 +2,28 @@ import FaultlineConfig
 
 /// An action as written: the model value plus what phase checks and error messages need.
 struct DecodedAction {
+    /// The model value; for a `rewrite`, its response form until the phase is known.
     let action: RuleAction
     /// The action key (`respond`, `fault`...).
     let name: String
     let keyLocation: SourceLocation
     /// Set when the action only makes sense on a response: how messages name it.
     let responseOnly: String?
+    /// For a `rewrite`: what was written, which the rule's phase turns into `.rewrite` or
+    /// `.rewriteRequest`.
+    var rewrite: RewriteDraft?
+
+    /// The model value in a rule of `phase`.
+    func action(in phase: RulePhase) -> RuleAction {
+        guard let rewrite else { return action }
+        return phase == .request ? .rewriteRequest(rewrite.request) : .rewrite(rewrite.response)
+    }
 }
 
 /// The `actions` list: objects with exactly one key each.
 extension RuleFileDecoder {
     static let actionNames = [
-        "respond", "rewrite", "hold", "setCookie", "stripCookie", "duplicate", "delay", "throttle", "fault",
+        "respond", "rewrite", "route", "hold", "setCookie", "stripCookie", "duplicate", "delay", "throttle", "fault",
     ]
     static let faultKinds = [
         "reset", "close-before-response", "close-mid-body", "truncate", "stall", "malformed-chunk",
@@ -50,7 +60,14 @@ extension RuleFileDecoder {
                 diagnostics.report("unknown action '\(member.key)'\(known)", at: member.keyLocation)
                 continue
             }
-            if let action = action(member.key, member.value) {
+            if member.key == "rewrite" {
+                if let draft = rewrite(member.value) {
+                    decoded.append(
+                        DecodedAction(
+                            action: .rewrite(draft.response), name: member.key, keyLocation: member.keyLocation,
+                            responseOnly: nil, rewrite: draft))
+                }
+            } else if let action = action(member.key, member.value) {
                 decoded.append(
                     DecodedAction(
                         action: action, name: member.key, keyLocation: member.keyLocation,
@@ -63,7 +80,7 @@ extension RuleFileDecoder {
     private func action(_ name: String, _ value: ConfigNode) -> RuleAction? {
         switch name {
         case "respond": return respond(value).map(RuleAction.respond)
-        case "rewrite": return rewrite(value).map(RuleAction.rewrite)
+        case "route": return route(value).map(RuleAction.route)
         case "hold": return hold(value).map(RuleAction.hold)
         case "setCookie": return diagnostics.attempt { .setCookie(try setCookie(value)) }
         case "stripCookie": return diagnostics.attempt { .stripCookie(try stripCookie(value)) }
@@ -76,13 +93,14 @@ extension RuleFileDecoder {
                         "'throttle'", in: 1...Int.max, expected: "a positive integer (bytes per second)"))
             }
         case "fault": return fault(value).map(RuleAction.fault)
-        default: preconditionFailure("unlisted action '\(name)'")
+        default: preconditionFailure("action '\(name)' is not decoded here (a rewrite is a RewriteDraft first)")
         }
     }
 
+    /// A `rewrite` is not listed: its keys say which phase it needs (RuleFileDecoder+Phase.swift).
     private func responseOnlyName(_ action: RuleAction, _ name: String) -> String? {
         switch action {
-        case .rewrite, .setCookie, .stripCookie: return "'\(name)'"
+        case .setCookie, .stripCookie: return "'\(name)'"
         case .fault(let fault):
             switch fault {
             case .closeMidBody: return "fault 'close-mid-body'"
@@ -90,7 +108,7 @@ extension RuleFileDecoder {
             case .malformedChunk: return "fault 'malformed-chunk'"
             case .reset, .closeBeforeResponse, .stall: return nil
             }
-        case .respond, .hold, .duplicate, .delay, .throttle: return nil
+        case .respond, .rewrite, .rewriteRequest, .route, .hold, .duplicate, .delay, .throttle: return nil
         }
     }
 

@@ -1,6 +1,6 @@
 import FaultlineConfig
 
-/// `respond` and `rewrite`: statuses, headers and bodies.
+/// `respond`, and the headers and bodies `respond` and `rewrite` share.
 extension RuleFileDecoder {
     /// Statuses a rule may make a client see as the final response. A 1xx is interim (RFC 9110
     /// §15.2) and would leave the client waiting, so synthetic and rewritten statuses start at 200.
@@ -36,70 +36,8 @@ extension RuleFileDecoder {
         return response
     }
 
-    func rewrite(_ node: ConfigNode) -> ResponseRewrite? {
-        let keys = ["status", "headers", "jsonSet"] + Self.bodyKeys
-        guard let reader = diagnostics.object(node, name: "'rewrite'", context: "'rewrite'", allowed: keys) else {
-            return nil
-        }
-        if reader.members.isEmpty {
-            diagnostics.report(
-                "'rewrite' changes nothing: give 'status', 'headers', 'body', 'json', 'bodyFile' or 'jsonSet'",
-                at: node.location)
-        }
-        var rewrite = ResponseRewrite()
-        rewrite.status = diagnostics.optional { try reader.int("status", in: Self.syntheticStatuses) }
-        if let headersNode = reader.node("headers") { headerChanges(headersNode, into: &rewrite) }
-        let body = body(reader)
-        rewrite.body = body.bytes
-        if body.isJSON,
-            !(rewrite.setHeaders + rewrite.addHeaders).contains(where: { $0.name.lowercased() == "content-type" })
-        {
-            rewrite.setHeaders.append((name: "Content-Type", value: "application/json"))
-        }
-        if let member = reader.member("jsonSet") {
-            if let other = Self.bodyKeys.first(where: { reader.member($0) != nil }) {
-                diagnostics.report(
-                    "'jsonSet' cannot be combined with '\(other)', which replaces the whole body",
-                    at: member.keyLocation)
-            }
-            if diagnostics.object(member.value, name: "'jsonSet'", context: "'jsonSet'", allowed: nil) != nil {
-                for entry in member.value.members ?? [] {
-                    guard
-                        let pointer = diagnostics.attempt({ try ConfigNode.pointer(entry.key, at: entry.keyLocation) }),
-                        let value = diagnostics.attempt({ try entry.value.jsonValue() })
-                    else { continue }
-                    rewrite.jsonSet.append((pointer: pointer, value: value))
-                }
-            }
-        }
-        return rewrite
-    }
-
-    /// `headers: { set: {name: value}, add: {name: value | [values]}, remove: name | [names] }`.
-    private func headerChanges(_ node: ConfigNode, into rewrite: inout ResponseRewrite) {
-        let context = "'headers' of 'rewrite'"
-        guard
-            let reader = diagnostics.object(
-                node, name: "'headers'", context: context, allowed: ["set", "add", "remove"])
-        else { return }
-        if let set = reader.node("set") { rewrite.setHeaders = headerList(set, name: "'set'", allowLists: false) }
-        if let add = reader.node("add") { rewrite.addHeaders = headerList(add, name: "'add'", allowLists: true) }
-        if let remove = reader.node("remove"), let names = diagnostics.attempt({ try remove.stringOrList("'remove'") })
-        {
-            for (name, element) in names {
-                if WireSyntax.isToken(name) {
-                    rewrite.removeHeaders.append(name)
-                } else {
-                    diagnostics.report(
-                        ConfigError.mismatch(
-                            "'remove'", expected: "header names (RFC 9110 §5.1: tokens)", found: element))
-                }
-            }
-        }
-    }
-
     /// `{ "Name": "value" }`, with `[values]` for repeated fields when `allowLists`, in file order.
-    private func headerList(_ node: ConfigNode, name: String, allowLists: Bool) -> [(name: String, value: String)] {
+    func headerList(_ node: ConfigNode, name: String, allowLists: Bool) -> [(name: String, value: String)] {
         guard diagnostics.object(node, name: name, context: name, allowed: nil) != nil, let members = node.members
         else { return [] }
         var headers: [(name: String, value: String)] = []
@@ -133,7 +71,7 @@ extension RuleFileDecoder {
 
     /// At most one of `body` (text), `json` (serialized compactly) and `bodyFile` (read now,
     /// relative to the rules folder). `bytes` is nil when none is given.
-    private func body(_ reader: ConfigObjectReader) -> (bytes: [UInt8]?, isJSON: Bool) {
+    func body(_ reader: ConfigObjectReader) -> (bytes: [UInt8]?, isJSON: Bool) {
         let given = reader.members.filter { Self.bodyKeys.contains($0.key) }
         guard let first = given.first else { return (nil, false) }
         for extra in given.dropFirst() {

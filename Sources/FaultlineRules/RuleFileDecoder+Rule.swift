@@ -47,8 +47,8 @@ extension RuleFileDecoder {
             rule.transition = transition(thenNode, context: "'then' of \(context)")
         }
         let actions = reader.node("actions").map { self.actions($0) } ?? []
-        rule.actions = actions.map(\.action)
         rule.phase = phase(explicit: explicitPhase, match: matchNode, actions: actions)
+        rule.actions = actions.map { $0.action(in: rule.phase) }
         checkCombinations(actions)
         return rule
     }

@@ -9,7 +9,7 @@ import Testing
             "actions: [⟨'delay']", #"each action must be an object with one key, such as { delay: 1 }, found "delay""#),
         ValidationCase.rule(
             "actions: [⟨{}]",
-            "an action object needs one key: respond, rewrite, hold, setCookie, stripCookie, duplicate, delay, throttle, fault"
+            "an action object needs one key: respond, rewrite, route, hold, setCookie, stripCookie, duplicate, delay, throttle, fault"
         ),
         ValidationCase.rule(
             "actions: [{ delay: 1, ⟨throttle: 5 }]",
@@ -19,7 +19,7 @@ import Testing
             "actions: [{ ⟨SetCookie: 'a=b' }]", "unknown action 'SetCookie' (did you mean 'setCookie'?)"),
         ValidationCase.rule(
             "actions: [{ ⟨explode: 1 }]",
-            "unknown action 'explode'; actions are respond, rewrite, hold, setCookie, stripCookie, duplicate, delay, throttle, fault"
+            "unknown action 'explode'; actions are respond, rewrite, route, hold, setCookie, stripCookie, duplicate, delay, throttle, fault"
         ),
     ]
 
@@ -56,7 +56,8 @@ import Testing
             "actions: [{ respond: { status: 200, json: { a: ⟨Infinity } } }]", "JSON cannot hold Infinity or NaN"),
         ValidationCase.rule(
             "actions: [{ rewrite: ⟨{} }]",
-            "'rewrite' changes nothing: give 'status', 'headers', 'body', 'json', 'bodyFile' or 'jsonSet'"),
+            "'rewrite' changes nothing: give 'status', 'method', 'path', 'query', 'headers', 'body', 'json', 'bodyFile' or 'jsonSet'"
+        ),
         ValidationCase.rule(
             "actions: [{ rewrite: { body: 'x', ⟨jsonSet: { '/a': 1 } } }]",
             "'jsonSet' cannot be combined with 'body', which replaces the whole body"),
@@ -168,8 +169,8 @@ import Testing
 
     static let phases: [ValidationCase] = [
         ValidationCase.rule(
-            "phase: 'request', actions: [{ ⟨rewrite: { status: 200 } }]",
-            #"'rewrite' needs the response phase, but the rule says phase: "request""#),
+            "phase: 'request', actions: [{ rewrite: { ⟨status: 200 } }]",
+            #"'status' in 'rewrite' needs the response phase, but the rule says phase: "request""#),
         ValidationCase.rule(
             "phase: 'request', actions: [{ ⟨setCookie: 'a=b' }, { ⟨stripCookie: 'c' }]",
             #"'setCookie' needs the response phase, but the rule says phase: "request""#,
@@ -191,8 +192,8 @@ import Testing
             "phase: 'response', actions: [{ ⟨duplicate: {} }]",
             #"'duplicate' needs the request phase, but the rule says phase: "response""#),
         ValidationCase.rule(
-            "actions: [{ ⟪rewrite: { status: 200 } }, { ⟨duplicate: {} }]",
-            "'duplicate' needs the request phase, but 'rewrite' at @0 puts the rule in the response phase"),
+            "actions: [{ rewrite: { ⟪status: 200 } }, { ⟨duplicate: {} }]",
+            "'duplicate' needs the request phase, but 'status' in 'rewrite' at @0 puts the rule in the response phase"),
         ValidationCase.rule(
             "match: { ⟪status: '5xx' }, actions: [{ ⟨duplicate: { count: 1 } }]",
             "'duplicate' needs the request phase, but 'status' in 'match' at @0 puts the rule in the response phase"),

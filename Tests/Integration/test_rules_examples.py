@@ -75,7 +75,8 @@ def test_profile_validates_against_its_schema():
 
 def test_the_schemas_are_not_vacuous():
     """Mutants of valid examples fail validation: an unknown key, a fault that does not exist, a
-    response action in the request phase, an unknown credential kind."""
+    response action in the request phase, request edits in the response phase, an unknown
+    credential kind."""
     scenarios = _validator(SCENARIO_SCHEMA)
     race = load_example("force-401-first-business.json5")
     mutants = []
@@ -89,6 +90,18 @@ def test_the_schemas_are_not_vacuous():
     late = [rule for rule in phase["rules"] if rule["name"] == "late-set-cookie"][0]
     late["phase"] = "request"
     mutants.append(phase)
+    # The request edits: a route in a response-phase rule, a rewrite of both status and path, and a
+    # rewrite of headers only (the response, by default) next to a route.
+    for change in ({"phase": "response"}, {"match": {"status": 200}}):
+        routed = load_example("route-and-rewrite.json5")
+        routed["rules"][0].update(change)
+        mutants.append(routed)
+    both = load_example("route-and-rewrite.json5")
+    both["rules"][1]["actions"][0]["rewrite"]["status"] = 200
+    mutants.append(both)
+    leaning = load_example("route-and-rewrite.json5")
+    leaning["rules"][0]["actions"].append({"rewrite": {"headers": {"remove": "Cookie"}}})
+    mutants.append(leaning)
     for mutant in mutants:
         assert _errors(scenarios, mutant), f"the schema accepts a broken scenario: {mutant}"
     profile = load_example(PROFILE)
