@@ -212,7 +212,7 @@ public struct FlowMachine {
             pendingBody.append(contentsOf: bytes)
         case .collectingRequest:
             pendingBody.append(contentsOf: bytes)
-            if collected == nil {
+            if pendingBody.count > environment.policy?.bodyLimit ?? 0 {
                 // Too large to edit: the edit is skipped and the body streams through unchanged.
                 output.trace(id, .ruleSkipped, [.string("action", "rewrite"), .string("reason", Self.tooLargeToEdit)])
                 requestPlan.rewrites = requestPlan.rewrites.map { $0.withoutJSONEdits }

@@ -1,4 +1,4 @@
-import FaultlineProxy
+import FaultlineFlow
 import FaultlineRules
 import Testing
 
