@@ -43,6 +43,10 @@ public enum FlowAction: Sendable {
     case ruleFired(FlowID, RuleID)
     /// Start copies of the request as flows of their own (a `duplicate` action).
     case duplicate(DuplicateRequest)
+    /// More of the request body for the copies streamed alongside it (a body over the limit).
+    case duplicateBody(FlowID, ArraySlice<UInt8>)
+    /// The streamed copies' body is complete, or (`complete: false`) never will be: they end.
+    case duplicateEnd(FlowID, complete: Bool)
     /// Pace one side of the flow, or stop pacing with nil.
     case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
     /// Tell the lineage tracker a step; the events it returns go to the trace.
@@ -60,7 +64,8 @@ public enum FlowAction: Sendable {
             .sendInterim(let flow, _), .sendResponseHead(let flow, _, _, _), .sendResponseBody(let flow, _),
             .sendResponseEnd(let flow, _), .breakClient(let flow, _), .armTimer(let flow, _, _),
             .cancelTimer(let flow, _), .unregisterHold(let flow), .observed(let flow, _), .ruleFired(let flow, _),
-            .throttle(let flow, _, _), .stepLineage(let flow, _), .trace(let flow, _, _), .ended(let flow, _):
+            .throttle(let flow, _, _), .stepLineage(let flow, _), .trace(let flow, _, _), .ended(let flow, _),
+            .duplicateBody(let flow, _), .duplicateEnd(let flow, _):
             return flow
         case .hold(let request): return request.flow
         case .duplicate(let request): return request.original
@@ -105,10 +110,13 @@ public struct DuplicateRequest: Sendable, Equatable {
     /// The request as the original went upstream (after rules), with its body length known.
     public let request: FlowRequest
     public let outbound: OutboundRequest
-    /// The complete body.
+    /// The complete body, or with `streamed` its first bytes (the rest follows as
+    /// `duplicateBody` and `duplicateEnd`).
     public let body: [UInt8]
     public let count: Int
     public let spacing: Duration
+    /// The body is over the rules' limit, so the copies start at once and get it as it arrives.
+    public let streamed: Bool
 }
 
 /// A step of the lineage tracker (FaultlineRules' `LineageTracker`), which answers with the

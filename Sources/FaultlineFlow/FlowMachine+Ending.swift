@@ -10,6 +10,7 @@ extension FlowMachine {
         guard !isEnded else { return }
         for timer in FlowTimer.allCases where armedTimers.contains(timer) { output.append(.cancelTimer(id, timer)) }
         armedTimers = []
+        if streamingCopies, !requestComplete { output.append(.duplicateEnd(id, complete: false)) }
         if holdRegistered {
             holdRegistered = false
             output.append(.unregisterHold(id))

@@ -20,6 +20,10 @@ extension FlowMachine {
         traceRequestReceived(&output)
         traceRulesFired(decision.fired, &output)
         observe(.received, &output)
+        if requestPlan.duplicate != nil, collected == nil, request.body.carriesBody {
+            // The body outgrew the limit while the decision read it: everything so far waits here.
+            streamCopies(prefix: pendingBody, &output)
+        }
         if let fault = requestPlan.fault {
             traceFault(fault, phase: .request, &output)
             breakClient(fault, &output)

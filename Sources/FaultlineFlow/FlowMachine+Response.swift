@@ -168,7 +168,7 @@ extension FlowMachine {
 
     /// Starts the copies of a `duplicate` action as flows of their own, with the body as sent.
     mutating func scheduleDuplicates(_ output: inout FlowOutput) {
-        guard let spec = requestPlan.duplicate else { return }
+        guard let spec = requestPlan.duplicate, !streamingCopies else { return }
         guard collected != nil || !request.body.carriesBody else {
             // Copies need the whole body, and this one outgrew the limit: said in the trace and,
             // by the driver, on the console.
@@ -191,6 +191,29 @@ extension FlowMachine {
         output.append(
             .duplicate(
                 DuplicateRequest(
-                    original: id, request: copy, outbound: outbound, body: body, count: spec.count, spacing: spec.spacing)))
+                    original: id, request: copy, outbound: outbound, body: body, count: spec.count, spacing: spec.spacing,
+                    streamed: false)))
+    }
+
+    /// The body is over the limit, too large to keep for copies made later: the copies start now
+    /// and get the body as it arrives, all at once (their `timing` and `spacing` cannot apply,
+    /// which the trace says).
+    mutating func streamCopies(prefix: [UInt8], _ output: inout FlowOutput) {
+        guard let spec = requestPlan.duplicate, !streamingCopies else { return }
+        streamingCopies = true
+        output.trace(
+            id, .duplicateScheduled,
+            [
+                .int("count", spec.count), .double("spacing_s", 0), .string("timing", "streamed"),
+                .string(
+                    "reason",
+                    "the request body is over the rules' body limit, so the copies get it as it arrives, at once"),
+            ])
+        output.append(
+            .duplicate(
+                DuplicateRequest(
+                    original: id, request: request, outbound: outbound, body: prefix, count: spec.count, spacing: .zero,
+                    streamed: true)))
+        if requestComplete { output.append(.duplicateEnd(id, complete: true)) }
     }
 }

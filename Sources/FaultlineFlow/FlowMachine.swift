@@ -101,6 +101,8 @@ public struct FlowMachine {
     /// A `close-mid-body` or `truncate` fault: body bytes still allowed before the cut.
     var cut: (remaining: Int, reset: Bool)?
     var armedTimers: Set<FlowTimer> = []
+    /// Copies of this request get its body as it arrives (`duplicateBody`).
+    var streamingCopies = false
     var holdRegistered = false
 
     /// Starts a flow for a request head; the actions say what to do first (trace it, ask the
@@ -127,7 +129,7 @@ public struct FlowMachine {
         flow.traceRequestReceived(&output)
         flow.openUpstream(&output)
         if !original.body.isEmpty { flow.sendUpstream(original.body[...], &output) }
-        flow.finishRequest(trailers: nil, &output)
+        if !original.streamed { flow.finishRequest(trailers: nil, &output) }
         return (flow, output.actions)
     }
 
@@ -201,8 +203,12 @@ public struct FlowMachine {
             if let limit = environment.policy?.bodyLimit, collected!.count + bytes.count <= limit {
                 collected!.append(contentsOf: bytes)
             } else {
+                let prefix = collected! + bytes
                 collected = nil
+                if decision != nil, requestPlan.duplicate != nil { streamCopies(prefix: prefix, &output) }
             }
+        } else if streamingCopies {
+            output.append(.duplicateBody(id, bytes))
         }
         switch state {
         case .deciding:
@@ -229,6 +235,7 @@ public struct FlowMachine {
     /// The client's request is complete.
     public mutating func requestEnd(trailers: HTTPHeaders?) -> [FlowAction] {
         var output = FlowOutput()
+        if streamingCopies, !requestComplete { output.append(.duplicateEnd(id, complete: true)) }
         switch state {
         case .deciding:
             pendingTrailers = trailers

@@ -67,6 +67,24 @@ public struct DuplicateFlowSession {
         return output.finish()
     }
 
+    /// More of the original's body (a streamed copy).
+    public mutating func requestBody(_ bytes: [UInt8]) -> [ProxyAction] {
+        var output = SessionOutput()
+        flowInput(&output) { $0.requestBody(bytes[...]) }
+        return output.finish()
+    }
+
+    /// The original's body is complete; with `complete: false` it never will be, and the copy ends.
+    public mutating func requestEnd(complete: Bool) -> [ProxyAction] {
+        var output = SessionOutput()
+        if complete {
+            flowInput(&output) { $0.requestEnd(trailers: nil) }
+        } else {
+            flowInput(&output) { $0.clientGone(reason: "the original request stopped before its body was complete") }
+        }
+        return output.finish()
+    }
+
     public mutating func timerFired(_ timer: FlowTimer) -> [ProxyAction] {
         var output = SessionOutput()
         flowInput(&output) { $0.timerFired(timer) }
@@ -87,7 +105,7 @@ extension DuplicateFlowSession: HTTP1FlowHost {
                 flow = nil
                 upstream = nil
             case .sendInterim, .sendResponseHead, .sendResponseBody, .sendResponseEnd, .breakClient, .hold,
-                .unregisterHold, .observed, .ruleFired, .duplicate, .throttle:
+                .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
                 // No client and no rules: the core sends a copy's response nowhere.
                 break
             }

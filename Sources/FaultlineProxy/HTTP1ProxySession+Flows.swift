@@ -37,6 +37,10 @@ extension HTTP1ProxySession: HTTP1FlowHost {
             output.append(.ruleFired(rule))
         case .duplicate(let request):
             output.append(.duplicate(request))
+        case .duplicateBody(let id, let bytes):
+            output.append(.duplicateBody(id, Array(bytes)))
+        case .duplicateEnd(let id, let complete):
+            output.append(.duplicateEnd(id, complete: complete))
         case .throttle(let id, let side, let rate):
             output.append(.throttle(id, side, bytesPerSecond: rate))
         case .ended(_, let outcome):

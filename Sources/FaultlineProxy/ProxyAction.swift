@@ -39,6 +39,10 @@ public enum ProxyAction: Sendable, Equatable {
     case ruleFired(RuleID)
     /// Start copies of a request as flows of their own (a `duplicate` action).
     case duplicate(DuplicateRequest)
+    /// More body for the copies of this flow that stream it (`DuplicateRequest.streamed`).
+    case duplicateBody(FlowID, [UInt8])
+    /// The streamed copies' body is complete, or never will be (`complete: false`).
+    case duplicateEnd(FlowID, complete: Bool)
     /// Pace writes to one side of a flow, or stop pacing with nil.
     case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
     /// The client's bytes after `CONNECT` are a TLS ClientHello for a host to intercept: terminate

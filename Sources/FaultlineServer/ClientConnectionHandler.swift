@@ -146,6 +146,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
             context.rules.ruleFired(id)
         case .duplicate(let request):
             context.startDuplicates(request)
+        case .duplicateBody(let flow, let bytes):
+            context.streamToDuplicates(of: flow, bytes)
+        case .duplicateEnd(let flow, let complete):
+            context.endDuplicates(of: flow, complete: complete)
         case .throttle(let flow, let side, let rate):
             if side == .upstream { upstreams.throttle(flow, rate) } else { throttleClient(rate) }
         case .interceptTLS(let interception):

@@ -13,6 +13,7 @@ final class DuplicateFlowHandler: UpstreamLinksOwner {
     private let timers: TimerSet<FlowTimer>
     private var queue: [() -> [ProxyAction]] = []
     private var draining = false
+    private var finished = false
 
     init(_ session: DuplicateFlowSession, context: LoopContext) {
         self.session = session
@@ -24,6 +25,15 @@ final class DuplicateFlowHandler: UpstreamLinksOwner {
 
     func start() {
         feed { $0.start() }
+    }
+
+    /// More of the original's body, for a copy that streams it.
+    func streamBody(_ bytes: [UInt8]) {
+        feed { $0.requestBody(bytes) }
+    }
+
+    func endBody(complete: Bool) {
+        feed { $0.requestEnd(complete: complete) }
     }
 
     /// Queues an input and feeds the queue, so the session never sees an input in the middle of
@@ -56,6 +66,8 @@ final class DuplicateFlowHandler: UpstreamLinksOwner {
     }
 
     private func finish() {
+        guard !finished else { return }
+        finished = true
         timers.cancelAll()
         upstreams.closeAll()
         upstreams.owner = nil

@@ -23,6 +23,8 @@ final class LoopContext: @unchecked Sendable {
     let rules: RuleRuntime
     private var handlers: [ConnectionID: ClientConnectionHandler] = [:]
     private var duplicates: [ObjectIdentifier: DuplicateFlowHandler] = [:]
+    /// The copies that get their original's body as it arrives, by original flow.
+    private var streamedCopies: [FlowID: [DuplicateFlowHandler]] = [:]
     private var handshakes: [ObjectIdentifier: UpstreamHandshake] = [:]
 
     init(
@@ -145,6 +147,21 @@ final class LoopContext: @unchecked Sendable {
 
     /// Starts the copies of a `duplicate` action, `spacing` apart, each a flow of its own.
     func startDuplicates(_ request: DuplicateRequest) {
+        if request.streamed {
+            // All at once: each copy must see the body from its first byte on.
+            let handlers = (0..<request.count).map { _ in
+                DuplicateFlowHandler(
+                    DuplicateFlowSession(
+                        id: FlowID(flowIDs.next()), copying: request, configuration: configuration.proxy, trace: trace),
+                    context: self)
+            }
+            streamedCopies[request.original] = handlers
+            for handler in handlers {
+                duplicates[ObjectIdentifier(handler)] = handler
+                handler.start()
+            }
+            return
+        }
         for index in 0..<request.count {
             let delay = request.spacing * index
             let start = { [self] in
@@ -160,6 +177,15 @@ final class LoopContext: @unchecked Sendable {
 
     func duplicateFinished(_ handler: DuplicateFlowHandler) {
         duplicates[ObjectIdentifier(handler)] = nil
+    }
+
+    /// More of an original's body for its streamed copies.
+    func streamToDuplicates(of original: FlowID, _ bytes: [UInt8]) {
+        for handler in streamedCopies[original] ?? [] { handler.streamBody(bytes) }
+    }
+
+    func endDuplicates(of original: FlowID, complete: Bool) {
+        for handler in streamedCopies.removeValue(forKey: original) ?? [] { handler.endBody(complete: complete) }
     }
 
     /// Number of client connections being served on this loop.

@@ -28,6 +28,8 @@ struct Playbook {
         case observed(ObservedEvent)
         case ruleFired(RuleID)
         case duplicate(DuplicateRequest)
+        case duplicateBody(Int)
+        case duplicateEnd(complete: Bool)
         case throttle(ThrottleSide, bytesPerSecond: Int?)
         case interceptTLS(TLSInterception)
     }
@@ -205,6 +207,8 @@ struct Playbook {
             case .observed(let event): log.append(.observed(event))
             case .ruleFired(let rule): log.append(.ruleFired(rule))
             case .duplicate(let request): log.append(.duplicate(request))
+            case .duplicateBody(_, let bytes): log.append(.duplicateBody(bytes.count))
+            case .duplicateEnd(_, let complete): log.append(.duplicateEnd(complete: complete))
             case .throttle(_, let side, let rate): log.append(.throttle(side, bytesPerSecond: rate))
             case .interceptTLS(let interception): log.append(.interceptTLS(interception))
             }

@@ -474,3 +474,26 @@ def test_duplicates_time_out_like_the_original(rules_proxy, recording_origin):
     for copy in copies:
         assert not trace.of("response.discarded", flow=copy)
         assert not trace.of("response.delivered", flow=copy)
+
+
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+def test_duplicates_of_a_body_over_the_limit_stream_it(rules_proxy, recording_origin, framing):
+    """A body over the rules' 256 KiB read limit cannot be kept for copies made later: the copies
+    start at once and get the body as it arrives (traced as timing "streamed", never skipped), and
+    the origin receives it whole three times."""
+    origin = recording_origin()
+    rule = {"name": "twice-more", "match": {"method": "POST", "path": "/upload"},
+            "actions": [{"duplicate": {"count": 2}}]}
+    proxy = rules_proxy({"core.json5": scenario(rule)})
+    body = bytes(range(256)) * (300 * 1024 // 256)  # 300 KiB
+    content = body if framing == "content-length" else iter([body[:100_000], body[100_000:]])
+    with httpx.Client(proxy=proxy.forward.url, trust_env=False, timeout=20) as client:
+        response = client.post(f"{origin.url}/upload", content=content)
+    assert response.status_code == 200
+    received = origin.wait_for(3, "/upload")
+    assert [len(r.body) for r in received] == [len(body)] * 3
+    assert all(r.body == body for r in received)
+    wait_until(lambda: len(live_events(proxy, "response.discarded")) >= 2, 10, "two response.discarded events")
+    scheduled = proxy.trace().one("duplicate.scheduled")
+    assert scheduled["timing"] == "streamed" and scheduled["count"] == 2, scheduled
+    assert "skipped" not in scheduled, scheduled
