@@ -15,10 +15,9 @@ extension FlowMachine {
             holdRegistered = false
             output.append(.unregisterHold(id))
         }
-        if requestPlan.throttle != nil || responsePlan.throttle != nil {
-            // A throttle paces one flow, not the connection.
-            output.append(.throttle(id, requestPlan.throttle != nil ? .upstream : .client, bytesPerSecond: nil))
-        }
+        // A throttle paces one flow, not the connection.
+        if requestPlan.throttle != nil { output.append(.throttle(id, .upstream, bytesPerSecond: nil)) }
+        if responsePlan.throttle != nil { output.append(.throttle(id, .client, bytesPerSecond: nil)) }
         state = .ended(outcome)
         output.append(.ended(id, outcome))
     }

@@ -18,6 +18,8 @@ extension FlowMachine {
         if let duplicateOf { fields.append(.int("duplicate_of", duplicateOf.rawValue)) }
         output.trace(id, .requestForwarded, fields)
         if sentStatus == nil, !isResponseGated { arm(.responseHead, environment.responseTimeout, &output) }
+        guard !forwardedOnce else { return }
+        forwardedOnce = true
         guard let decision else { return }
         if let tracker = decision.tracker {
             output.append(.stepLineage(id, .requestSent(tracker, role: decision.role, credentials: decision.credentials)))

@@ -79,6 +79,9 @@ public struct FlowMachine {
     var upstreamRequested = false
     var upstreamInfo: UpstreamConnectionInfo?
     var forwardedTraced = false
+    /// The request went upstream once: lineage steps, observers and duplicates have run (a retry
+    /// on a fresh connection traces `request.forwarded` again, and nothing else).
+    var forwardedOnce = false
     /// Body bytes waiting behind a closed request gate, and the trailers after them.
     var pendingBody: [UInt8] = []
     var pendingTrailers: HTTPHeaders?

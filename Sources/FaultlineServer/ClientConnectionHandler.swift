@@ -35,6 +35,8 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     private let timers: TimerSet<SessionTimer>
     private var queue: [QueuedInput] = []
     private var draining = false
+    /// A batch of actions is being carried out: inputs it raises wait for its end.
+    private var performing = false
     private var clientReadsPausedForBackpressure = false
     /// The registry entries of the flows this connection holds.
     private var heldIDs: [FlowID: UInt64] = [:]
@@ -69,7 +71,9 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     // MARK: Carrying out actions
 
     func perform(_ actions: [ProxyAction]) {
+        performing = true
         for action in actions { perform(action) }
+        performing = false
         updateReading()
         drainQueue()
     }
@@ -204,12 +208,12 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
 
     func upstreamConnected(_ flow: FlowID, _ info: UpstreamConnectionInfo) {
         queue.append(.upstreamConnected(flow, info))
-        drainQueue()
+        if !performing { drainQueue() }
     }
 
     func upstreamFailed(_ flow: FlowID, _ failure: UpstreamFailure) {
         queue.append(.upstreamFailed(flow, failure))
-        drainQueue()
+        if !performing { drainQueue() }
     }
 
     func upstreamRead(_ flow: FlowID, _ bytes: UnsafeRawBufferPointer) {
