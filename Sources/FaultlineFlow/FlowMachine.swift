@@ -132,7 +132,10 @@ public struct FlowMachine {
         flow.traceRequestReceived(&output)
         flow.openUpstream(&output)
         if !original.body.isEmpty { flow.sendUpstream(original.body[...], &output) }
-        if !original.streamed { flow.finishRequest(trailers: nil, &output) }
+        if !original.streamed {
+            flow.requestComplete = true
+            flow.finishRequest(trailers: nil, &output)
+        }
         return (flow, output.actions)
     }
 
@@ -252,9 +255,10 @@ public struct FlowMachine {
             requestComplete = true
             openUpstream(&output)
         case .forwarding, .responseGated, .streaming, .draining:
-            if upstreamRequested { finishRequest(trailers: trailers, &output) } else { requestComplete = true }
+            requestComplete = true
+            finishRequest(trailers: trailers, &output)
         case .stalled, .ended:
-            break
+            requestComplete = true
         }
         return output.actions
     }
@@ -296,13 +300,10 @@ public struct FlowMachine {
         output.append(.sendRequestBody(id, bytes))
     }
 
-    /// The whole request is on its way; traced as forwarded once the upstream is connected.
+    /// The whole request is on its way (once; a replaced body is whole before the client's is);
+    /// traced as forwarded once the upstream is connected.
     mutating func finishRequest(trailers: HTTPHeaders?, _ output: inout FlowOutput) {
-        guard requestSummary == nil else {
-            requestComplete = true
-            return
-        }
-        requestComplete = true
+        guard requestSummary == nil else { return }
         requestSummary = requestDigest.finish()
         output.append(.sendRequestEnd(id, trailers: trailers))
         traceForwardedIfReady(&output)
