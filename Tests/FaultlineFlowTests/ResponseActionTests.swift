@@ -258,9 +258,11 @@ import Testing
             ])
         play.upstreamBody("he")
         play.expect(["client body 2"])
-        play.upstreamBody("llo")
+        play.upstreamBody("l")  // exactly the bytes allowed: the cut comes with them
         play.expect(["client body 1", "close upstream", "break close-after-flush", "ended aborted"])
         #expect(play.clientText == "hel")
+        play.everyInput()
+        play.expectNothing()
     }
 
     /// RFC 9112 §7.1: a chunk-size line that is not hex; the head promises a chunked body.

@@ -236,6 +236,11 @@ final class StrictPlaybook {
 
     /// Every input once: for checking that an ended flow stays silent.
     func everyInput(sourceLocation: SourceLocation = #_sourceLocation) {
+        guard outcome != nil else {
+            // A live flow would take these as real (and a request body after its end traps).
+            Issue.record("everyInput is for ended flows; this one has not ended", sourceLocation: sourceLocation)
+            return
+        }
         requestBody("x", sourceLocation: sourceLocation)
         requestEnd(sourceLocation: sourceLocation)
         connected(reused: true, sourceLocation: sourceLocation)
