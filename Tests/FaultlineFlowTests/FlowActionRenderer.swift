@@ -41,7 +41,7 @@ struct FlowActionRenderer {
             .sendResponseHead(let id, _, _, _), .sendResponseBody(let id, _), .sendResponseEnd(let id, _),
             .breakClient(let id, _), .armTimer(let id, _, _), .cancelTimer(let id, _), .unregisterHold(let id),
             .observed(let id, _), .ruleFired(let id, _), .throttle(let id, _, _), .stepLineage(let id, _),
-            .trace(let id, _, _), .ended(let id, _):
+            .trace(let id, _, _), .ended(let id, _), .duplicateBody(let id, _), .duplicateEnd(let id, _):
             return id
         case .hold(let request): return request.flow
         case .duplicate(let request): return request.original
@@ -99,7 +99,12 @@ struct FlowActionRenderer {
         case .duplicate(let request):
             var text = "duplicate x\(request.count)"
             if request.spacing != .zero { text += " every \(Self.seconds(request.spacing))" }
+            if request.streamed { text += " streamed body=\(request.body.count)" }
             return text
+        case .duplicateBody(_, let bytes):
+            return "duplicate body \(bytes.count)"
+        case .duplicateEnd(_, let complete):
+            return complete ? "duplicate end" : "duplicate end incomplete"
         case .throttle(_, let side, let rate):
             return "throttle \(side == .upstream ? "upstream" : "client") \(rate.map(String.init) ?? "off")"
         case .stepLineage(_, let step):

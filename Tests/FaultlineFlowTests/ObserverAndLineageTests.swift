@@ -68,4 +68,21 @@ import Testing
                 "release upstream", "ended finished",
             ])
     }
+
+    /// A retry on a fresh connection traces the forwarding again, and nothing else: the lineage
+    /// and the observers heard it once.
+    @Test func aRetriedLoginStepsItsLineageOnce() {
+        let play = StrictPlaybook(
+            FlowFixtures.request("POST", "http://api.test/oauth/token"),
+            rules: #"{ name: "later", match: { path: "/none" }, when: { after: "login.delivered" } }"#,
+            profile: FlowFixtures.loginProfile)
+        play.expect([
+            "trace request.received role=login", "observed login.received", "open http://api.test:80",
+            "send head POST /oauth/token", "send end",
+        ])
+        play.connected(reused: true)
+        play.expect(Lines.forwarded() + ["lineage requestSent role=login", "observed login.forwarded"])
+        play.connected(reused: false)
+        play.expect(Lines.forwarded())
+    }
 }

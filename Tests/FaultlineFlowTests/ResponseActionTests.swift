@@ -172,8 +172,8 @@ import Testing
             ])
     }
 
-    /// Both sides paced: the flow's end stops both. (Core bug: `end` stops only the upstream side,
-    /// so the client connection stays paced for the next flow on it.)
+    /// Both sides paced: the flow's end stops both (a throttle paces one flow, not the connection
+    /// the next flow uses).
     @Test func throttlesOnBothSidesBothStopAtTheEnd() {
         let play = StrictPlaybook(
             FlowFixtures.get(),
@@ -189,12 +189,10 @@ import Testing
                 "client head 200 known(0) upstream", "throttle client 50",
             ])
         play.upstreamEnd()
-        withKnownIssue("FlowMachine.end stops only one throttle when both sides are paced") {
-            play.expect([
-                "client end", "trace response.delivered status=200 body=0", "release upstream", "throttle upstream off",
-                "throttle client off", "ended finished",
-            ])
-        }
+        play.expect([
+            "client end", "trace response.delivered status=200 body=0", "release upstream", "throttle upstream off",
+            "throttle client off", "ended finished",
+        ])
     }
 
     // MARK: Faults
