@@ -11,10 +11,8 @@ extension FlowMachine {
         for timer in FlowTimer.allCases where armedTimers.contains(timer) { output.append(.cancelTimer(id, timer)) }
         armedTimers = []
         if streamingCopies, !requestComplete { output.append(.duplicateEnd(id, complete: false)) }
-        if holdRegistered {
-            holdRegistered = false
-            output.append(.unregisterHold(id))
-        }
+        streamingCopies = false
+        dropHold(because: outcome, &output)
         // A throttle paces one flow, not the connection.
         if requestPlan.throttle != nil { output.append(.throttle(id, .upstream, bytesPerSecond: nil)) }
         if responsePlan.throttle != nil { output.append(.throttle(id, .client, bytesPerSecond: nil)) }
@@ -124,22 +122,24 @@ extension FlowMachine {
     public mutating func clientGone(reason: String) -> [FlowAction] {
         var output = FlowOutput()
         guard !isEnded else { return [] }
-        if let spec = heldSpecForAbort {
-            output.trace(
-                id, .holdEnded,
-                [.string("name", spec.name), .string("outcome", "client-gone"), .string("ended_by", "client-gone")])
-        }
+        dropHold(because: .clientGone, &output)
         output.trace(id, .flowAborted, [.string("reason", reason)])
         if upstreamRequested { output.append(.closeUpstream(id)) }
         end(.clientGone, &output)
         return output.actions
     }
 
-    private var heldSpecForAbort: HoldSpec? {
-        switch state {
-        case .requestHeld(let spec), .responseGated(.held(let spec), _): return spec
-        default: return nil
+    /// A hold still registered when its flow ends some other way (the client left, the upstream
+    /// broke, a malformed body): `hold.ended` says so, and the registry forgets it.
+    private mutating func dropHold(because outcome: FlowOutcome, _ output: inout FlowOutput) {
+        guard holdRegistered else { return }
+        holdRegistered = false
+        if let spec = heldSpec {
+            output.trace(
+                id, .holdEnded,
+                [.string("name", spec.name), .string("outcome", outcome.rawValue), .string("ended_by", outcome.rawValue)])
         }
+        output.append(.unregisterHold(id))
     }
 
     /// Answers the client with an error page made by the proxy.

@@ -19,7 +19,7 @@ extension FlowMachine {
     }
 
     /// The hold of the current state, if the flow is held.
-    private var heldSpec: HoldSpec? {
+    var heldSpec: HoldSpec? {
         switch state {
         case .requestHeld(let spec), .responseGated(.held(let spec), _): return spec
         default: return nil

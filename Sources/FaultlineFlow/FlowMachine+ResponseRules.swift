@@ -95,6 +95,7 @@ extension FlowMachine {
         }
         state = .streaming
         sendResponseHead(edited.head, pending.length, &output)
+        guard case .streaming = state else { return }  // a cut at byte 0
         if let rate = plan.throttle { output.append(.throttle(id, .client, bytesPerSecond: rate)) }
         if !pending.body.isEmpty { relayBody(pending.body[...], &output) }
         if pending.ended, case .streaming = state { finishResponse(trailers: pending.trailers, &output) }

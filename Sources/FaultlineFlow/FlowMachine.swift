@@ -204,6 +204,7 @@ public struct FlowMachine {
 
     /// Request body bytes from the client.
     public mutating func requestBody(_ bytes: ArraySlice<UInt8>) -> [FlowAction] {
+        guard !isEnded else { return [] }
         var output = FlowOutput()
         if collected != nil {
             if let limit = environment.policy?.bodyLimit, collected!.count + bytes.count <= limit {
@@ -231,7 +232,7 @@ public struct FlowMachine {
                 openUpstream(&output)
             }
         case .forwarding, .responseGated, .streaming, .draining:
-            if upstreamRequested, !requestPlan.replacesBody { sendUpstream(bytes, &output) }
+            if upstreamRequested, !requestPlan.replacesBody, requestSummary == nil { sendUpstream(bytes, &output) }
         case .stalled, .ended:
             break
         }
@@ -240,6 +241,7 @@ public struct FlowMachine {
 
     /// The client's request is complete.
     public mutating func requestEnd(trailers: HTTPHeaders?) -> [FlowAction] {
+        guard !isEnded else { return [] }
         var output = FlowOutput()
         if streamingCopies, !requestComplete { output.append(.duplicateEnd(id, complete: true)) }
         switch state {
@@ -269,7 +271,6 @@ public struct FlowMachine {
 
     /// Asks for the upstream and sends what the request gate kept.
     mutating func openUpstream(_ output: inout FlowOutput) {
-        if case .collectingRequest = state, !requestComplete { return }
         state = .forwarding
         upstreamRequested = true
         output.append(.openUpstream(id, request.endpoint))

@@ -19,9 +19,8 @@ import Testing
         play.requestBody("o")
         play.clientGone("client-closed")
         play.expect([
-            "trace hold.ended name=gate outcome=client-gone ended_by=client-gone",
-            "trace flow.aborted reason=client-closed",
-            "cancel holdDeadline", "unregister hold", "ended client-gone",
+            "trace hold.ended name=gate outcome=client-gone ended_by=client-gone", "unregister hold",
+            "trace flow.aborted reason=client-closed", "cancel holdDeadline", "ended client-gone",
         ])
         play.everyInput()
         play.expectNothing()
@@ -33,9 +32,8 @@ import Testing
             #"{ name: "late" }"#, ["hold late (response)", "trace hold.started name=late phase=response"])
         play.clientGone("client-reset")
         play.expect([
-            "trace hold.ended name=late outcome=client-gone ended_by=client-gone",
-            "trace flow.aborted reason=client-reset",
-            "close upstream", "unregister hold", "ended client-gone",
+            "trace hold.ended name=late outcome=client-gone ended_by=client-gone", "unregister hold",
+            "trace flow.aborted reason=client-reset", "close upstream", "ended client-gone",
         ])
         play.everyInput()
         play.expectNothing()

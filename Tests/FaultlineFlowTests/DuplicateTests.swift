@@ -122,9 +122,7 @@ import Testing
     }
 
     /// Streamed copies of a flow that ends before its body does are told the body never comes,
-    /// and nothing more after the end. (Core bug: `end` does not mark the request complete, so a
-    /// later `requestBody` or `requestEnd` still emits `duplicateBody` / `duplicateEnd` after
-    /// `.ended`.)
+    /// and nothing more after the end.
     @Test func streamedCopiesOfAFailedFlowEndWithIt() {
         let play = StrictPlaybook(
             FlowFixtures.post(length: 10), rules: #"{ name: "d", actions: [{ duplicate: {} }] }"#, bodyLimit: 4)
@@ -141,11 +139,10 @@ import Testing
             "client body 61", "client end", "trace response.delivered status=502 synthetic=true code=connect-failed",
             "duplicate end incomplete", "ended failed",
         ])
-        withKnownIssue("an ended flow with streamed copies still emits duplicateBody and duplicateEnd") {
-            play.requestBody("67890")
-            play.requestEnd()
-            play.expectNothing()
-        }
+        play.requestBody("67890")
+        play.requestEnd()
+        play.expectNothing()
+        
     }
 
     /// The copy's own flow: no rules, the whole body at once, and its response read and dropped.

@@ -268,8 +268,7 @@ import Testing
     }
 
     /// The upstream breaks while the response is held: the client, who has nothing yet, gets a
-    /// 502, and the hold is unregistered. This pins today's sequence, in which the trace has no
-    /// `hold.ended` for the hold (a client that leaves gets one: `ClientGoneTests`).
+    /// 502, and `hold.ended` says the flow ended as upstream-broke before the hold is unregistered.
     @Test func anUpstreamThatBreaksWhileTheResponseIsHeld() {
         let play = Self.heldResponse(
             #"{ name: "late" }"#, ["hold late (response)", "trace hold.started name=late phase=response"])
@@ -277,7 +276,8 @@ import Testing
         play.expect([
             "trace protocol.error side=upstream code=truncated-response status=502", "close upstream",
             "client head 502 known(48) proxy-error", "client body 48", "client end",
-            "trace response.delivered status=502 synthetic=true code=truncated-response", "unregister hold",
+            "trace response.delivered status=502 synthetic=true code=truncated-response",
+            "trace hold.ended name=late outcome=upstream-broke ended_by=upstream-broke", "unregister hold",
             "ended upstream-broke",
         ])
         play.everyInput()
