@@ -14,9 +14,7 @@ enum RequestEditor {
             if let method = rewrite.method { request.method = method }
             if let path = rewrite.path { request.path = path }
             if let query = rewrite.query { request.query = query.isEmpty ? nil : query }
-            for name in rewrite.removeHeaders { request.headers.remove(name: name) }
-            for field in rewrite.setHeaders { request.headers.replaceOrAdd(name: field.name, value: field.value) }
-            for field in rewrite.addHeaders { request.headers.add(name: field.name, value: field.value) }
+            request.headers.apply(remove: rewrite.removeHeaders, set: rewrite.setHeaders, add: rewrite.addHeaders)
         }
         outbound.method = request.method
         outbound.headers = request.headers

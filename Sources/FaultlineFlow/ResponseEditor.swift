@@ -20,9 +20,7 @@ public enum ResponseEditor {
                 edited.head.status = status
                 edited.head.reason = ErrorResponse.reasonPhrase(status)
             }
-            for name in rewrite.removeHeaders { edited.head.headers.remove(name: name) }
-            for field in rewrite.setHeaders { edited.head.headers.replaceOrAdd(name: field.name, value: field.value) }
-            for field in rewrite.addHeaders { edited.head.headers.add(name: field.name, value: field.value) }
+            edited.head.headers.apply(remove: rewrite.removeHeaders, set: rewrite.setHeaders, add: rewrite.addHeaders)
             if let body = rewrite.body { edited.body = body }
         }
         for name in plan.stripCookies {
