@@ -179,8 +179,16 @@ package enum TargetParser {
     @inline(__always)
     private static func isRegNameByte(_ byte: UInt8) -> Bool { URISyntax.isRegNameByte(byte) }
 
+    /// `URISyntax.hasValidPercentEncoding` for the bytes of a request line, with memchr: it runs
+    /// for every authority the codec reads.
     private static func hasValidPercentEncoding(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        URISyntax.hasValidPercentEncoding(bytes[start..<end])
+        var index = start
+        while let percent = ASCII.firstIndex(of: ASCII.percent, in: bytes, from: index, to: end) {
+            guard percent + 2 < end, HexDigit.value(bytes[percent + 1]) != nil, HexDigit.value(bytes[percent + 2]) != nil
+            else { return false }
+            index = percent + 3
+        }
+        return true
     }
 
     /// An IPv6 address (with an optional RFC 6874 zone) between brackets: hex digits, ':' and '.',

@@ -27,10 +27,9 @@ public struct DuplicateFlowSession {
         pendingStart = nil
         let environment = FlowEnvironment(
             policy: nil, responseTimeout: configuration.responseTimeout, makeBodyDigest: { [trace] in trace.makeBodyDigest() })
-        let (machine, actions) = FlowMachine.startDuplicate(id: id, of: request, environment: environment)
-        flow = machine
+        flow = FlowMachine(id: id, copying: request, environment: environment)
         var output = SessionOutput()
-        perform(actions, &output)
+        perform(flow!.start(), &output)
         return output.finish()
     }
 
@@ -94,6 +93,9 @@ public struct DuplicateFlowSession {
 
 extension DuplicateFlowSession: HTTP1FlowHost {
     var traceConnection: ConnectionID? { nil }
+    var flowID: FlowID? { flow?.id }
+    var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
+    var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
 
     mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput) {
         for action in actions {

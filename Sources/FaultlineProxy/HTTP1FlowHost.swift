@@ -14,13 +14,18 @@ protocol HTTP1FlowHost {
     var trace: TraceRecorder { get }
     /// The client connection the flow's trace events name, if it has one.
     var traceConnection: ConnectionID? { get }
+    // Read in place by the conforming type: the code below reading `flow` or `upstream` through
+    // the protocol's getter would copy the whole machine or codec (seen in the benchmark profile).
+    var flowID: FlowID? { get }
+    var flowEndpoint: UpstreamEndpoint? { get }
+    var upstreamStatus: HTTP1UpstreamCodec.Status? { get }
     mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput)
 }
 
 extension HTTP1FlowHost {
     /// Feeds the current flow one input and carries out what it asks for.
     mutating func flowInput(_ output: inout SessionOutput, _ input: (inout FlowMachine) -> [FlowAction]) {
-        guard flow != nil else { return }
+        guard flowID != nil else { return }
         let actions = input(&flow!)
         perform(actions, &output)
     }
@@ -39,7 +44,7 @@ extension HTTP1FlowHost {
         case .sendRequestEnd(let id, let trailers):
             if let encoded = upstream?.sendEnd(trailers: trailers) { output.writeToUpstream(id, encoded) }
         case .releaseUpstream(let id):
-            output.append(upstream?.isReusable == true ? .releaseUpstream(id) : .closeUpstream(id))
+            output.append(upstreamStatus?.isReusable == true ? .releaseUpstream(id) : .closeUpstream(id))
             upstream = nil
         case .closeUpstream(let id):
             output.append(.closeUpstream(id))
@@ -59,7 +64,7 @@ extension HTTP1FlowHost {
 
     /// The flow's upstream connection is ready.
     mutating func flowUpstreamConnected(_ id: FlowID, _ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
-        guard flow?.id == id, upstream != nil else {
+        guard flowID == id, upstreamStatus != nil else {
             // The flow ended while connecting (the client went away): the connection is not needed.
             output.append(.closeUpstream(id))
             return
@@ -69,32 +74,32 @@ extension HTTP1FlowHost {
     }
 
     mutating func flowUpstreamFailed(_ id: FlowID, _ failure: UpstreamFailure, _ output: inout SessionOutput) {
-        guard flow?.id == id else { return }
+        guard flowID == id else { return }
         upstream = nil
         flowInput(&output) { $0.upstreamFailed(failure) }
     }
 
     mutating func flowUpstreamRead(_ id: FlowID, _ bytes: UnsafeRawBufferPointer, _ output: inout SessionOutput) {
-        guard flow?.id == id, upstream != nil else { return }
+        guard flowID == id, upstreamStatus != nil else { return }
         upstream!.receive(bytes)
         processUpstreamInput(&output)
     }
 
     mutating func flowUpstreamEOF(_ id: FlowID, _ output: inout SessionOutput) {
-        guard flow?.id == id, upstream != nil else { return }
+        guard flowID == id, upstreamStatus != nil else { return }
         upstream!.receiveEOF()
         processUpstreamInput(&output)
         upstreamEndedEarly(&output)
     }
 
     mutating func flowUpstreamClosed(_ id: FlowID, _ output: inout SessionOutput) {
-        guard flow?.id == id, upstream != nil else { return }
+        guard flowID == id, upstreamStatus != nil else { return }
         upstreamEndedEarly(&output)
     }
 
     /// Decodes buffered upstream bytes into flow events.
     mutating func processUpstreamInput(_ output: inout SessionOutput) {
-        while flow != nil, upstream != nil, let event = upstream!.nextEvent() {
+        while flowID != nil, upstreamStatus != nil, let event = upstream!.nextEvent() {
             switch event {
             case .interim(let head): flowInput(&output) { $0.upstreamInterim(head) }
             case .head(let head, let length): flowInput(&output) { $0.upstreamHead(head, length: length) }
@@ -108,8 +113,9 @@ extension HTTP1FlowHost {
 
     /// The upstream stopped (EOF or closed) while the flow still needed it.
     mutating func upstreamEndedEarly(_ output: inout SessionOutput) {
-        guard let flow, let codec = upstream, !codec.responseComplete else { return }
-        let endpoint = flow.request.endpoint
+        guard let id = flowID, let endpoint = flowEndpoint, let codec = upstreamStatus, !codec.responseComplete else {
+            return
+        }
         if codec.responseStarted {
             // Part of the response may already be with the client: the only honest signal left is
             // to cut the client connection so it sees a truncated message.
@@ -124,9 +130,9 @@ extension HTTP1FlowHost {
             // a request that has no body on a new connection). The retry asks for a fresh
             // connection, which is never `reused`, so this happens at most once per request.
             upstream!.restartForRetry()
-            output.append(.cancelTimer(.flow(flow.id, .responseHead)))
-            output.append(.closeUpstream(flow.id))
-            output.append(.connectUpstream(flow.id, endpoint, fresh: true))
+            output.append(.cancelTimer(.flow(id, .responseHead)))
+            output.append(.closeUpstream(id))
+            output.append(.connectUpstream(id, endpoint, fresh: true))
             return
         }
         upstream = nil

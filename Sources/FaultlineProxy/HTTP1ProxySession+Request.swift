@@ -78,9 +78,8 @@ extension HTTP1ProxySession {
             return
         }
         upstream = nil
-        let (machine, actions) = FlowMachine.start(id: flowID, request: request, environment: environment)
-        flow = machine
-        perform(actions, &output)
+        flow = FlowMachine(id: flowID, request: request, environment: environment)
+        perform(flow!.start(), &output)
     }
 
     /// What the flow core is told about a request: routing, the client's fields, the body length.

@@ -71,6 +71,9 @@ public struct HTTP1ProxySession {
     /// Why the session ended, for the trace's `connection.closed` event.
     public internal(set) var closeReason: String?
     var traceConnection: ConnectionID? { connectionID }
+    var flowID: FlowID? { flow?.id }
+    var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
+    var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
 
     /// Creates the session of a newly accepted client connection.
     public init(connectionID: ConnectionID, configuration: ProxyConfiguration, trace: TraceRecorder, flowIDs: IDGenerator) {

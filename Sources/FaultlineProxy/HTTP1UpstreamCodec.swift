@@ -176,6 +176,20 @@ public struct HTTP1UpstreamCodec {
     /// The response started (a head arrived), so a failure can no longer be answered with a status.
     public var responseStarted: Bool { responseHead != nil }
 
+    /// What the flow's host asks about the upstream, in one small value.
+    public struct Status: Sendable {
+        public var isReusable: Bool
+        public var responseComplete: Bool
+        public var responseStarted: Bool
+        public var mayRetryOnFreshConnection: Bool
+    }
+
+    public var status: Status {
+        Status(
+            isReusable: isReusable, responseComplete: responseComplete, responseStarted: responseStarted,
+            mayRetryOnFreshConnection: mayRetryOnFreshConnection)
+    }
+
     /// The bytes after a 101 (the new protocol's first bytes), when the connection becomes a tunnel.
     public mutating func takeBufferedBytes() -> [UInt8] { decoder.takeBufferedBytes() }
 }

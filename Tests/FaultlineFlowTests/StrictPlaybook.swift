@@ -67,7 +67,8 @@ final class StrictPlaybook {
             policy: self.policy, responseTimeout: responseTimeout, makeBodyDigest: { trace.makeBodyDigest() })
         self.id = id
         createdAt = sourceLocation
-        let (machine, actions) = FlowMachine.start(id: id, request: request, environment: environment)
+        var machine = FlowMachine(id: id, request: request, environment: environment)
+        let actions = machine.start()
         self.machine = machine
         receive(actions, from: "start", at: sourceLocation)
     }
@@ -81,7 +82,8 @@ final class StrictPlaybook {
             policy: nil, responseTimeout: .seconds(60), makeBodyDigest: { trace.makeBodyDigest() })
         self.id = id
         createdAt = sourceLocation
-        let (machine, actions) = FlowMachine.startDuplicate(id: id, of: duplicate, environment: environment)
+        var machine = FlowMachine(id: id, copying: duplicate, environment: environment)
+        let actions = machine.start()
         self.machine = machine
         receive(actions, from: "startDuplicate", at: sourceLocation)
     }
