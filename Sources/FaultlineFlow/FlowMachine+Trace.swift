@@ -5,7 +5,12 @@ public import FaultlineTrace
 
 /// Collects the actions of one input.
 struct FlowOutput {
-    private(set) var actions: [FlowAction] = []
+    /// Room for a typical input's actions at once: growing 1, 2, 4, 8 showed in the profile.
+    private(set) var actions: [FlowAction] = {
+        var actions: [FlowAction] = []
+        actions.reserveCapacity(8)
+        return actions
+    }()
 
     mutating func append(_ action: FlowAction) {
         actions.append(action)
