@@ -10,7 +10,7 @@ import FaultlineCore
 /// is spliced in: every other byte, a UTF-8 byte order mark and the whitespace around the
 /// document included, stays as it was.
 ///
-/// The pointer semantics follow ``ConfigValue/set(_:at:)-(_,String)`` where the two can agree:
+/// The pointer semantics are ``ConfigValue/set(_:at:)-(_,String)``'s, which `jsonSet` always had:
 /// - a missing member of an object that exists is added after the last member (with a comma, and
 ///   with the whitespace that precedes the last member and separates its name from its value, so
 ///   an indented document stays indented), or as the only member of an empty object;
@@ -18,9 +18,8 @@ import FaultlineCore
 /// - `""` replaces the whole document (the byte order mark and surrounding whitespace stay);
 /// - `~1` in a token means `/` and `~0` means `~`.
 ///
-/// Unlike `ConfigValue.set`, a pointer whose parent does not exist (`/a/b` when there is no `a`,
-/// or `/list/-/name`) fails instead of creating empty objects on the way: an edit only adds the
-/// last step.
+/// - a missing parent is created as an object on the way (`/a/b` when there is no `a` adds
+///   `"a":{"b":…}`; `/list/-/name` appends `{"name":…}`).
 ///
 /// Duplicate member names (RFC 8259 §4 leaves their meaning open): the *last* occurrence is
 /// edited, the one JavaScript's `JSON.parse` and most parsers keep, so the client sees the edit.
@@ -28,7 +27,7 @@ public enum JSONTextEditor {
     /// The body with each edit applied in order (a later edit sees the earlier ones' result), or
     /// nil when the body is not one strict JSON text in UTF-8 (RFC 8259: no comments, trailing
     /// commas or other JSON5 forms; a byte order mark is allowed, §8.1), or when a pointer is
-    /// malformed, steps into a string, number, boolean or null, names a missing parent, or an
+    /// malformed, steps into a string, number, boolean or null, or names an
     /// array index that is not a number (`01`, `x`) or lies further than one past the end.
     ///
     /// With no edits, a valid body comes back unchanged. The caller passes the original body on
@@ -83,7 +82,6 @@ private struct JSONTextScanner {
         var current = root
         var currentEnd: Int?
         for (position, token) in tokens.enumerated() {
-            let isLast = position == tokens.count - 1
             guard let children = children(ofContainerAt: current) else { return nil }  // a scalar has nothing inside
             let isObject = bytes[current] == Byte.openBrace
             let child: JSONChild?
@@ -99,9 +97,11 @@ private struct JSONTextScanner {
                 currentEnd = child.value.upperBound
                 continue
             }
-            // Only the last step may add; a missing parent is not created.
-            guard isLast else { return nil }
-            return insertion(of: value, named: isObject ? token : nil, into: current, after: children.last)
+            // A missing parent is made as objects down to the value (ConfigValue.set does the same).
+            let nested = tokens[(position + 1)...].reversed().reduce(value) { inner, name in
+                .object([ConfigMember(key: name, value: inner)])
+            }
+            return insertion(of: nested, named: isObject ? token : nil, into: current, after: children.last)
         }
         guard let end = currentEnd ?? endOfValue(at: current) else { return nil }
         return JSONSplice(range: current..<end, replacement: value.jsonBytes())

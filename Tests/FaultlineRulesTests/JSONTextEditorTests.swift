@@ -226,12 +226,25 @@ import Testing
         }
     }
 
+    /// A missing parent is made as objects, as `ConfigValue.set` (and `jsonSet` before the text
+    /// editor) does.
+    @Test func aMissingParentIsCreatedAsObjects() {
+        let body = #"{"a":1,"o":{},"list":[1,2]}"#
+        #expect(set("/missing/b", .number(1), in: body) == #"{"a":1,"o":{},"list":[1,2],"missing":{"b":1}}"#)
+        #expect(set("/o/x/y", .number(1), in: body) == #"{"a":1,"o":{"x":{"y":1}},"list":[1,2]}"#)
+        #expect(set("/list/-/x", .number(1), in: body) == #"{"a":1,"o":{},"list":[1,2,{"x":1}]}"#)
+        #expect(set("/list/2/x", .number(1), in: body) == #"{"a":1,"o":{},"list":[1,2,{"x":1}]}"#)
+        for pointer in ["/missing/b", "/o/x/y", "/list/-/x"] {
+            var expected = ConfigValue.parseJSON(Array(body.utf8))!
+            try? expected.set(.number(1), at: pointer)
+            let edited = set(pointer, .number(1), in: body).flatMap { ConfigValue.parseJSON(Array($0.utf8)) }
+            #expect(edited == expected, "\(pointer)")
+        }
+    }
+
     @Test func aStepIntoSomethingThatDoesNotExistIsRefused() {
         let body = #"{"a":1,"s":"text","n":null,"o":{},"list":[1,2]}"#
-        #expect(set("/missing/b", .number(1), in: body) == nil, "missing parent")
-        #expect(set("/o/x/y", .number(1), in: body) == nil, "missing parent inside an object")
-        #expect(set("/list/-/x", .number(1), in: body) == nil, "the appended element is not a parent")
-        #expect(set("/list/2/x", .number(1), in: body) == nil, "nor is the index after the last")
+        #expect(set("/list/3/x", .number(1), in: body) == nil, "an index past the end")
         #expect(set("/a/b", .number(1), in: body) == nil, "into a number")
         #expect(set("/s/0", .number(1), in: body) == nil, "into a string")
         #expect(set("/n/x", .number(1), in: body) == nil, "into null")
@@ -253,8 +266,8 @@ import Testing
 
     @Test func aFailingEditRefusesTheWholeBody() {
         let edits: [(pointer: String, value: ConfigValue)] = [
-            (pointer: "/a", value: .number(1)), (pointer: "/x/y", value: .null),
+            (pointer: "/a", value: .number(1)), (pointer: "/a/y", value: .null),
         ]
-        #expect(set(edits, in: #"{"a":0}"#) == nil)
+        #expect(set(edits, in: #"{"a":0}"#) == nil, "the second edit steps into the number the first set")
     }
 }
