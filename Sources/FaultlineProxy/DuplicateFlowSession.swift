@@ -95,6 +95,7 @@ extension DuplicateFlowSession: HTTP1FlowHost {
     var traceConnection: ConnectionID? { nil }
     var flowID: FlowID? { flow?.id }
     var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
+    var hasUpstream: Bool { upstream != nil }
     var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
 
     mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput) {

@@ -18,6 +18,8 @@ protocol HTTP1FlowHost {
     // the protocol's getter would copy the whole machine or codec (seen in the benchmark profile).
     var flowID: FlowID? { get }
     var flowEndpoint: UpstreamEndpoint? { get }
+    var hasUpstream: Bool { get }
+    /// Computed when asked (it reads the response's `Connection` field): at the flow's end only.
     var upstreamStatus: HTTP1UpstreamCodec.Status? { get }
     mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput)
 }
@@ -64,7 +66,7 @@ extension HTTP1FlowHost {
 
     /// The flow's upstream connection is ready.
     mutating func flowUpstreamConnected(_ id: FlowID, _ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
-        guard flowID == id, upstreamStatus != nil else {
+        guard flowID == id, hasUpstream else {
             // The flow ended while connecting (the client went away): the connection is not needed.
             output.append(.closeUpstream(id))
             return
@@ -80,26 +82,26 @@ extension HTTP1FlowHost {
     }
 
     mutating func flowUpstreamRead(_ id: FlowID, _ bytes: UnsafeRawBufferPointer, _ output: inout SessionOutput) {
-        guard flowID == id, upstreamStatus != nil else { return }
+        guard flowID == id, hasUpstream else { return }
         upstream!.receive(bytes)
         processUpstreamInput(&output)
     }
 
     mutating func flowUpstreamEOF(_ id: FlowID, _ output: inout SessionOutput) {
-        guard flowID == id, upstreamStatus != nil else { return }
+        guard flowID == id, hasUpstream else { return }
         upstream!.receiveEOF()
         processUpstreamInput(&output)
         upstreamEndedEarly(&output)
     }
 
     mutating func flowUpstreamClosed(_ id: FlowID, _ output: inout SessionOutput) {
-        guard flowID == id, upstreamStatus != nil else { return }
+        guard flowID == id, hasUpstream else { return }
         upstreamEndedEarly(&output)
     }
 
     /// Decodes buffered upstream bytes into flow events.
     mutating func processUpstreamInput(_ output: inout SessionOutput) {
-        while flowID != nil, upstreamStatus != nil, let event = upstream!.nextEvent() {
+        while flowID != nil, hasUpstream, let event = upstream!.nextEvent() {
             switch event {
             case .interim(let head): flowInput(&output) { $0.upstreamInterim(head) }
             case .head(let head, let length): flowInput(&output) { $0.upstreamHead(head, length: length) }

@@ -73,6 +73,7 @@ public struct HTTP1ProxySession {
     var traceConnection: ConnectionID? { connectionID }
     var flowID: FlowID? { flow?.id }
     var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
+    var hasUpstream: Bool { upstream != nil }
     var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
 
     /// Creates the session of a newly accepted client connection.
