@@ -41,8 +41,9 @@ public enum FlowAction: Sendable {
     case observed(FlowID, ObservedEvent)
     /// A rule fired (holds can be released by `rule:<name>`).
     case ruleFired(FlowID, RuleID)
-    /// Start copies of the request as flows of their own (a `duplicate` action).
-    case duplicate(DuplicateRequest)
+    /// Start copies of the request as flows of their own (a `duplicate` action). Boxed: the
+    /// request is large and rare, and every action is as large as the largest case.
+    indirect case duplicate(DuplicateRequest)
     /// More of the request body for the copies streamed alongside it (a body over the limit).
     case duplicateBody(FlowID, ArraySlice<UInt8>)
     /// The streamed copies' body is complete, or (`complete: false`) never will be: they end.

@@ -9,7 +9,7 @@ extension FlowMachine {
     mutating func end(_ outcome: FlowOutcome, _ output: inout FlowOutput) {
         guard !isEnded else { return }
         for timer in FlowTimer.allCases where armedTimers.contains(timer) { output.append(.cancelTimer(id, timer)) }
-        armedTimers = []
+        armedTimers.removeAll()
         if streamingCopies, !requestComplete { output.append(.duplicateEnd(id, complete: false)) }
         streamingCopies = false
         dropHold(because: outcome, &output)

@@ -75,7 +75,7 @@ extension FlowMachine {
     /// A timer armed with `.armTimer` fired.
     public mutating func timerFired(_ timer: FlowTimer) -> [FlowAction] {
         var output = FlowOutput()
-        guard armedTimers.remove(timer) != nil else { return [] }
+        guard armedTimers.remove(timer) else { return [] }
         switch (timer, state) {
         case (.responseHead, .forwarding):
             upstreamFailed(.responseTimeout(request.endpoint.description), &output)

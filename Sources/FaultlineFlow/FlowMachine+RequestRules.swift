@@ -150,7 +150,7 @@ extension FlowMachine {
     }
 
     mutating func cancel(_ timer: FlowTimer, _ output: inout FlowOutput) {
-        guard armedTimers.remove(timer) != nil else { return }
+        guard armedTimers.remove(timer) else { return }
         output.append(.cancelTimer(id, timer))
     }
 }

@@ -103,7 +103,7 @@ public struct FlowMachine {
     var responseTee: [UInt8]?
     /// A `close-mid-body` or `truncate` fault: body bytes still allowed before the cut.
     var cut: (remaining: Int, reset: Bool)?
-    var armedTimers: Set<FlowTimer> = []
+    var armedTimers = FlowTimerSet()
     /// Copies of this request get its body as it arrives (`duplicateBody`).
     var streamingCopies = false
     var holdRegistered = false

@@ -95,7 +95,7 @@ public struct HTTP1UpstreamCodec {
     /// Bytes to write now (connected) or nothing (kept until `connected`).
     private mutating func stage(_ bytes: [UInt8]) -> [UInt8] {
         if connected { return bytes }
-        pending.append(contentsOf: bytes)
+        if pending.isEmpty { pending = bytes } else { pending.append(contentsOf: bytes) }
         return []
     }
 

@@ -37,8 +37,9 @@ public enum ProxyAction: Sendable, Equatable {
     case observed(ObservedEvent)
     /// A rule fired (holds can be released by `rule:<name>`).
     case ruleFired(RuleID)
-    /// Start copies of a request as flows of their own (a `duplicate` action).
-    case duplicate(DuplicateRequest)
+    /// Start copies of a request as flows of their own (a `duplicate` action). Boxed, as the
+    /// interception below: large and rare, and every action is as large as the largest case.
+    indirect case duplicate(DuplicateRequest)
     /// More body for the copies of this flow that stream it (`DuplicateRequest.streamed`).
     case duplicateBody(FlowID, [UInt8])
     /// The streamed copies' body is complete, or never will be (`complete: false`).
@@ -47,7 +48,7 @@ public enum ProxyAction: Sendable, Equatable {
     case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
     /// The client's bytes after `CONNECT` are a TLS ClientHello for a host to intercept: terminate
     /// TLS on the client connection and serve what it carries with a new session (this one is done).
-    case interceptTLS(TLSInterception)
+    indirect case interceptTLS(TLSInterception)
 }
 
 /// The timers a session asks for: the connection's own, and each flow's.

@@ -12,11 +12,24 @@ struct SessionOutput {
         toClient.append(contentsOf: bytes)
     }
 
+    /// An encoded array becomes the buffer itself when nothing waits before it (no copy).
+    mutating func writeToClient(_ bytes: [UInt8]) {
+        if toClient.isEmpty { toClient = bytes } else { toClient.append(contentsOf: bytes) }
+    }
+
     mutating func writeToUpstream(_ flow: FlowID, _ bytes: some Collection<UInt8>) {
         guard !bytes.isEmpty else { return }
         if let upstreamFlow, upstreamFlow != flow { flushWrites() }
         upstreamFlow = flow
         toUpstream.append(contentsOf: bytes)
+    }
+
+    /// An encoded array becomes the buffer itself when nothing waits before it (no copy).
+    mutating func writeToUpstream(_ flow: FlowID, _ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        if let upstreamFlow, upstreamFlow != flow { flushWrites() }
+        upstreamFlow = flow
+        if toUpstream.isEmpty { toUpstream = bytes } else { toUpstream.append(contentsOf: bytes) }
     }
 
     /// Appends an action after the writes queued so far, so the driver sees them in order.

@@ -57,6 +57,11 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         self.upstreams = UpstreamLinks(context: context)
         self.timers = TimerSet(loop: context.loop)
         upstreams.owner = self
+        timers.onFire = { [weak self] timer in
+            guard let self else { return }
+            self.queue.append(.timer(timer))
+            self.drainQueue()
+        }
     }
 
     /// Starts reading the client. With `tlsFallbackHost` the client speaks TLS from its first byte
@@ -131,11 +136,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         case .closeClient(let afterFlush):
             if afterFlush { client.closeAfterFlush() } else { client.socket.close() }
         case .setTimer(let timer, let delay):
-            timers.arm(timer, after: delay) { [weak self] in
-                guard let self else { return }
-                self.queue.append(.timer(timer))
-                self.drainQueue()
-            }
+            timers.arm(timer, after: delay)
         case .cancelTimer(let timer):
             timers.cancel(timer)
         case .resetClient:

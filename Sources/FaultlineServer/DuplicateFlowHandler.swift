@@ -21,6 +21,7 @@ final class DuplicateFlowHandler: UpstreamLinksOwner {
         self.upstreams = UpstreamLinks(context: context)
         self.timers = TimerSet(loop: context.loop)
         upstreams.owner = self
+        timers.onFire = { [weak self] timer in self?.feed { $0.timerFired(timer) } }
     }
 
     func start() {
@@ -57,7 +58,7 @@ final class DuplicateFlowHandler: UpstreamLinksOwner {
         case .releaseUpstream(let flow): upstreams.release(flow)
         case .closeUpstream(let flow): upstreams.close(flow)
         case .setTimer(.flow(_, let timer), let delay):
-            timers.arm(timer, after: delay) { [weak self] in self?.feed { $0.timerFired(timer) } }
+            timers.arm(timer, after: delay)
         case .cancelTimer(.flow(_, let timer)):
             timers.cancel(timer)
         default:
