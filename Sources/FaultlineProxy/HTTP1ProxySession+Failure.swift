@@ -23,12 +23,17 @@ extension HTTP1ProxySession {
                 .string("message", error.description),
             ])
         exchange = nil
-        let page = ErrorResponse.make(status: error.status, code: error.code, message: error.description)
-        output.writeToClient(page.encode(closing: true))
-        trace.record(
-            .responseDelivered, connection: connectionID, flow: flowID,
-            [.int("status", Int64(error.status)), .bool("synthetic", true), .string("code", error.code)])
+        answerWithErrorPage(status: error.status, code: error.code, message: error.description, flow: flowID, &output)
         close(&output, reason: "protocol-error")
+    }
+
+    /// An error page the framing answers itself (no flow core: a head it could not decode, a
+    /// `CONNECT` it could not connect), framed to close the connection, traced as delivered.
+    func answerWithErrorPage(status: Int, code: String, message: String, flow: FlowID?, _ output: inout SessionOutput) {
+        output.writeToClient(ErrorResponse.make(status: status, code: code, message: message).encode(closing: true))
+        trace.record(
+            .responseDelivered, connection: connectionID, flow: flow,
+            [.int("status", Int64(status)), .bool("synthetic", true), .string("code", code)])
     }
 }
 

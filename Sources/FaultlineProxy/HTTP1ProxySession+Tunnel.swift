@@ -84,11 +84,8 @@ extension HTTP1ProxySession {
             close(&output, reason: "upstream-failed")
             return
         }
-        let page = ErrorResponse.make(status: failure.status, code: failure.code, message: failure.description)
-        output.writeToClient(page.encode(closing: true))
-        trace.record(
-            .responseDelivered, connection: connectionID, flow: connect.flow,
-            [.int("status", Int64(failure.status)), .bool("synthetic", true), .string("code", failure.code)])
+        answerWithErrorPage(
+            status: failure.status, code: failure.code, message: failure.description, flow: connect.flow, &output)
         close(&output, reason: "upstream-failed")
     }
 
