@@ -68,6 +68,11 @@ let package = Package(
                 "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
+        // Captures read back (and HAR 1.2 both ways): the model replay, export and rule
+        // generation work from.
+        .target(
+            name: "FaultlineCapture", dependencies: ["FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],
+            swiftSettings: strictSettings),
         .target(
             name: "FaultlineBackend",
             dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineHTTP1", "FaultlineConfig"],
@@ -132,6 +137,9 @@ let package = Package(
         .testTarget(
             name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineCaptureTests", dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],
+            swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTLSTests", dependencies: ["FaultlineTLS", "COpenSSL"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineContractTests", dependencies: ["FaultlineContract", "FaultlineConfig", "FaultlineTrace"],

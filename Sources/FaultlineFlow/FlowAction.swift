@@ -125,10 +125,11 @@ public struct DuplicateRequest: Sendable, Equatable {
 public enum LineageStep: Sendable {
     /// The request went upstream (a logout closes its lineage here).
     case requestSent(LineageTracker, role: String, credentials: [Credential])
-    /// The response was delivered (logins, refreshes, issued cookies, revocations).
+    /// The response was delivered (logins, refreshes, issued cookies, revocations); `reserved`
+    /// is the lineage numbered for a login when its response head arrived (in a capture).
     case responseCompleted(
         LineageTracker, role: String, credentials: [Credential], status: Int, headers: [(name: String, value: String)],
-        body: [UInt8]?)
+        body: [UInt8]?, reserved: LineageID? = nil)
 }
 
 /// How a hold ended and what ended it, for the flow and for `hold.ended`.

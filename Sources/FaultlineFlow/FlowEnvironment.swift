@@ -10,10 +10,17 @@ public struct FlowEnvironment: Sendable {
     public var responseTimeout: Duration
     /// A keyed body digest for the trace (`TraceRecorder.makeBodyDigest`).
     public var makeBodyDigest: @Sendable () -> BodyDigest
+    /// Set when the trace is a capture: the flow keeps the bodies of its upstream exchange (the
+    /// request as sent, the response as received) up to `bodyLimit` bytes for the trace.
+    public var capture: CaptureOptions?
 
-    public init(policy: FlowPolicy?, responseTimeout: Duration, makeBodyDigest: @escaping @Sendable () -> BodyDigest) {
+    public init(
+        policy: FlowPolicy?, responseTimeout: Duration, makeBodyDigest: @escaping @Sendable () -> BodyDigest,
+        capture: CaptureOptions? = nil
+    ) {
         self.policy = policy
         self.responseTimeout = responseTimeout
         self.makeBodyDigest = makeBodyDigest
+        self.capture = capture
     }
 }

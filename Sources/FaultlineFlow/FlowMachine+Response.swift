@@ -15,6 +15,7 @@ extension FlowMachine {
             .int("upstream_conn", Int64(info.id.rawValue)), .string("upstream", info.remoteAddress),
             .bool("reused", info.reused), .body("body", summary),
         ]
+        captureForwardedFields(into: &fields)
         if let duplicateOf { fields.append(.int("duplicate_of", duplicateOf.rawValue)) }
         output.trace(id, .requestForwarded, fields)
         if sentStatus == nil, !isResponseGated { arm(.responseHead, environment.responseTimeout, &output) }
@@ -44,6 +45,7 @@ extension FlowMachine {
         var output = FlowOutput()
         guard case .forwarding = state else { return [] }
         cancel(.responseHead, &output)
+        captureResponseHead(head)
         traceResponseReceived(head, &output)
         if decision != nil {
             decideResponse(head, length: length, &output)
@@ -57,6 +59,7 @@ extension FlowMachine {
     /// Upstream response body bytes.
     public mutating func upstreamBody(_ bytes: ArraySlice<UInt8>) -> [FlowAction] {
         var output = FlowOutput()
+        captureResponseBody(bytes)
         switch state {
         case .streaming:
             relayBody(bytes, &output)
@@ -78,6 +81,10 @@ extension FlowMachine {
     /// The upstream's response is complete.
     public mutating func upstreamEnd(trailers: HTTPHeaders?) -> [FlowAction] {
         var output = FlowOutput()
+        switch state {
+        case .streaming, .draining, .responseGated: traceCapturedResponse(trailers: trailers, &output)
+        default: break
+        }
         switch state {
         case .streaming:
             finishResponse(trailers: trailers, &output)
@@ -162,7 +169,7 @@ extension FlowMachine {
                     .responseCompleted(
                         tracker, role: decision.role, credentials: decision.credentials, status: status,
                         headers: (sentHeaders ?? HTTPHeaders()).map { (name: $0.name, value: $0.value) },
-                        body: responseTee)))
+                        body: responseTee, reserved: capture?.reserved)))
         }
         observe(.delivered, &output)
         if requestPlan.duplicate?.timing == .afterResponse { scheduleDuplicates(&output) }

@@ -62,6 +62,7 @@ extension FlowMachine {
             .string("version", head.version.description),
             .headers("headers", head.headers.map { (name: $0.name, value: $0.value) }),
         ]
+        if let lineage = capture?.issuingLineage { fields.append(.string("lineage", lineage.description)) }
         if let duplicateOf { fields.append(.int("duplicate_of", duplicateOf.rawValue)) }
         output.trace(id, .responseReceived, fields)
     }

@@ -107,6 +107,8 @@ public struct FlowMachine {
     /// Copies of this request get its body as it arrives (`duplicateBody`).
     var streamingCopies = false
     var holdRegistered = false
+    /// The exchange's bodies, when the trace is a capture.
+    let capture: FlowCapture?
 
     /// A flow for a request head; `start()` gives its first actions (trace it, ask the rules, open
     /// an upstream). Made in place and started in place: the machine is large, and a copy of it
@@ -149,6 +151,7 @@ public struct FlowMachine {
         self.state = .forwarding
         self.requestDigest = environment.makeBodyDigest()
         self.responseDigest = environment.makeBodyDigest()
+        self.capture = environment.capture.map { FlowCapture(limit: $0.bodyLimit) }
     }
 
     /// The first steps of an ordinary flow: without rules, straight upstream.
@@ -297,6 +300,7 @@ public struct FlowMachine {
 
     mutating func sendUpstream(_ bytes: ArraySlice<UInt8>, _ output: inout FlowOutput) {
         requestDigest.update(bytes)
+        capture?.request.append(bytes)
         output.append(.sendRequestBody(id, bytes))
     }
 

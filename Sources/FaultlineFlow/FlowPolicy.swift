@@ -23,7 +23,7 @@ public final class FlowPolicy: Sendable {
     /// `BodyReadLimit.bytes` unless a test asks for less.
     public let bodyLimit: Int
     private let profileState: Mutex<(profile: AuthProfile?, tracker: LineageTracker?, readsBodies: Bool)>
-    private let fingerprint: @Sendable (String) -> String
+    private let fingerprint: @Sendable (String, String) -> String
     let cookies = CookieMemory()
     /// Listeners outside the engine that wait for flow events (holds released by an event); the
     /// server keeps it current. With none, and no rule condition on a flow stage, sessions do not
@@ -35,7 +35,19 @@ public final class FlowPolicy: Sendable {
         engine.observesFlowEvents || externalEventListeners.load(ordering: .relaxed) > 0
     }
 
-    public init(ruleSet: RuleSet, bodyLimit: Int = BodyReadLimit.bytes, fingerprint: @escaping @Sendable (String) -> String) {
+    /// `fingerprint` names a secret for the trace; see `LineageTracker.init(profile:naming:)`.
+    public convenience init(
+        ruleSet: RuleSet, bodyLimit: Int = BodyReadLimit.bytes, fingerprint: @escaping @Sendable (String) -> String
+    ) {
+        self.init(ruleSet: ruleSet, bodyLimit: bodyLimit, naming: { secret, _ in fingerprint(secret) })
+    }
+
+    /// `naming` turns a secret and its kind (`access`, `refresh`, `session`) into what the trace
+    /// writes for it: `TraceRecorder.fingerprint(_:kind:)`.
+    public init(
+        ruleSet: RuleSet, bodyLimit: Int = BodyReadLimit.bytes,
+        naming fingerprint: @escaping @Sendable (_ secret: String, _ kind: String) -> String
+    ) {
         self.engine = RuleEngine(ruleSet: ruleSet)
         self.bodyLimit = bodyLimit
         self.fingerprint = fingerprint
@@ -52,9 +64,9 @@ public final class FlowPolicy: Sendable {
     }
 
     private static func profileState(
-        _ profile: AuthProfile?, fingerprint: @escaping @Sendable (String) -> String
+        _ profile: AuthProfile?, fingerprint: @escaping @Sendable (String, String) -> String
     ) -> (profile: AuthProfile?, tracker: LineageTracker?, readsBodies: Bool) {
-        (profile, profile.map { LineageTracker(profile: $0, fingerprint: fingerprint) }, profile?.readsRequestBodies ?? false)
+        (profile, profile.map { LineageTracker(profile: $0, naming: fingerprint) }, profile?.readsRequestBodies ?? false)
     }
 
     /// The lineage tracker of the current profile, if one is loaded.

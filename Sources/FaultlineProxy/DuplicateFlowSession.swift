@@ -26,7 +26,7 @@ public struct DuplicateFlowSession {
         guard let request = pendingStart else { return [] }
         pendingStart = nil
         let environment = FlowEnvironment(
-            policy: nil, responseTimeout: configuration.responseTimeout, makeBodyDigest: { [trace] in trace.makeBodyDigest() })
+            policy: nil, responseTimeout: configuration.responseTimeout, makeBodyDigest: { [trace] in trace.makeBodyDigest() }, capture: trace.capture)
         flow = FlowMachine(id: id, copying: request, environment: environment)
         var output = SessionOutput()
         perform(flow!.start(), &output)

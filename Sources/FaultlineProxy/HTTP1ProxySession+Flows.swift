@@ -92,9 +92,10 @@ extension LineageStep {
         switch self {
         case .requestSent(let tracker, let role, let credentials):
             return tracker.requestSent(role: role, credentials: credentials)
-        case .responseCompleted(let tracker, let role, let credentials, let status, let headers, let body):
+        case .responseCompleted(let tracker, let role, let credentials, let status, let headers, let body, let reserved):
             return tracker.responseCompleted(
-                role: role, requestCredentials: credentials, status: status, headers: headers, body: body)
+                role: role, requestCredentials: credentials, status: status, headers: headers, body: body,
+                reservedLineage: reserved)
         }
     }
 }

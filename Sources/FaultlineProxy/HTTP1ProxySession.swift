@@ -85,7 +85,7 @@ public struct HTTP1ProxySession {
         self.requestDecoder = HTTP1RequestDecoder(limits: configuration.limits)
         self.environment = FlowEnvironment(
             policy: configuration.policy, responseTimeout: configuration.responseTimeout,
-            makeBodyDigest: { trace.makeBodyDigest() })
+            makeBodyDigest: { trace.makeBodyDigest() }, capture: trace.capture)
     }
 
     /// Call once after creating the session: arms the idle timer for the first request.

@@ -114,3 +114,27 @@ public struct CredentialLocation: Sendable, Equatable {
         roles?.contains(role) ?? true
     }
 }
+
+extension AuthProfile {
+    /// Header names (other than Authorization and cookies) and body field names where this
+    /// profile says credentials travel: the trace fingerprints those headers, and a capture
+    /// replaces those fields in the bodies it keeps. A JSON pointer gives its last member name.
+    public var secretFieldNames: (headers: [String], bodyFields: [String]) {
+        var headers: [String] = []
+        var fields: [String] = []
+        for location in requestCredentials + responseCredentials {
+            switch location.place {
+            case .header(let name, _): if !headers.contains(name) { headers.append(name) }
+            case .form(let name): if !fields.contains(name) { fields.append(name) }
+            case .json(let pointer):
+                // RFC 6901 §4: `~1` is `/` and `~0` is `~` in a reference token.
+                if let last = pointer.split(separator: "/").last {
+                    let name = String(last.replacing("~1", with: "/").replacing("~0", with: "~"))
+                    if !fields.contains(name) { fields.append(name) }
+                }
+            case .cookie, .setCookie: break
+            }
+        }
+        return (headers, fields)
+    }
+}

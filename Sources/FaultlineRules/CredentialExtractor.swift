@@ -15,7 +15,7 @@ struct CredentialExtractor: Sendable {
 
     let requestLocations: [CredentialLocation]
     let responseLocations: [CredentialLocation]
-    let fingerprint: @Sendable (String) -> String
+    let fingerprint: @Sendable (_ secret: String, _ kind: String) -> String
 
     /// Credentials a request with `role` presents at the locations that apply to that role.
     /// `setCookie` locations do not apply to requests.
@@ -46,7 +46,7 @@ struct CredentialExtractor: Sendable {
         case "refresh_token": hint = .refresh
         default: hint = nil
         }
-        return (fingerprint(token), hint)
+        return (fingerprint(token, (hint ?? LineageTracker.unknownRevocationKind).rawValue), hint)
     }
 
     /// Credentials a response issues. `cookie` locations do not apply to responses.
@@ -76,7 +76,8 @@ struct CredentialExtractor: Sendable {
         for location in locations {
             for raw in rawValues(location.place) where !raw.isEmpty {
                 let credential = Credential(
-                    kind: location.kind, place: Self.describe(location.place), fingerprint: fingerprint(raw))
+                    kind: location.kind, place: Self.describe(location.place),
+                    fingerprint: fingerprint(raw, location.kind.rawValue))
                 if !result.contains(credential) { result.append(credential) }
             }
         }

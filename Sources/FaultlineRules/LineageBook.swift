@@ -16,6 +16,8 @@ struct LineageBook {
         let id: LineageID
         var isOpen = true
         var current: [CredentialKind: Credential] = [:]
+        /// Numbered ahead of its login's completion (`reserve()`), not started yet.
+        var isReserved = false
     }
 
     /// Index i holds lineage i + 1.
@@ -40,9 +42,23 @@ struct LineageBook {
         return [.logout(id, presented: presented)]
     }
 
-    /// A login answered 2xx and issued credentials.
-    mutating func loginSucceeded(issued: [Credential]) -> [LineageEvent] {
-        [.login(start(with: issued), issued: issued)]
+    /// A login answered 2xx and issued credentials; it starts the lineage `reserved` for it, if any.
+    mutating func loginSucceeded(issued: [Credential], reserved: LineageID? = nil) -> [LineageEvent] {
+        if let reserved, records.indices.contains(reserved.rawValue - 1), records[reserved.rawValue - 1].isReserved {
+            records[reserved.rawValue - 1].isReserved = false
+            _ = adopt(issued, into: reserved)
+            return [.login(reserved, issued: issued)]
+        }
+        return [.login(start(with: issued), issued: issued)]
+    }
+
+    /// Numbers the lineage a login will start before its response is complete, so that a capture
+    /// can name the credentials of the response after it as they are written. A reservation its
+    /// login never uses stays a gap in the numbering and is not listed.
+    mutating func reserve() -> LineageID {
+        let id = LineageID(records.count + 1)
+        records.append(Record(id: id, isReserved: true))
+        return id
     }
 
     /// A refresh answered 2xx and issued credentials. The owner is found from the presented
@@ -80,7 +96,7 @@ struct LineageBook {
 
     /// Every lineage in order.
     func infos() -> [LineageInfo] {
-        records.map { record in
+        records.filter { !$0.isReserved }.map { record in
             LineageInfo(
                 id: record.id, isOpen: record.isOpen,
                 credentials: CredentialKind.allCases.compactMap { record.current[$0] })

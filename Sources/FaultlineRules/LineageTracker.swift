@@ -29,11 +29,18 @@ public final class LineageTracker: Sendable {
 
     /// `fingerprint` turns a raw credential into a stable, non-reversible token (the trace's
     /// keyed hash prefix); it is called from any thread.
-    public init(profile: AuthProfile, fingerprint: @escaping @Sendable (String) -> String) {
+    public convenience init(profile: AuthProfile, fingerprint: @escaping @Sendable (String) -> String) {
+        self.init(profile: profile, naming: { secret, _ in fingerprint(secret) })
+    }
+
+    /// `naming` turns a raw credential and its kind (`access`, `refresh`, `session`) into a
+    /// stable, non-reversible token: the trace's keyed hash prefix, or a capture's pseudonym,
+    /// which the kind names when the capture has not seen the secret yet. Called from any thread.
+    public init(profile: AuthProfile, naming: @escaping @Sendable (_ secret: String, _ kind: String) -> String) {
         self.profile = profile
         extractor = CredentialExtractor(
             requestLocations: profile.requestCredentials, responseLocations: profile.responseCredentials,
-            fingerprint: fingerprint)
+            fingerprint: naming)
         state = StateLock(TrackerState(classifier: RoleClassifier(profile: profile)))
     }
 
@@ -94,9 +101,11 @@ public final class LineageTracker: Sendable {
     /// a 2xx revocation reports the revoked token's lineage (RFC 7009 §2.2: 200 also for a
     /// token that was already invalid); any other response issuing credentials to a request of
     /// a lineage adds them to it.
+    ///
+    /// `reservedLineage` is the lineage `reserveLineage()` numbered for this login, if any.
     public func responseCompleted(
         role: String, requestCredentials: [Credential], status: Int, headers: [(name: String, value: String)],
-        body: [UInt8]?
+        body: [UInt8]?, reservedLineage: LineageID? = nil
     ) -> [LineageEvent] {
         let issued = extractor.issued(headers: headers, body: body)
         let succeeded = (200...299).contains(status)
@@ -107,12 +116,21 @@ public final class LineageTracker: Sendable {
         return state.withLock { tracker in
             let revocation = tracker.book.revocationSucceeded(revoked: revoked)
             guard !issued.isEmpty else { return revocation }
-            if succeeded, role == FlowRole.login { return tracker.book.loginSucceeded(issued: issued) }
+            if succeeded, role == FlowRole.login {
+                return tracker.book.loginSucceeded(issued: issued, reserved: reservedLineage)
+            }
             if succeeded, role == FlowRole.refresh {
                 return tracker.book.refreshSucceeded(presented: requestCredentials, issued: issued)
             }
             return revocation + tracker.book.credentialsIssued(presented: requestCredentials, issued: issued)
         }
+    }
+
+    /// Numbers the lineage the login whose 2xx response head just arrived will start, so that its
+    /// credentials can be named after it before the response completes (a capture's pseudonyms).
+    /// Pass it to `responseCompleted(…reservedLineage:)`.
+    public func reserveLineage() -> LineageID {
+        state.withLock { $0.book.reserve() }
     }
 
     /// Every lineage so far, in order, with its newest credential of each kind.

@@ -38,7 +38,7 @@ public final class ProxyServer: Sendable {
         self.configuration = configuration
         self.trace = trace
         self.control = control
-        self.rules = RuleRuntime(policy: ruleSet.map { FlowPolicy(ruleSet: $0, fingerprint: trace.fingerprint) })
+        self.rules = RuleRuntime(policy: ruleSet.map { FlowPolicy(ruleSet: $0, naming: trace.fingerprint) })
         self.rulesLoaded = ruleSet.map(RulesWatcher.summaryFields)
     }
 

@@ -1,9 +1,9 @@
 /// Writing request targets and URLs with their secrets replaced by fingerprints.
 extension RedactionPolicy {
     /// Appends the JSON string (with quotes) for a request target or URL.
-    func appendTarget(_ target: String, fingerprinter: Fingerprinter, to output: inout JSONOutput) {
+    func appendTarget(_ target: String, secrets: SecretWriter, to output: inout JSONOutput) {
         output.appendByte(UInt8(ascii: "\""))
-        withUTF8(of: target) { appendTargetContents($0, fingerprinter: fingerprinter, to: &output) }
+        withUTF8(of: target) { appendTargetContents($0, secrets: secrets, to: &output) }
         output.appendByte(UInt8(ascii: "\""))
     }
 
@@ -12,7 +12,7 @@ extension RedactionPolicy {
     /// parameters in the query and the fragment (OAuth's implicit grant returns tokens in the
     /// fragment, RFC 6749 §4.2.2) become fingerprints; the rest is copied.
     func appendTargetContents(
-        _ target: UnsafeBufferPointer<UInt8>, fingerprinter: Fingerprinter, to output: inout JSONOutput
+        _ target: UnsafeBufferPointer<UInt8>, secrets: SecretWriter, to output: inout JSONOutput
     ) {
         var position = 0
         if let authorityStart = Self.authorityStart(of: target) {
@@ -20,7 +20,7 @@ extension RedactionPolicy {
                 ofAny: UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), from: authorityStart)
             if let at = Self.lastIndex(of: UInt8(ascii: "@"), in: target, authorityStart..<authorityEnd) {
                 output.appendEscaped(target.slice(0, authorityStart))
-                Self.appendUserinfo(target.slice(authorityStart, at), fingerprinter, &output)
+                Self.appendUserinfo(target.slice(authorityStart, at), secrets, &output)
                 position = at
             }
         }
@@ -31,12 +31,12 @@ extension RedactionPolicy {
         if position < target.count && target[position] == UInt8(ascii: "?") {
             let fragment = target.firstIndex(of: UInt8(ascii: "#"), from: position) ?? target.count
             output.appendByte(UInt8(ascii: "?"))
-            appendParameters(target.slice(position + 1, fragment), fingerprinter, &output)
+            appendParameters(target.slice(position + 1, fragment), secrets, &output)
             position = fragment
         }
         if position < target.count {
             output.appendByte(UInt8(ascii: "#"))
-            appendParameters(target.slice(position + 1, target.count), fingerprinter, &output)
+            appendParameters(target.slice(position + 1, target.count), secrets, &output)
         }
     }
 
@@ -67,21 +67,21 @@ extension RedactionPolicy {
     /// `user:password` -> `user:fp:...`; a userinfo without `:` may be a bare token
     /// (`https://TOKEN@host`), so it is fingerprinted whole.
     private static func appendUserinfo(
-        _ userinfo: UnsafeBufferPointer<UInt8>, _ fingerprinter: Fingerprinter, _ output: inout JSONOutput
+        _ userinfo: UnsafeBufferPointer<UInt8>, _ secrets: SecretWriter, _ output: inout JSONOutput
     ) {
         guard let colon = userinfo.firstIndex(of: UInt8(ascii: ":")) else {
-            if !userinfo.isEmpty { fingerprinter.append(userinfo, to: &output) }
+            if !userinfo.isEmpty { secrets.append(userinfo, kind: .named("userinfo"), to: &output) }
             return
         }
         output.appendEscaped(userinfo.slice(0, colon + 1))
         let password = userinfo.slice(colon + 1, userinfo.count)
-        if !password.isEmpty { fingerprinter.append(password, to: &output) }
+        if !password.isEmpty { secrets.append(password, kind: .named("password"), to: &output) }
     }
 
     /// `name=value&name=value`: values of secret names become the fingerprint of their
     /// percent-decoded bytes, so they match the same credential seen in a header or a JSON body.
     private func appendParameters(
-        _ parameters: UnsafeBufferPointer<UInt8>, _ fingerprinter: Fingerprinter, _ output: inout JSONOutput
+        _ parameters: UnsafeBufferPointer<UInt8>, _ secrets: SecretWriter, _ output: inout JSONOutput
     ) {
         var first = true
         forEachPiece(of: parameters, separatedBy: UInt8(ascii: "&")) { parameter in
@@ -95,8 +95,11 @@ extension RedactionPolicy {
             }
             output.appendEscaped(parameter.slice(0, equals + 1))
             let value = parameter.slice(equals + 1, parameter.count)
-            if !value.isEmpty {
-                PercentDecoding.withDecoded(value) { fingerprinter.append($0, to: &output) }
+            if secrets.keepsRaw {
+                output.appendEscaped(value)
+            } else if !value.isEmpty {
+                let name = parameter.slice(0, equals)
+                PercentDecoding.withDecoded(value) { secrets.append($0, kind: .field(name: name), to: &output) }
             }
         }
     }

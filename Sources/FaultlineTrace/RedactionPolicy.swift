@@ -25,13 +25,19 @@ public struct RedactionPolicy: Sendable {
     /// Every query parameter name this policy redacts (lowercased), built-in ones first.
     public let secretQueryParameters: [String]
 
+    /// Every JSON member and form field name whose value a capture replaces (lowercased): the
+    /// query parameters above plus the body fields an auth profile names.
+    public let secretBodyFields: [String]
+
     let headerRules: [HeaderRule]
     let queryParameterNames: [[UInt8]]
+    let bodyFieldNames: [[UInt8]]
 
     /// Makes a policy with the built-in names plus `extraHeaderNames` (whose whole values become
     /// fingerprints) and `extraQueryParameters` (whose values become fingerprints). Names match
-    /// case-insensitively.
-    public init(extraHeaderNames: [String] = [], extraQueryParameters: [String] = []) {
+    /// case-insensitively. `extraBodyFields` are JSON member or form field names that hold
+    /// credentials in captured bodies, besides the query parameter names.
+    public init(extraHeaderNames: [String] = [], extraQueryParameters: [String] = [], extraBodyFields: [String] = []) {
         var headers = Self.defaultSecretHeaderNames
         for name in extraHeaderNames.map({ String(decoding: ASCII.lowercasedBytes($0), as: UTF8.self) })
         where !headers.contains(name) {
@@ -44,6 +50,13 @@ public struct RedactionPolicy: Sendable {
         }
         secretHeaderNames = headers
         secretQueryParameters = parameters
+        var bodyFields = parameters
+        for name in extraBodyFields.map({ String(decoding: ASCII.lowercasedBytes($0), as: UTF8.self) })
+        where !bodyFields.contains(name) {
+            bodyFields.append(name)
+        }
+        secretBodyFields = bodyFields
+        bodyFieldNames = bodyFields.map { Array($0.utf8) }
 
         var rules: [HeaderRule] = headers.map { name in
             switch name {
@@ -89,6 +102,14 @@ public struct RedactionPolicy: Sendable {
             return rule.treatment
         }
         return nil
+    }
+
+    /// Whether a JSON member or form field with this (decoded) name holds a secret.
+    func isSecretBodyField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if name.firstIndex(of: UInt8(ascii: "%")) == nil {
+            return bodyFieldNames.contains { name.equalsIgnoringASCIICase($0) }
+        }
+        return PercentDecoding.withDecoded(name) { decoded in bodyFieldNames.contains { decoded.equalsIgnoringASCIICase($0) } }
     }
 
     /// Whether a query parameter with this (still percent-encoded) name holds a secret.

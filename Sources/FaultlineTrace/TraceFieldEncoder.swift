@@ -10,12 +10,26 @@ import Darwin
 /// the recorder's lock.
 struct TraceFieldEncoder: Sendable {
     let policy: RedactionPolicy
-    let fingerprinter: Fingerprinter
+    var secrets: SecretWriter
 
     /// Appends `,"key":value` for each field. At the top level of a line, a key the line itself
     /// uses (`seq`, `wall`, `mono_ns`, `event`, `conn`, `flow`) is the caller's bug: it would make
     /// a duplicate key that no reader accepts.
     func appendFields(_ fields: [TraceField], to output: inout JSONOutput, topLevel: Bool) {
+        if topLevel, secrets.namesPseudonyms {
+            // A secret first seen in this event is named after the lineage the event names.
+            var named = self
+            named.secrets.lineage = fields.lazy.compactMap { field -> String? in
+                if field.key == "lineage", case .string(let lineage) = field.value { return lineage }
+                return nil
+            }.first
+            named.appendEachField(fields, to: &output, topLevel: topLevel)
+            return
+        }
+        appendEachField(fields, to: &output, topLevel: topLevel)
+    }
+
+    private func appendEachField(_ fields: [TraceField], to output: inout JSONOutput, topLevel: Bool) {
         for field in fields {
             output.appendByte(UInt8(ascii: ","))
             withUTF8(of: field.key) { key in
@@ -74,10 +88,10 @@ struct TraceFieldEncoder: Sendable {
         case .headers(let headers):
             appendHeaders(headers, to: &output)
         case .target(let target):
-            policy.appendTarget(target, fingerprinter: fingerprinter, to: &output)
+            policy.appendTarget(target, secrets: secrets, to: &output)
         case .secret(let secret):
             output.appendByte(UInt8(ascii: "\""))
-            fingerprinter.append(secret, to: &output)
+            withUTF8(of: secret) { secrets.append($0, kind: .named("secret"), to: &output) }
             output.appendByte(UInt8(ascii: "\""))
         case .body(let summary):
             output.appendRaw("{\"length\":")
@@ -85,7 +99,32 @@ struct TraceFieldEncoder: Sendable {
             output.appendRaw(",\"fp\":")
             output.appendString(summary.fingerprint)
             output.appendByte(UInt8(ascii: "}"))
+        case .content(let content):
+            appendContent(content, to: &output)
         }
+    }
+
+    /// A captured body: redacted, then written as UTF-8 text when it is, else as base64.
+    private func appendContent(_ content: CapturedBody, to output: inout JSONOutput) {
+        output.appendRaw("{\"length\":")
+        output.appendInteger(content.length)
+        let redacted = content.bytes.withUnsafeBufferPointer {
+            BodyRedactor.redacted($0, contentType: content.contentType, policy: policy, secrets: secrets)
+        }
+        redacted.withUnsafeBufferPointer { bytes in
+            // A body cut by the limit may end inside a character: the whole characters are text.
+            let text = content.truncated ? bytes.slice(0, UTF8Validation.completePrefixLength(bytes)) : bytes
+            if UTF8Validation.isValid(text) {
+                output.appendRaw(",\"encoding\":\"utf8\",\"data\":\"")
+                output.appendEscaped(text)
+            } else {
+                output.appendRaw(",\"encoding\":\"base64\",\"data\":\"")
+                Base64.append(bytes, to: &output)
+            }
+            output.appendByte(UInt8(ascii: "\""))
+        }
+        if content.truncated { output.appendRaw(",\"truncated\":true") }
+        output.appendByte(UInt8(ascii: "}"))
     }
 
     /// `[[name, value], ...]`, keeping wire order and repeated names (RFC 9110 §5.3).
@@ -97,7 +136,7 @@ struct TraceFieldEncoder: Sendable {
                 output.appendEscaped(name)
                 output.appendRaw("\",")
                 withUTF8(of: header.value) { value in
-                    policy.appendHeaderValue(name: name, value: value, fingerprinter: fingerprinter, to: &output)
+                    policy.appendHeaderValue(name: name, value: value, secrets: secrets, to: &output)
                 }
             }
             output.appendByte(UInt8(ascii: "]"))

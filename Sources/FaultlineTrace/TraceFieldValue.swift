@@ -26,6 +26,9 @@ public enum TraceFieldValue: Sendable {
     case secret(String)
     /// A body summary, written as `{"length": n, "fp": "fp:..."}`.
     case body(BodySummary)
+    /// A captured body, written as `{"length": n, "encoding": "utf8"|"base64", "data": "...",
+    /// "truncated": true}` (`truncated` only when it is), its secrets replaced as the capture says.
+    case content(CapturedBody)
 }
 
 /// One `key: value` field of a trace event.
@@ -68,4 +71,6 @@ public struct TraceField: Sendable {
     public static func secret(_ key: String, _ value: String) -> Self { Self(key, .secret(value)) }
     /// A body-summary field.
     public static func body(_ key: String, _ value: BodySummary) -> Self { Self(key, .body(value)) }
+    /// A captured-body field.
+    public static func content(_ key: String, _ value: CapturedBody) -> Self { Self(key, .content(value)) }
 }

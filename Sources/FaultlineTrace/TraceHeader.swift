@@ -11,7 +11,12 @@ public struct TraceHeader: Sendable, Equatable {
     public let created: String
     /// `fingerprint`: how secrets were fingerprinted (`hmac-sha256-64`).
     public let fingerprint: String
-    /// Every other key of the header line, for forward compatibility.
+    /// `capture.secrets` of a capture whose secrets are pseudonyms.
+    public static let pseudonymSecrets = "pseudonyms"
+    /// `capture.secrets` of a capture that keeps raw secrets.
+    public static let keptSecrets = "kept"
+
+    /// Every other key of the header line, for forward compatibility (`capture` among them).
     public let attributes: [String: JSONValue]
 
     /// Makes a header; the reader makes them from line 1.
@@ -25,4 +30,10 @@ public struct TraceHeader: Sendable, Equatable {
         self.fingerprint = fingerprint
         self.attributes = attributes
     }
+
+    /// True when the trace is a capture (it carries bodies).
+    public var isCapture: Bool { attributes["capture"] != nil }
+
+    /// How the capture writes secrets (`pseudonyms` or `kept`); nil for a trace.
+    public var captureSecrets: String? { attributes["capture"]?.objectValue?["secrets"]?.stringValue }
 }

@@ -45,13 +45,19 @@ public final class TraceRecorder: Sendable {
         var spare: JSONOutput
     }
 
+    /// What makes this trace a capture (bodies kept, secrets as pseudonyms or raw); nil for a trace.
+    public let capture: CaptureOptions?
+
     /// Starts a trace: draws a fresh fingerprint key, opens the output and writes the header line.
     ///
     /// `flushInterval` is how often buffered events reach the output on their own; `.zero` turns
-    /// the background flusher off. Throws `TraceRecorderError` when the file cannot be created or
-    /// no random key can be drawn.
+    /// the background flusher off. With `capture`, the trace is a capture: its header says so,
+    /// secrets are written as the options say, and a capture that keeps raw secrets is created
+    /// with mode 0600. Throws `TraceRecorderError` when the file cannot be created or no random
+    /// key can be drawn.
     public init(
-        output: TraceOutput, redaction: RedactionPolicy = .default, flushInterval: Duration = .milliseconds(100)
+        output: TraceOutput, redaction: RedactionPolicy = .default, flushInterval: Duration = .milliseconds(100),
+        capture: CaptureOptions? = nil
     ) throws {
         var key = [UInt8](repeating: 0, count: 32)
         guard RAND_bytes(&key, Int32(key.count)) == 1 else {
@@ -59,11 +65,18 @@ public final class TraceRecorder: Sendable {
         }
         let hmac = HMACSHA256(key: key)
         for index in key.indices { key[index] = 0 }
-        encoder = TraceFieldEncoder(policy: redaction, fingerprinter: Fingerprinter(hmac: hmac))
+        let mode: SecretWriter.Mode
+        switch capture?.secrets {
+        case nil: mode = .fingerprint
+        case .pseudonyms: mode = .pseudonym(PseudonymRegistry(hmac: hmac))
+        case .keep: mode = .raw
+        }
+        encoder = TraceFieldEncoder(policy: redaction, secrets: SecretWriter(fingerprinter: Fingerprinter(hmac: hmac), mode: mode))
+        self.capture = capture
 
         var openedSink: TraceSink?
         switch output {
-        case .file(let path): openedSink = try TraceSink.openFile(path: path)
+        case .file(let path): openedSink = try TraceSink.openFile(path: path, privateMode: capture?.secrets == .keep)
         case .standardOutput: openedSink = TraceSink.standardOutput()
         case .memory: openedSink = nil
         }
@@ -79,6 +92,13 @@ public final class TraceRecorder: Sendable {
         clock.appendNow(to: &header)
         header.appendRaw("\",\"fingerprint\":")
         header.appendString(Fingerprinter.schemeName)
+        if let capture {
+            header.appendRaw(",\"capture\":{\"secrets\":")
+            header.appendString(capture.secrets == .keep ? TraceHeader.keptSecrets : TraceHeader.pseudonymSecrets)
+            header.appendRaw(",\"body_limit\":")
+            header.appendInteger(Int64(capture.bodyLimit))
+            header.appendRaw("}")
+        }
         header.appendRaw("}\n")
         start = MonotonicInstant.now()
 
@@ -179,15 +199,17 @@ public final class TraceRecorder: Sendable {
         }
     }
 
-    /// The fingerprint the writer puts in place of `secret` (`"fp:"` and 16 hex digits), for
-    /// callers that record a secret's identity in another way (a lineage table, a test).
-    public func fingerprint(_ secret: String) -> String {
-        encoder.fingerprinter.fingerprint(secret)
+    /// What the writer puts in place of `secret` (`"fp:"` and 16 hex digits; in a capture its
+    /// pseudonym or, with secrets kept, the secret itself), for callers that record a secret's
+    /// identity in another way (a lineage table, a test). `kind` names a secret this capture has
+    /// not seen yet (`access`, `refresh`, `cookie-sid`); a trace ignores it.
+    public func fingerprint(_ secret: String, kind: String = "secret") -> String {
+        encoder.secrets.name(secret, kind: .named(kind))
     }
 
     /// A digest for one body, keyed like this recorder's fingerprints; see `BodyDigest`.
     public func makeBodyDigest() -> BodyDigest {
-        BodyDigest(hmac: encoder.fingerprinter.hmac)
+        BodyDigest(hmac: encoder.secrets.fingerprinter.hmac)
     }
 
     /// For `.memory` output: the whole trace so far, header line included. Empty for other outputs.

@@ -19,11 +19,17 @@ struct TraceSink {
     /// True once a write failed; the sink then drops everything.
     private(set) var failed = false
 
-    /// Creates (or truncates) the file at `path` for writing.
-    static func openFile(path: String) throws(TraceRecorderError) -> TraceSink {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    /// Creates (or truncates) the file at `path` for writing; `privateMode` makes it 0600 even
+    /// when it existed with another mode (it will hold raw secrets).
+    static func openFile(path: String, privateMode: Bool = false) throws(TraceRecorderError) -> TraceSink {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, privateMode ? 0o600 : 0o644)
         guard descriptor >= 0 else {
             throw TraceRecorderError("cannot open trace file \(path): \(Self.errorText(errno))")
+        }
+        if privateMode, fchmod(descriptor, 0o600) != 0 {
+            let reason = Self.errorText(errno)
+            close(descriptor)
+            throw TraceRecorderError("cannot make \(path) private (mode 0600): \(reason)")
         }
         return TraceSink(descriptor: descriptor, ownsDescriptor: true, label: path)
     }

@@ -23,6 +23,15 @@ enum RunCommand {
         OptionSpec(name: "--trace", value: "FILE", help: "where the event trace goes: a file, or - for stdout (default -)"),
         OptionSpec(name: "--redact-header", value: "NAME", help: "also fingerprint this header's values (repeatable)"),
         OptionSpec(name: "--redact-query", value: "NAME", help: "also fingerprint this query parameter (repeatable)"),
+        OptionSpec(
+            name: "--capture", value: nil,
+            help: "make the trace a capture: it also keeps each exchange's bodies, with secrets as pseudonyms"),
+        OptionSpec(
+            name: "--capture-body-limit", value: "BYTES",
+            help: "bytes kept of each body in a capture; longer ones are marked truncated (default 1048576)"),
+        OptionSpec(
+            name: "--capture-secrets", value: "MODE",
+            help: "pseudonyms (default) or keep: write raw secrets in the capture (file mode 0600)"),
         OptionSpec(name: "--connect-timeout", value: "SECONDS", help: "upstream connect timeout, 504 after (default 10)"),
         OptionSpec(name: "--response-timeout", value: "SECONDS", help: "wait for an upstream response head, 504 after (default 60)"),
         OptionSpec(name: "--idle-timeout", value: "SECONDS", help: "close idle client connections after (default 120)"),
@@ -68,7 +77,7 @@ enum RunCommand {
         var configuration: ServerConfiguration
         var tlsNotice: String?
         let output: TraceOutput
-        let redaction: RedactionPolicy
+        let capture: CaptureOptions?
         let controlAddress: SocketAddress?
         do {
             parsed = try ParsedArguments.parse(arguments, specs: specs + CAOptions.specs, command: "run")
@@ -89,8 +98,7 @@ enum RunCommand {
             }
             let tracePath = parsed.value("--trace") ?? "-"
             output = tracePath == "-" ? .standardOutput : .file(path: tracePath)
-            redaction = RedactionPolicy(
-                extraHeaderNames: parsed.values("--redact-header"), extraQueryParameters: parsed.values("--redact-query"))
+            capture = try captureOptions(parsed, output: output)
             controlAddress = try control(parsed)
         } catch let failure as CommandFailure {
             printError("faultline run: \(failure)")
@@ -100,13 +108,6 @@ enum RunCommand {
             return 2
         }
 
-        let trace: TraceRecorder
-        do {
-            trace = try TraceRecorder(output: output, redaction: redaction)
-        } catch {
-            printError("faultline run: cannot write the trace: \(error)")
-            return 1
-        }
         var ruleSet: RuleSet? = nil
         var ruleWarnings: [String] = []
         if let directory = parsed.value("--rules") {
@@ -114,11 +115,18 @@ enum RunCommand {
             if !report.errors.isEmpty {
                 for error in report.errors { printError(error.description) }
                 printError("faultline run: the rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'")
-                trace.close()
                 return 2
             }
             ruleSet = report.ruleSet
             ruleWarnings = report.warningLines.map { "faultline run: \($0)" }
+        }
+        let trace: TraceRecorder
+        do {
+            trace = try TraceRecorder(
+                output: output, redaction: redactionPolicy(parsed, profile: ruleSet?.profile), capture: capture)
+        } catch {
+            printError("faultline run: cannot write the trace: \(error)")
+            return 1
         }
         var control: ControlConfiguration? = nil
         if let controlAddress {
@@ -149,7 +157,7 @@ enum RunCommand {
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
         }
-        printError(banner(server: server, output: output))
+        printError(banner(server: server, output: output, capture: capture))
         // After the banner, which tools read as the first "faultline " line.
         for notice in notices { printError(notice) }
         let signal = TerminationSignals.wait()
@@ -159,6 +167,43 @@ enum RunCommand {
         trace.close()
         printError("faultline: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(trace.eventCount) events traced")
         return 0
+    }
+
+    /// `--capture` and its companions; nil for a plain trace.
+    static func captureOptions(_ parsed: ParsedArguments, output: TraceOutput) throws(UsageError) -> CaptureOptions? {
+        guard parsed.has("--capture") else {
+            if let stray = ["--capture-body-limit", "--capture-secrets"].first(where: parsed.has) {
+                throw UsageError(description: "faultline run: \(stray) needs --capture")
+            }
+            return nil
+        }
+        var options = CaptureOptions()
+        if let text = parsed.value("--capture-body-limit") {
+            guard let limit = Int(text), limit >= 0, limit <= 1 << 30 else {
+                throw UsageError(description: "faultline run: --capture-body-limit takes a number of bytes from 0 to 1073741824, not '\(text)'")
+            }
+            options.bodyLimit = limit
+        }
+        if let text = parsed.value("--capture-secrets") {
+            guard let secrets = CaptureOptions.Secrets(rawValue: text) else {
+                throw UsageError(description: "faultline run: --capture-secrets takes pseudonyms or keep, not '\(text)'")
+            }
+            options.secrets = secrets
+        }
+        if options.secrets == .keep, case .standardOutput = output {
+            throw UsageError(
+                description: "faultline run: --capture-secrets keep writes raw secrets, so it needs --trace FILE (created with mode 0600), not stdout")
+        }
+        return options
+    }
+
+    /// The built-in secret names, `--redact-header`/`--redact-query`, and where the auth profile
+    /// says credentials travel.
+    static func redactionPolicy(_ parsed: ParsedArguments, profile: AuthProfile?) -> RedactionPolicy {
+        let fromProfile = profile?.secretFieldNames ?? (headers: [], bodyFields: [])
+        return RedactionPolicy(
+            extraHeaderNames: parsed.values("--redact-header") + fromProfile.headers,
+            extraQueryParameters: parsed.values("--redact-query"), extraBodyFields: fromProfile.bodyFields)
     }
 
     /// Pairs each `--mode` with the `--listen` before it.
@@ -306,7 +351,7 @@ enum RunCommand {
         return .milliseconds(Int64(seconds * 1000))
     }
 
-    static func banner(server: ProxyServer, output: TraceOutput) -> String {
+    static func banner(server: ProxyServer, output: TraceOutput, capture: CaptureOptions? = nil) -> String {
         let listeners = zip(server.configuration.listeners, server.boundAddresses).map { configuration, address in
             let listening = configuration.tls ? "\(address) (TLS)" : "\(address)"
             switch configuration.mode {
@@ -326,6 +371,12 @@ enum RunCommand {
         let control = server.controlAddress.map { "; control on \($0)" } ?? ""
         var banner = "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", ")); trace to \(destination)\(control) "
             + "(Ctrl-C stops)"
+        if let capture {
+            banner += "\nfaultline: capture: bodies up to \(capture.bodyLimit) bytes, "
+            banner += capture.secrets == .keep
+                ? "WARNING: RAW SECRETS KEPT (--capture-secrets keep; the file is mode 0600, do not share it)"
+                : "secrets as pseudonyms (flp.KIND.LINEAGE.N)"
+        }
         if let tls = server.configuration.tls {
             banner += "\nfaultline: TLS interception with the CA \(tls.authority.certificatePath ?? tls.authority.subjectDescription)"
             if !tls.clientContext.verify {

@@ -110,7 +110,7 @@ struct FlowActionRenderer {
         case .stepLineage(_, let step):
             switch step {
             case .requestSent(_, let role, _): return "lineage requestSent role=\(role)"
-            case .responseCompleted(_, let role, _, let status, _, let body):
+            case .responseCompleted(_, let role, _, let status, _, let body, _):
                 return "lineage responseCompleted role=\(role) status=\(status)"
                     + (body.map { " body=\($0.count)" } ?? "")
             }
@@ -183,6 +183,7 @@ struct FlowActionRenderer {
         case .headers(let headers): return "headers(\(headers.count))"
         case .secret: return "secret"
         case .body(let summary): return String(summary.length)
+        case .content(let content): return "content(\(content.length))"
         }
     }
 }
