@@ -112,8 +112,8 @@ let package = Package(
         .executableTarget(
             name: "faultline",
             dependencies: [
-                "FaultlineBackend", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo", "FaultlinePosix",
-                "FaultlineFlow", "FaultlineProxy", "FaultlineRules",
+                "FaultlineBackend", "FaultlineCapture", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo",
+                "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineRules",
                 "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
