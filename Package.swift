@@ -73,6 +73,11 @@ let package = Package(
         .target(
             name: "FaultlineCapture", dependencies: ["FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],
             swiftSettings: strictSettings),
+        // Server replay: answers flows from a capture (matching, fresh credentials, recorded order).
+        .target(
+            name: "FaultlineReplay",
+            dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineTrace"],
+            swiftSettings: strictSettings),
         .target(
             name: "FaultlineBackend",
             dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineHTTP1", "FaultlineConfig"],
@@ -113,7 +118,7 @@ let package = Package(
             name: "faultline",
             dependencies: [
                 "FaultlineBackend", "FaultlineCapture", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo",
-                "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineRules",
+                "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineReplay", "FaultlineRules",
                 "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),

@@ -142,17 +142,19 @@ public struct CapturedResponse: Sendable, Equatable {
 
 /// A body as a capture kept it.
 public struct CapturedContent: Sendable, Equatable {
-    /// The bytes kept (the first ones only when `truncated`).
+    /// The bytes kept (the first ones only when `truncated`), secrets as the capture writes them:
+    /// a pseudonym's length differs from the secret's, so `bytes.count` need not be `length`.
     public var bytes: [UInt8]
-    /// The whole body's length.
+    /// The length of the whole body on the wire.
     public var length: Int64
+    /// True when the capture kept only the first bytes (the body was over its limit).
+    public var truncated: Bool
 
-    public init(bytes: [UInt8], length: Int64? = nil) {
+    public init(bytes: [UInt8], length: Int64? = nil, truncated: Bool = false) {
         self.bytes = bytes
         self.length = length ?? Int64(bytes.count)
+        self.truncated = truncated
     }
-
-    public var truncated: Bool { Int64(bytes.count) < length }
 
     /// The bytes as UTF-8 text, when they are.
     public var text: String? { String(validating: bytes, as: UTF8.self) }

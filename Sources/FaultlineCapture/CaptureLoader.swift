@@ -136,7 +136,9 @@ public enum CaptureLoader {
             } else {
                 bytes = Array(data.utf8)
             }
-            return CapturedContent(bytes: bytes, length: object["length"]?.intValue ?? Int64(bytes.count))
+            return CapturedContent(
+                bytes: bytes, length: object["length"]?.intValue ?? Int64(bytes.count),
+                truncated: object["truncated"]?.boolValue ?? false)
         }
     }
 }

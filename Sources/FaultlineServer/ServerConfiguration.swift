@@ -1,5 +1,5 @@
 public import FaultlinePosix
-import FaultlineFlow
+public import FaultlineFlow
 public import FaultlineProxy
 
 /// One address to listen on and what to do with the requests that arrive there.
@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     /// TLS interception, TLS listeners and `https` upstreams; nil: every `CONNECT` is tunnelled
     /// and an `https` upstream cannot be reached.
     public var tls: ServerTLSConfiguration?
+    /// Answer every flow's upstream from a recording (`faultline replay serve`); nil: the network.
+    public var replay: (any ReplayResponder)?
 
     public init(
         listeners: [ListenerConfiguration],
@@ -44,7 +46,8 @@ public struct ServerConfiguration: Sendable {
         upstreamIdleTimeout: Duration = .seconds(30),
         maximumIdlePerEndpoint: Int = 64,
         backpressureHighWatermark: Int = 256 * 1024,
-        tls: ServerTLSConfiguration? = nil
+        tls: ServerTLSConfiguration? = nil,
+        replay: (any ReplayResponder)? = nil
     ) {
         self.listeners = listeners
         self.loopCount = loopCount
@@ -54,5 +57,6 @@ public struct ServerConfiguration: Sendable {
         self.maximumIdlePerEndpoint = maximumIdlePerEndpoint
         self.backpressureHighWatermark = backpressureHighWatermark
         self.tls = tls
+        self.replay = replay
     }
 }

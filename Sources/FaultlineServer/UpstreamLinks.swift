@@ -76,6 +76,8 @@ final class UpstreamLinks {
     /// What to offer an `https` upstream in ALPN (RFC 7301).
     var alpn = ServerTLSConfiguration.applicationProtocols
     private var links: [FlowID: Link] = [:]
+    /// Flows answered from a recording (`ServerConfiguration.replay`) instead of a connection.
+    var replayLinks: [FlowID: ReplayLink] = [:]
     /// Bumped whenever a pending connect becomes unwanted, so its late completion is discarded.
     private var generations: [FlowID: Int] = [:]
     private var nextGeneration = 0
@@ -83,6 +85,8 @@ final class UpstreamLinks {
     init(context: LoopContext) {
         self.context = context
     }
+
+    var loopContext: LoopContext { context }
 
     func link(_ flow: FlowID) -> Link? { links[flow] }
 
@@ -92,6 +96,17 @@ final class UpstreamLinks {
     /// Gets a connection for `flow`: from the pool unless `fresh`, else a new one; the owner hears
     /// `upstreamConnected` (at once for a pooled one) or `upstreamFailed`.
     func connect(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool) {
+        if let responder = context.configuration.replay {
+            guard endpoint.scheme == "tcp" && responder.allowsNetwork else {
+                replay(flow, to: endpoint, responder)
+                return
+            }
+        }
+        connectToNetwork(flow, to: endpoint, fresh: fresh)
+    }
+
+    /// `connect` for a real connection: from the pool unless `fresh`, else a new one.
+    private func connectToNetwork(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool) {
         nextGeneration += 1
         let generation = nextGeneration
         generations[flow] = generation
@@ -113,17 +128,27 @@ final class UpstreamLinks {
     }
 
     private func attach(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint, reused: Bool) {
+        adopt(channel, flow: flow, endpoint: endpoint)
+        let address = channel.socket.remoteAddress?.description ?? endpoint.hostHeaderValue
+        owner?.upstreamConnected(flow, UpstreamConnectionInfo(id: channel.id, remoteAddress: address, reused: reused))
+    }
+
+    /// Makes `channel` the flow's connection without telling the owner (a replayed flow sent on
+    /// for real already heard `upstreamConnected`).
+    func adopt(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint) {
         generations[flow] = nil
         let link = Link(flow: flow, channel: channel, endpoint: endpoint, links: self)
         links[flow] = link
         channel.socket.delegate = link
-        let address = channel.socket.remoteAddress?.description ?? endpoint.hostHeaderValue
-        owner?.upstreamConnected(flow, UpstreamConnectionInfo(id: channel.id, remoteAddress: address, reused: reused))
     }
 
     /// Writes to the flow's connection (through its pacer when throttled); returns what is queued.
     @discardableResult
     func write(_ flow: FlowID, _ bytes: [UInt8]) -> Int {
+        if let replayLink = replayLinks[flow] {
+            replayWrite(replayLink, bytes)
+            return 0
+        }
         guard let link = links[flow] else { preconditionFailure("a flow wrote upstream without a connection") }
         if let pacer = link.pacer { pacer.enqueue(bytes) } else { link.channel.write(bytes) }
         return link.queuedBytes
@@ -131,6 +156,7 @@ final class UpstreamLinks {
 
     /// The flow is done and its connection sits at a message boundary: back to the pool.
     func release(_ flow: FlowID) {
+        if endReplay(flow, delivered: true) { return }
         guard let link = detach(flow) else { return }
         // Paced request bytes still queued mean the connection is mid-message.
         if (link.pacer?.queuedBytes ?? 0) > 0 {
@@ -142,6 +168,7 @@ final class UpstreamLinks {
 
     /// Closes the flow's connection, or calls off its pending connect.
     func close(_ flow: FlowID) {
+        if endReplay(flow, delivered: false) { return }
         generations[flow] = nil
         detach(flow)?.channel.socket.close()
     }
@@ -163,6 +190,7 @@ final class UpstreamLinks {
 
     /// Closes every connection and calls off every pending connect (the owner is going away).
     func closeAll() {
+        for flow in Array(replayLinks.keys) { endReplay(flow, delivered: false) }
         generations = [:]
         for flow in Array(links.keys) { close(flow) }
     }

@@ -45,6 +45,9 @@ public final class TraceRecorder: Sendable {
         var spare: JSONOutput
     }
 
+    /// Which names hold secrets: what the writer redacts (a replay matches them the same way).
+    public var redaction: RedactionPolicy { encoder.policy }
+
     /// What makes this trace a capture (bodies kept, secrets as pseudonyms or raw); nil for a trace.
     public let capture: CaptureOptions?
 

@@ -74,11 +74,6 @@ enum RunCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let parsed: ParsedArguments
-        var configuration: ServerConfiguration
-        var tlsNotice: String?
-        let output: TraceOutput
-        let capture: CaptureOptions?
-        let controlAddress: SocketAddress?
         do {
             parsed = try ParsedArguments.parse(arguments, specs: specs + CAOptions.specs, command: "run")
             if parsed.has("--help") {
@@ -88,20 +83,40 @@ enum RunCommand {
             if let extra = parsed.positionals.first {
                 throw UsageError(description: "faultline run: unexpected argument '\(extra)'; see 'faultline run --help'")
             }
+        } catch {
+            printError("\(error)")
+            return 2
+        }
+        return serve(parsed, command: "run") { _, _ in [] }
+    }
+
+    /// Runs a server as the options of `faultline run` say until SIGINT or SIGTERM, with
+    /// `prepare` adding its own parts to the configuration (`faultline replay serve` adds the
+    /// replay) once the trace exists; the lines it returns follow the banner.
+    static func serve(
+        _ parsed: ParsedArguments, command: String,
+        prepare: (inout ServerConfiguration, TraceRecorder) throws -> [String]
+    ) -> Int32 {
+        var configuration: ServerConfiguration
+        var tlsNotice: String?
+        let output: TraceOutput
+        let capture: CaptureOptions?
+        let controlAddress: SocketAddress?
+        do {
             configuration = try serverConfiguration(parsed)
             do {
                 configuration.tls = try tlsConfiguration(parsed, listeners: configuration.listeners)
             } catch let failure as CommandFailure where !needsTLS(parsed, configuration) {
                 // Faultline's own CA cannot be made here (an unwritable home, say): a plain HTTP
                 // proxy is still useful, so run without interception and say why.
-                tlsNotice = "faultline run: TLS interception is off (CONNECT is tunnelled): \(failure)"
+                tlsNotice = "faultline \(command): TLS interception is off (CONNECT is tunnelled): \(failure)"
             }
             let tracePath = parsed.value("--trace") ?? "-"
             output = tracePath == "-" ? .standardOutput : .file(path: tracePath)
             capture = try captureOptions(parsed, output: output)
             controlAddress = try control(parsed)
         } catch let failure as CommandFailure {
-            printError("faultline run: \(failure)")
+            printError("faultline \(command): \(failure)")
             return 1
         } catch {
             printError("\(error)")
@@ -114,19 +129,27 @@ enum RunCommand {
             let report = RuleSetLoader.load(directory: directory)
             if !report.errors.isEmpty {
                 for error in report.errors { printError(error.description) }
-                printError("faultline run: the rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'")
+                printError("faultline \(command): the rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'")
                 return 2
             }
             ruleSet = report.ruleSet
-            ruleWarnings = report.warningLines.map { "faultline run: \($0)" }
+            ruleWarnings = report.warningLines.map { "faultline \(command): \($0)" }
         }
         let trace: TraceRecorder
         do {
             trace = try TraceRecorder(
                 output: output, redaction: redactionPolicy(parsed, profile: ruleSet?.profile), capture: capture)
         } catch {
-            printError("faultline run: cannot write the trace: \(error)")
+            printError("faultline \(command): cannot write the trace: \(error)")
             return 1
+        }
+        let extraBanner: [String]
+        do {
+            extraBanner = try prepare(&configuration, trace)
+        } catch {
+            trace.close()
+            printError("\(error)")
+            return error is CommandFailure ? 1 : 2
         }
         var control: ControlConfiguration? = nil
         if let controlAddress {
@@ -135,7 +158,7 @@ enum RunCommand {
                 control = ControlConfiguration(address: controlAddress, token: token, rulesDirectory: parsed.value("--rules"))
             } catch {
                 trace.close()
-                printError("faultline run: \(error)")
+                printError("faultline \(command): \(error)")
                 return 1
             }
         }
@@ -144,7 +167,7 @@ enum RunCommand {
             try server.start()
         } catch {
             trace.close()
-            printError("faultline run: \(error)")
+            printError("faultline \(command): \(error)")
             return 1
         }
         var notices: [String] = (tlsNotice.map { [$0] } ?? []) + ruleWarnings
@@ -157,7 +180,7 @@ enum RunCommand {
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
         }
-        printError(banner(server: server, output: output, capture: capture))
+        printError(([banner(server: server, output: output, capture: capture)] + extraBanner).joined(separator: "\n"))
         // After the banner, which tools read as the first "faultline " line.
         for notice in notices { printError(notice) }
         let signal = TerminationSignals.wait()

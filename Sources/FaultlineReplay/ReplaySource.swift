@@ -1,0 +1,352 @@
+public import FaultlineCapture
+public import FaultlineCore
+public import FaultlineFlow
+import FaultlineHTTP1
+public import FaultlineTrace
+import Synchronization
+
+/// Answers a server's flows from a capture (`faultline replay serve`): the `ReplayResponder` the
+/// server's replayed upstreams ask.
+///
+/// Theory of operation:
+/// - **Matching.** Each recorded exchange that an upstream answered is reduced to a
+///   `RequestShape` once; a live request is reduced the same way after every fresh credential in
+///   it is read back as the recorded one (`TokenMint`). The recorded requests whose shape equals
+///   it on the configured parts are its candidates, in recorded order: the first one not used yet
+///   answers (VCR's cassette order: the n-th identical request gets the n-th response). When all
+///   are used, `--repeat` decides, except that a refresh whose recorded answers are all spent gets
+///   the recorded rejection of a refresh (a rotated refresh token is not accepted twice), or
+///   RFC 6749 §5.2's `invalid_grant`.
+/// - **Credentials.** Secrets that recorded responses issued are handed out as fresh random
+///   values, one per recorded value for the whole run, so a client's auth code runs unchanged and
+///   no real secret is needed (`IssuedSecrets`).
+/// - **Order.** With `--order recorded`, an answer waits until every recorded step before its
+///   delivery has happened in this run (`RecordedOrder`), or until its deadline, when it goes
+///   anyway and the trace says what was missing (`replay.diverged`).
+/// - **Nothing else.** A request nothing matches gets a 502 naming the nearest recorded request,
+///   or, with `--unmatched forward`, goes to the network; otherwise nothing does.
+///
+/// Thread-safe: one lock guards the cursors, the mint and the order, and no callback runs under it.
+public final class ReplaySource: ReplayResponder {
+    public let capture: Capture
+    public let settings: ReplaySettings
+    public let upstreamName = "replay"
+    public var allowsNetwork: Bool { settings.unmatched == .forward }
+
+    private let issued: IssuedSecrets
+    private let recorded: [Recorded]
+    /// Recorded indices by `RequestShape.route`, when the match includes every route part.
+    private let routes: [String: [Int]]?
+    private let notice: @Sendable (String) -> Void
+    private let state: Mutex<State>
+
+    struct Recorded: Sendable {
+        let exchange: CapturedExchange
+        let request: CapturedRequest
+        let response: CapturedResponse
+        let shape: RequestShape
+    }
+
+    private struct State: ~Copyable {
+        var mint = TokenMint()
+        var uses: [Int]
+        var cycles: [String: Int] = [:]
+        var order: RecordedOrder?
+        /// Live flow → the recorded flow it was matched to (ordered replay).
+        var assignments: [FlowID: Int64] = [:]
+        var parked: [Parked] = []
+    }
+
+    private struct Parked {
+        let flow: FlowID
+        let recordedFlow: Int64
+        let answer: @Sendable (ReplayAnswer) -> Void
+        let response: ReplayAnswer
+        let since: MonotonicInstant
+    }
+
+    /// `notice` gets one line for each request the recording does not answer and each divergence
+    /// from the recorded order (the command line prints them on standard error).
+    public init(capture: Capture, settings: ReplaySettings, notice: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.capture = capture
+        self.settings = settings
+        self.notice = notice
+        let issued = IssuedSecrets(capture: capture, policy: settings.secrets)
+        self.issued = issued
+        let recorded = capture.answeredExchanges.map { exchange in
+            let request = exchange.upstreamRequest!
+            let keptBody = request.body.flatMap { $0.truncated ? nil : $0.bytes } ?? (capture.hasBodies ? [] : nil)
+            return Recorded(
+                exchange: exchange, request: request, response: exchange.response!,
+                shape: RequestShape(
+                    method: request.method, url: request.url, headers: request.headers, body: keptBody, settings: settings,
+                    issued: issued))
+        }
+        self.recorded = recorded
+        let routeParts: [ReplaySettings.MatchPart] = [.method, .scheme, .host, .port, .path]
+        if routeParts.allSatisfy(settings.match.contains) {
+            routes = Dictionary(grouping: recorded.indices, by: { recorded[$0].shape.route })
+        } else {
+            routes = nil
+        }
+        state = Mutex(
+            State(uses: Array(repeating: 0, count: recorded.count), order: settings.order == .recorded ? RecordedOrder(capture: capture) : nil))
+    }
+
+    /// Recorded exchanges this source can answer with.
+    public var replayableCount: Int { recorded.count }
+
+    // MARK: ReplayResponder
+
+    public func respond(to request: ReplayRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> Duration? {
+        var released: [(Parked, [ReplayTraceEvent])] = []
+        var lines: [String] = []
+        let (immediate, waits) = state.withLock { state -> (ReplayAnswer?, Bool) in
+            let shape = liveShape(request, &state)
+            guard let choice = choose(shape, &state) else {
+                let (answer, line) = unmatched(request, shape, state.order)
+                lines.append(line)
+                return (answer, false)
+            }
+            var events = choice.events
+            let response = makeResponse(choice.recorded, &state, events: &events)
+            guard var order = state.order else { return (response(events), false) }
+            let recordedFlow = recorded[choice.recorded].exchange.flow
+            state.assignments[request.flow] = recordedFlow
+            order.received(recordedFlow)
+            state.order = order
+            released = releasable(&state)
+            if order.missing(before: recordedFlow).isEmpty { return (response(events), false) }
+            state.parked.append(
+                Parked(flow: request.flow, recordedFlow: recordedFlow, answer: answer, response: response(events), since: .now()))
+            return (nil, true)
+        }
+        for line in lines { notice(line) }
+        if let immediate { answer(immediate) }
+        deliver(released)
+        return waits ? settings.orderTimeout : nil
+    }
+
+    public func expire(_ flow: FlowID) {
+        let expired = state.withLock { state -> (Parked, [ReplayTraceEvent], String)? in
+            guard let index = state.parked.firstIndex(where: { $0.flow == flow }), let order = state.order else { return nil }
+            let parked = state.parked.remove(at: index)
+            let missing = order.missing(before: parked.recordedFlow)
+            let reason = "waited \(settings.orderTimeout.inSeconds)s for the recorded order; still missing: "
+                + missing.prefix(5).map(\.summary).joined(separator: "; ")
+            let event = ReplayTraceEvent(
+                .replayDiverged,
+                [
+                    .int("recorded_flow", parked.recordedFlow), .string("reason", reason),
+                    .strings("missing", missing.map(\.summary)),
+                    .string("reached", order.reachedThrough?.summary ?? "nothing yet"),
+                ])
+            return (parked, [event], "faultline replay: diverged from the recorded order at recorded flow \(parked.recordedFlow): \(reason)")
+        }
+        guard let (parked, events, line) = expired else { return }
+        notice(line)
+        deliver([(parked, events)])
+    }
+
+    public func finished(_ flow: FlowID, delivered: Bool) {
+        let released = state.withLock { state -> [(Parked, [ReplayTraceEvent])] in
+            guard var order = state.order, let recordedFlow = state.assignments.removeValue(forKey: flow) else { return [] }
+            state.parked.removeAll { $0.flow == flow }
+            if delivered { order.delivered(recordedFlow) }
+            state.order = order
+            return releasable(&state)
+        }
+        deliver(released)
+    }
+
+    /// A mark was written to this run's trace: for `--order recorded`, a recorded step.
+    public func marked(_ label: String) {
+        let released = state.withLock { state -> [(Parked, [ReplayTraceEvent])] in
+            guard var order = state.order else { return [] }
+            order.mark(label)
+            state.order = order
+            return releasable(&state)
+        }
+        deliver(released)
+    }
+
+    // MARK: Matching
+
+    private func liveShape(_ request: ReplayRequest, _ state: inout State) -> RequestShape {
+        let mint = state.mint
+        func recordedText(_ text: String) -> String {
+            mint.recordedText(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? text
+        }
+        let target = recordedText(request.head.target)
+        let pathAndQuery = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var path = String(pathAndQuery[0])
+        if !request.endpoint.pathPrefix.isEmpty, path.hasPrefix(request.endpoint.pathPrefix) {
+            path = String(path.dropFirst(request.endpoint.pathPrefix.count))
+        }
+        let url = RecordedURL(
+            scheme: request.endpoint.scheme, host: request.endpoint.host, port: request.endpoint.port, path: path,
+            query: pathAndQuery.count > 1 ? String(pathAndQuery[1]) : nil)
+        let headers = HTTPHeaders(request.head.headers.map { ($0.name, recordedText($0.value)) })
+        let body = mint.recordedText(request.body) ?? request.body
+        return RequestShape(
+            method: request.head.method, url: url, headers: headers, body: body, settings: settings, issued: issued)
+    }
+
+    private struct Choice {
+        let recorded: Int
+        let events: [ReplayTraceEvent]
+        let rejection: Bool
+    }
+
+    /// The recorded exchange that answers `shape`, or nil when none does.
+    private func choose(_ shape: RequestShape, _ state: inout State) -> Choice? {
+        let pool = routes.map { $0[shape.route] ?? [] } ?? Array(recorded.indices)
+        let candidates = pool.filter { shape.matches(recorded[$0].shape, parts: settings.match) }
+        guard !candidates.isEmpty else { return nil }
+        if let fresh = candidates.first(where: { state.uses[$0] == 0 }) {
+            state.uses[fresh] += 1
+            return Choice(recorded: fresh, events: [matchedEvent(fresh, use: 1, repeated: nil)], rejection: false)
+        }
+        let spent = recorded[candidates[0]]
+        if spent.exchange.role == "refresh", (200..<300).contains(spent.response.status) {
+            guard let rejection = recorded.indices.first(where: {
+                recorded[$0].exchange.role == "refresh" && !(200..<300).contains(recorded[$0].response.status)
+            }) else { return Choice(recorded: -1, events: [], rejection: true) }
+            return Choice(
+                recorded: rejection,
+                events: [ReplayTraceEvent(.replayRotated, [.int("recorded_flow", spent.exchange.flow), .int("answered_with_flow", recorded[rejection].exchange.flow)])],
+                rejection: true)
+        }
+        let key = candidates.map(String.init).joined(separator: ",")
+        let chosen: Int
+        switch settings.repeatPolicy {
+        case .none: return nil
+        case .last: chosen = candidates[candidates.count - 1]
+        case .cycle:
+            let count = state.cycles[key, default: 0]
+            state.cycles[key] = count + 1
+            chosen = candidates[count % candidates.count]
+        }
+        state.uses[chosen] += 1
+        return Choice(recorded: chosen, events: [matchedEvent(chosen, use: state.uses[chosen], repeated: settings.repeatPolicy)], rejection: false)
+    }
+
+    private func matchedEvent(_ index: Int, use: Int, repeated: ReplaySettings.Repeat?) -> ReplayTraceEvent {
+        let entry = recorded[index]
+        var fields: [TraceField] = [
+            .int("recorded_flow", entry.exchange.flow), .int("recorded_seq", Int64(entry.exchange.received.seq)),
+            .int("status", entry.response.status), .int("use", use),
+        ]
+        if let repeated { fields.append(.string("repeat", repeated.rawValue)) }
+        if entry.response.body?.truncated == true { fields.append(.bool("truncated", true)) }
+        return ReplayTraceEvent(.replayMatched, fields)
+    }
+
+    // MARK: Answers
+
+    /// The recorded response of `index` with fresh credentials in place of the issued ones; the
+    /// result still takes the trace events (an ordered answer adds its own before it goes).
+    private func makeResponse(_ index: Int, _ state: inout State, events: inout [ReplayTraceEvent]) -> ([ReplayTraceEvent]) -> ReplayAnswer {
+        guard index >= 0 else {
+            let head = HTTPResponseHead(
+                status: 400, reason: "Bad Request",
+                headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")])
+            let body = Array(#"{"error":"invalid_grant","error_description":"the refresh token was already used"}"#.utf8)
+            events.append(ReplayTraceEvent(.replayRotated, [.string("answer", "invalid_grant (RFC 6749 section 5.2); the recording has no rejected refresh")]))
+            return { .response(head, body: body, trailers: nil, trace: $0) }
+        }
+        let entry = recorded[index]
+        let secrets = issued.byFlow[entry.exchange.flow] ?? []
+        func fresh(_ bytes: [UInt8]) -> [UInt8] {
+            CredentialSubstitution.replace(secrets, in: bytes) { state.mint.fresh(for: $0) }
+        }
+        var head = HTTPResponseHead(status: entry.response.status, reason: entry.response.reason)
+        // Framing and connection fields go: the replayed upstream frames its own answer.
+        for field in entry.response.headers {
+            head.headers.add(name: field.name, value: String(decoding: fresh(Array(field.value.utf8)), as: UTF8.self))
+        }
+        let body = fresh(entry.response.body?.bytes ?? [])
+        let trailers = entry.response.trailers
+        return { .response(head, body: body, trailers: trailers, trace: $0) }
+    }
+
+    /// Nothing recorded answers the request: the trace and the client learn what came nearest.
+    private func unmatched(_ request: ReplayRequest, _ shape: RequestShape, _ order: RecordedOrder?) -> (ReplayAnswer, String) {
+        let (nearest, differences) = nearestRecorded(to: shape)
+        var reason = "the recording has no \(shape.method) \(shape.url)"
+        if let nearest {
+            let exchange = recorded[nearest].exchange
+            reason += "; nearest: \(recorded[nearest].request.method) \(recorded[nearest].request.url) (recorded flow \(exchange.flow), seq \(exchange.received.seq))"
+            reason += differences.isEmpty
+                ? ", whose recorded answers are all used (--repeat none)" : ", which differs in " + differences.joined(separator: "; ")
+        }
+        var fields: [TraceField] = [.string("method", shape.method), .target("url", shape.url.description), .string("reason", reason)]
+        if let nearest { fields.append(.int("nearest_flow", recorded[nearest].exchange.flow)) }
+        if let order {
+            let next = order.pending(limit: 3).map(\.summary)
+            reason += "; the run had reached \(order.reachedThrough?.summary ?? "the start of the recording"), which goes on with: "
+                + (next.isEmpty ? "nothing" : next.joined(separator: "; "))
+            fields.append(.strings("recorded_next", next))
+        }
+        var events = [ReplayTraceEvent(.replayUnmatched, fields)]
+        if order != nil { events.append(ReplayTraceEvent(.replayDiverged, [.string("reason", reason)])) }
+        let line = "faultline replay: unmatched: \(reason)"
+        if settings.unmatched == .forward { return (.forward(trace: events), line + " (sent on to the network: --unmatched forward)") }
+        return (.unavailable(UpstreamFailure(code: "replay-unmatched", status: 502, description: reason), trace: events), line)
+    }
+
+    /// The recorded request with the fewest differing parts (a different route weighs most).
+    private func nearestRecorded(to shape: RequestShape) -> (Int?, [String]) {
+        var best: (index: Int, score: Int, differences: [String])?
+        let all = ReplaySettings.MatchPart.defaults + settings.match.filter { !ReplaySettings.MatchPart.defaults.contains($0) }
+        for index in recorded.indices {
+            let differences = shape.differences(from: recorded[index].shape, parts: all)
+            let routeDifferences = shape.differences(from: recorded[index].shape, parts: [.method, .scheme, .host, .port, .path]).count
+            let score = routeDifferences * 10 + differences.count
+            if best == nil || score < best!.score { best = (index, score, differences) }
+        }
+        guard let best else { return (nil, []) }
+        return (best.index, best.differences)
+    }
+
+    // MARK: Order
+
+    /// Parked answers whose recorded predecessors have all happened, removed from the parking lot.
+    private func releasable(_ state: inout State) -> [(Parked, [ReplayTraceEvent])] {
+        guard let order = state.order else { return [] }
+        var ready: [(Parked, [ReplayTraceEvent])] = []
+        state.parked.removeAll { parked in
+            guard order.missing(before: parked.recordedFlow).isEmpty else { return false }
+            let waited = parked.since.duration(to: .now())
+            ready.append((parked, [ReplayTraceEvent(.replayReleased, [.int("recorded_flow", parked.recordedFlow), .double("waited_s", waited.inSeconds)])]))
+            return true
+        }
+        return ready
+    }
+
+    private func deliver(_ released: [(Parked, [ReplayTraceEvent])]) {
+        for (parked, events) in released {
+            switch parked.response {
+            case .response(let head, let body, let trailers, let trace):
+                parked.answer(.response(head, body: body, trailers: trailers, trace: trace + events))
+            case .unavailable(let failure, let trace):
+                parked.answer(.unavailable(failure, trace: trace + events))
+            case .forward(let trace):
+                parked.answer(.forward(trace: trace + events))
+            }
+        }
+    }
+}
+
+extension TraceEventKind {
+    /// A request a replay answered from the recording: which recorded flow, which use of it.
+    public static let replayMatched: TraceEventKind = "replay.matched"
+    /// A request nothing recorded answers, with the nearest recorded request and why it differs.
+    public static let replayUnmatched: TraceEventKind = "replay.unmatched"
+    /// A refresh presenting a rotated refresh token got the recorded rejection.
+    public static let replayRotated: TraceEventKind = "replay.rotated"
+    /// An answer held for the recorded order went out.
+    public static let replayReleased: TraceEventKind = "replay.released"
+    /// The run left the recorded order: where, and what was missing.
+    public static let replayDiverged: TraceEventKind = "replay.diverged"
+}

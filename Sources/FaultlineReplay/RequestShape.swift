@@ -1,0 +1,112 @@
+import FaultlineCapture
+import FaultlineHTTP1
+import FaultlineTrace
+import Foundation
+
+/// A request reduced to what matching compares, with its secrets in canonical form (see
+/// `IssuedSecrets.canonical`), so a recorded request and a live one compare part by part.
+struct RequestShape: Sendable {
+    var method: String
+    var url: RecordedURL
+    /// `name=value` (secret values canonical), ignored names left out, sorted.
+    var query: [String]
+    /// Authorization, cookies and secret headers, canonical, sorted.
+    var credentials: [String]
+    /// Nil when the body cannot decide a match (the recording kept none, or cut it).
+    var body: String?
+    var headers: HTTPHeaders
+
+    /// The parts that decide where a request goes: the first index level.
+    var route: String { "\(method) \(url.scheme)://\(url.host):\(url.port)\(url.path)" }
+
+    init(
+        method: String, url: RecordedURL, headers: HTTPHeaders, body: [UInt8]?, settings: ReplaySettings,
+        issued: IssuedSecrets
+    ) {
+        self.method = method.uppercased()
+        self.url = url
+        self.headers = headers
+        let policy = settings.secrets
+        query = (url.query ?? "").split(separator: "&", omittingEmptySubsequences: true).compactMap { parameter in
+            let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = StructuredBody.decode(parts[0].utf8).lowercased()
+            guard !settings.ignoredParameters.contains(name) else { return nil }
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            guard policy.secretQueryParameters.contains(name), !value.isEmpty else { return "\(parts[0])=\(value)" }
+            return "\(parts[0])=\(issued.canonical(StructuredBody.decode(value.utf8), kind: name))"
+        }.sorted()
+        var credentials: [String] = []
+        for field in headers {
+            let name = field.name.lowercased()
+            switch name {
+            case "authorization", "proxy-authorization":
+                let value = field.value.trimmingCharacters(in: .whitespaces)
+                if let space = value.firstIndex(where: { $0 == " " || $0 == "\t" }) {
+                    let scheme = value[..<space]
+                    let secret = value[space...].trimmingCharacters(in: .whitespaces)
+                    credentials.append("\(name): \(scheme.lowercased()) \(issued.canonical(secret, kind: scheme == "Bearer" || scheme.lowercased() == "bearer" ? "access" : String(scheme)))")
+                } else {
+                    credentials.append("\(name): \(issued.canonical(value, kind: name))")
+                }
+            case "cookie":
+                for pair in field.value.split(separator: ";") {
+                    let trimmed = pair.trimmingCharacters(in: .whitespaces)
+                    guard let equals = trimmed.firstIndex(of: "=") else { continue }
+                    let cookie = String(trimmed[..<equals])
+                    let value = String(trimmed[trimmed.index(after: equals)...])
+                    credentials.append("cookie \(cookie)=\(value.isEmpty ? "" : issued.canonical(value, kind: "cookie-\(cookie)"))")
+                }
+            default:
+                if policy.secretHeaderNames.contains(name), name != "set-cookie" {
+                    credentials.append("\(name): \(issued.canonical(field.value.trimmingCharacters(in: .whitespaces), kind: name))")
+                }
+            }
+        }
+        self.credentials = credentials.sorted()
+        if let body {
+            let structured = StructuredBody(body, contentType: headers.first(name: "content-type"))
+            self.body = structured.canonical(
+                ignored: settings.ignoredParameters, isSecret: { policy.secretBodyFields.contains($0.lowercased()) },
+                secret: { name, value in issued.canonical(value, kind: name) })
+        } else {
+            self.body = nil
+        }
+    }
+
+    /// True when every part in `parts` equals `recorded`'s (a recorded body of nil matches any).
+    func matches(_ recorded: RequestShape, parts: [ReplaySettings.MatchPart]) -> Bool {
+        differences(from: recorded, parts: parts, limit: 1).isEmpty
+    }
+
+    /// What differs from `recorded`, one phrase per part, without any live secret (canonical forms only).
+    func differences(from recorded: RequestShape, parts: [ReplaySettings.MatchPart], limit: Int = .max) -> [String] {
+        var found: [String] = []
+        for part in parts where found.count < limit {
+            switch part {
+            case .method where method != recorded.method: found.append("method \(method), recorded \(recorded.method)")
+            case .scheme where url.scheme != recorded.url.scheme: found.append("scheme \(url.scheme), recorded \(recorded.url.scheme)")
+            case .host where url.host != recorded.url.host: found.append("host \(url.host), recorded \(recorded.url.host)")
+            case .port where url.port != recorded.url.port: found.append("port \(url.port), recorded \(recorded.url.port)")
+            case .path where url.path != recorded.url.path: found.append("path \(url.path), recorded \(recorded.url.path)")
+            case .query where query != recorded.query:
+                let names = Set(query).symmetricDifference(recorded.query).map { $0.split(separator: "=").first.map(String.init) ?? $0 }
+                found.append("query parameter(s) \(Set(names).sorted().joined(separator: ", "))")
+            case .credentials where credentials != recorded.credentials:
+                found.append("credentials \(Self.describe(credentials)), recorded \(Self.describe(recorded.credentials))")
+            case .body:
+                if let recordedBody = recorded.body, let body, body != recordedBody { found.append("body") }
+            case .header(let name):
+                let mine = headers.values(name: name)
+                let theirs = recorded.headers.values(name: name)
+                if mine != theirs { found.append("header \(name)") }
+            default: continue
+            }
+        }
+        return found
+    }
+
+    /// `issued:flp.access.L1.2` reads as itself; a client secret as `a Bearer access secret`.
+    private static func describe(_ credentials: [String]) -> String {
+        credentials.isEmpty ? "none" : "[" + credentials.joined(separator: "; ") + "]"
+    }
+}

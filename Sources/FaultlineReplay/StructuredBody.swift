@@ -1,0 +1,119 @@
+import Foundation
+
+/// A request or response body read for matching: a JSON document or a form by its fields, any
+/// other body by its bytes.
+enum StructuredBody {
+    case json(Any)
+    case form([(name: String, value: String)])
+    case bytes([UInt8])
+
+    /// Reads `bytes` as the content type says (JSON also when it looks like JSON and no type is given).
+    init(_ bytes: [UInt8], contentType: String?) {
+        let type = contentType?.lowercased() ?? ""
+        if type.contains("x-www-form-urlencoded") {
+            self = .form(Self.formFields(bytes))
+            return
+        }
+        let looksLikeJSON = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }).map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") } ?? false
+        if type.contains("json") || (type.isEmpty && looksLikeJSON),
+            let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        {
+            self = .json(document)
+            return
+        }
+        self = .bytes(bytes)
+    }
+
+    /// `name=value&…` with `+` as space and %XX decoded (WHATWG URL §5.1).
+    static func formFields(_ bytes: [UInt8]) -> [(name: String, value: String)] {
+        bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    static func decode(_ bytes: some Collection<UInt8>) -> String {
+        let spaced = String(decoding: bytes.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    /// The string values of fields whose name `isSecret` says, anywhere in the body.
+    func secretValues(isSecret: (String) -> Bool) -> [(name: String, value: String)] {
+        switch self {
+        case .form(let fields): return fields.filter { isSecret($0.name) && !$0.value.isEmpty }
+        case .bytes: return []
+        case .json(let document):
+            var found: [(String, String)] = []
+            func walk(_ value: Any) {
+                if let object = value as? [String: Any] {
+                    for (key, member) in object.sorted(by: { $0.key < $1.key }) {
+                        if isSecret(key), let text = member as? String, !text.isEmpty { found.append((key, text)) } else { walk(member) }
+                    }
+                } else if let array = value as? [Any] {
+                    array.forEach(walk)
+                }
+            }
+            walk(document)
+            return found
+        }
+    }
+
+    /// A text equal for two bodies exactly when they match: JSON with members sorted, forms with
+    /// fields sorted, both without `ignored` fields and with secret values as `secret(name, value)`
+    /// says; other bodies by their bytes.
+    func canonical(ignored: Set<String>, isSecret: (String) -> Bool, secret: (String, String) -> String) -> String {
+        switch self {
+        case .bytes(let bytes):
+            return "bytes:\(bytes.count):\(FNV1a64.hash(bytes))"
+        case .form(let fields):
+            return "form:" + fields.filter { !ignored.contains($0.name.lowercased()) }
+                .map { "\($0.name)=\(isSecret($0.name) ? secret($0.name, $0.value) : $0.value)" }
+                .sorted().joined(separator: "&")
+        case .json(let document):
+            var text = "json:"
+            func write(_ value: Any, name: String?) {
+                if let object = value as? [String: Any] {
+                    text += "{"
+                    for (key, member) in object.sorted(by: { $0.key < $1.key }) where !ignored.contains(key.lowercased()) {
+                        text += "\"\(key)\":"
+                        write(member, name: key)
+                        text += ","
+                    }
+                    text += "}"
+                } else if let array = value as? [Any] {
+                    text += "["
+                    for element in array {
+                        write(element, name: name)
+                        text += ","
+                    }
+                    text += "]"
+                } else if let string = value as? String {
+                    if let name, isSecret(name), !string.isEmpty {
+                        text += secret(name, string)
+                    } else {
+                        text += "\"\(string)\""
+                    }
+                } else if value is NSNull {
+                    text += "null"
+                } else {
+                    text += "\(value)"
+                }
+            }
+            write(document, name: nil)
+            return text
+        }
+    }
+}
+
+/// FNV-1a, 64 bits (http://www.isthe.com/chongo/tech/comp/fnv/): a cheap digest that tells two
+/// bodies apart for matching (not for security).
+enum FNV1a64 {
+    static func hash(_ bytes: some Sequence<UInt8>) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}

@@ -1,0 +1,73 @@
+
+/// The fresh values a replay hands out in place of recorded credentials, and the way back: each
+/// recorded value gets one fresh value for the whole run (consistent per lineage, since a
+/// lineage's credentials are distinct recorded values), and a request presenting a fresh value is
+/// read as presenting the recorded one.
+///
+/// Fresh values are `flr` and 40 random base62 characters: valid wherever the recorded value was
+/// (a cookie, a Bearer token, a query or form value, a JSON string), and found again in a request
+/// by their prefix. Not thread-safe: `ReplaySource` guards it.
+struct TokenMint {
+    static let prefix: [UInt8] = Array("flr".utf8)
+    static let randomLength = 40
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+
+    private var fresh: [String: String] = [:]
+    private var recorded: [String: String] = [:]
+
+    /// The fresh value standing for `value` in this run, minted on first use.
+    mutating func fresh(for value: String) -> String {
+        if let known = fresh[value] { return known }
+        var bytes = Self.prefix
+        var random = [UInt8](repeating: 0, count: Self.randomLength)
+        Self.fillRandom(&random)
+        // 62 does not divide 256, so reject the bytes that would bias the draw (256 - 256 % 62).
+        var index = 0
+        while bytes.count < Self.prefix.count + Self.randomLength {
+            if index == random.count {
+                Self.fillRandom(&random)
+                index = 0
+            }
+            let byte = random[index]
+            index += 1
+            if byte < 248 { bytes.append(Self.alphabet[Int(byte % 62)]) }
+        }
+        let token = String(decoding: bytes, as: UTF8.self)
+        fresh[value] = token
+        recorded[token] = value
+        return token
+    }
+
+    /// The recorded value a fresh one stands for; nil for a value this run never handed out.
+    func recordedValue(for token: String) -> String? { recorded[token] }
+
+    /// `text` with every fresh value replaced by the recorded one; nil when it holds none.
+    func recordedText(_ text: [UInt8]) -> [UInt8]? {
+        guard !recorded.isEmpty else { return nil }
+        let total = Self.prefix.count + Self.randomLength
+        var output: [UInt8]?
+        var copied = 0
+        var index = 0
+        while index + total <= text.count {
+            if text[index] == Self.prefix[0], text[index + 1] == Self.prefix[1], text[index + 2] == Self.prefix[2],
+                let original = recorded[String(decoding: text[index..<(index + total)], as: UTF8.self)]
+            {
+                if output == nil { output = [] }
+                output!.append(contentsOf: text[copied..<index])
+                output!.append(contentsOf: original.utf8)
+                index += total
+                copied = index
+            } else {
+                index += 1
+            }
+        }
+        guard var result = output else { return nil }
+        result.append(contentsOf: text[copied...])
+        return result
+    }
+
+    private static func fillRandom(_ bytes: inout [UInt8]) {
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = generator.next() }
+    }
+}
