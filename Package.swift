@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "FaultlineTestProxy",
             dependencies: [
-                "FaultlineBackend", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineFlow", "FaultlineProxy",
+                "FaultlineBackend", "FaultlineCapture", "FaultlineReplay", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineFlow", "FaultlineProxy",
                 "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "FaultlineDemo",
             dependencies: [
-                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix",
+                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineReplay",
                 "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -127,7 +127,7 @@ let package = Package(
             name: "faultline-urlsession-client", path: "Tests/URLSessionClient", swiftSettings: strictSettings),
 
         .testTarget(
-            name: "FaultlineDemoTests", dependencies: ["FaultlineDemo", "FaultlineContract"], swiftSettings: strictSettings),
+            name: "FaultlineDemoTests", dependencies: ["FaultlineDemo", "FaultlineContract", "FaultlineReplay", "FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineTestingTests",
             dependencies: [

@@ -28,13 +28,29 @@ public struct Capture: Sendable {
     /// Requests received, responses delivered and marks, in trace order: the interleaving that
     /// `--order recorded` reproduces.
     public var timeline: [TimelineEntry]
+    /// The kind (`access`, `refresh`, `session`) of each credential value the `lineage.*` events
+    /// name (pseudonyms, raw values or fingerprints), from a run with an auth profile.
+    public var credentialKinds: [String: String]
 
-    public init(source: String, secrets: Secrets, hasBodies: Bool, exchanges: [CapturedExchange], timeline: [TimelineEntry]) {
+    public init(
+        source: String, secrets: Secrets, hasBodies: Bool, exchanges: [CapturedExchange], timeline: [TimelineEntry],
+        credentialKinds: [String: String] = [:]
+    ) {
         self.source = source
         self.secrets = secrets
         self.hasBodies = hasBodies
         self.exchanges = exchanges
         self.timeline = timeline
+        self.credentialKinds = credentialKinds
+    }
+
+    /// The kind of credential `value` is: what the lineage events say, else what its pseudonym
+    /// names (`flp.refresh.L1.2` is a refresh token); nil when neither tells.
+    public func credentialKind(of value: String) -> String? {
+        if let kind = credentialKinds[value] { return kind }
+        let parts = value.split(separator: ".")
+        guard parts.count == 4, parts[0] == "flp" else { return nil }
+        return String(parts[1])
     }
 
     /// The exchanges an upstream answered (the ones a replay can serve), in recorded order.

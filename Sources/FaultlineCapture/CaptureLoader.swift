@@ -40,7 +40,8 @@ public enum CaptureLoader {
         }
         return Capture(
             source: source, secrets: secrets, hasBodies: trace.header.isCapture,
-            exchanges: builder.order.compactMap { builder.exchanges[$0] }, timeline: builder.timeline)
+            exchanges: builder.order.compactMap { builder.exchanges[$0] }, timeline: builder.timeline,
+            credentialKinds: builder.credentialKinds)
     }
 
     /// Folds events into exchanges by flow ID.
@@ -48,9 +49,20 @@ public enum CaptureLoader {
         var exchanges: [Int64: CapturedExchange] = [:]
         var order: [Int64] = []
         var timeline: [TimelineEntry] = []
+        var credentialKinds: [String: String] = [:]
 
         mutating func consume(_ event: TraceEvent) {
             let moment = Moment(seq: event.seq, monoNanoseconds: event.monoNanoseconds, wall: event.wall)
+            if event.kind.rawValue.hasPrefix("lineage.") {
+                // `kind=value` entries: which credentials are refresh tokens, for a replay's rotation.
+                for key in ["issued", "presented", "replaced", "revoked"] {
+                    for entry in event.strings(key) ?? [] {
+                        guard let equals = entry.firstIndex(of: "=") else { continue }
+                        credentialKinds[String(entry[entry.index(after: equals)...])] = String(entry[..<equals])
+                    }
+                }
+                return
+            }
             if event.kind.rawValue == "mark", let label = event.string("label") {
                 timeline.append(TimelineEntry(.mark(label), at: moment))
                 return

@@ -1,8 +1,9 @@
 import FaultlineBackend
 public import FaultlineContract
+public import FaultlineReplay
 import FaultlineTestProxy
 public import FaultlineTrace
-import Foundation
+public import Foundation
 
 /// Runs demo cases: the reference backend and a proxy in this process, a reference client
 /// through the proxy's reverse listener, and the contract checker on the trace.
@@ -34,14 +35,35 @@ public final class DemoRunner: Sendable {
         contract = loaded!
     }
 
-    /// Runs one case on a fresh proxy (own rules, state and trace) against a reset backend.
-    public func run(_ demoCase: DemoCase) async throws -> Result {
+    /// Runs one case on a fresh proxy (own rules, state and trace) against a reset backend; with
+    /// `captureTo`, the proxy's trace is a capture and is saved there for `replay`.
+    public func run(_ demoCase: DemoCase, captureTo: URL? = nil) async throws -> Result {
         backend.reset()
         guard let address = backend.address else { preconditionFailure("backend not running") }
+        let proxy = try TestProxy.start(
+            upstream: URL(string: "http://\(address)")!, rules: .files(Self.ruleFiles(demoCase)),
+            capture: captureTo == nil ? nil : CaptureOptions())
+        defer { proxy.stop() }
+        let result = try await play(demoCase, proxy: proxy, backend: backend)
+        if let captureTo { try proxy.saveCapture(to: captureTo) }
+        return result
+    }
+
+    /// Runs one case against a replay of `capture` instead of the backend, with the case's rules
+    /// on top: the recorded race, offline.
+    public func replay(_ demoCase: DemoCase, capture: URL, settings: ReplaySettings = ReplaySettings()) async throws -> Result {
+        let proxy = try TestProxy.start(replaying: capture, rules: .files(Self.ruleFiles(demoCase)), settings: settings)
+        defer { proxy.stop() }
+        return try await play(demoCase, proxy: proxy, backend: nil)
+    }
+
+    private static func ruleFiles(_ demoCase: DemoCase) -> [String: String] {
         var files = demoCase.scenario.ruleFiles
         files["auth-profile.json5"] = DemoRules.profile
-        let proxy = try TestProxy.start(upstream: URL(string: "http://\(address)")!, rules: .files(files))
-        defer { proxy.stop() }
+        return files
+    }
+
+    private func play(_ demoCase: DemoCase, proxy: TestProxy, backend: ReferenceBackend?) async throws -> Result {
         let client = ReferenceClient(baseURL: proxy.baseURL!, flaws: demoCase.flaws)
         try await demoCase.scenario.play(client, proxy: proxy, backend: backend)
         let trace = try proxy.trace()

@@ -45,6 +45,13 @@ public final class ReplaySource: ReplayResponder {
         let request: CapturedRequest
         let response: CapturedResponse
         let shape: RequestShape
+        /// A 2xx answer that issues a refresh token: a login or a refresh.
+        let issuesRefresh: Bool
+        /// The request presents a refresh token a recorded response issued: a refresh.
+        let presentsRefresh: Bool
+
+        var isSuccessfulRefresh: Bool { presentsRefresh && issuesRefresh }
+        var isRejectedRefresh: Bool { presentsRefresh && !(200..<300).contains(response.status) }
     }
 
     private struct State: ~Copyable {
@@ -55,6 +62,8 @@ public final class ReplaySource: ReplayResponder {
         /// Live flow → the recorded flow it was matched to (ordered replay).
         var assignments: [FlowID: Int64] = [:]
         var parked: [Parked] = []
+        /// Fresh refresh tokens a successful refresh has rotated: presenting one again is refused.
+        var spentRefreshTokens: Set<String> = []
     }
 
     private struct Parked {
@@ -73,14 +82,20 @@ public final class ReplaySource: ReplayResponder {
         self.notice = notice
         let issued = IssuedSecrets(capture: capture, policy: settings.secrets)
         self.issued = issued
+        let refreshTokens = issued.values.filter { capture.credentialKind(of: $0) == "refresh" }
         let recorded = capture.answeredExchanges.map { exchange in
             let request = exchange.upstreamRequest!
+            let response = exchange.response!
             let keptBody = request.body.flatMap { $0.truncated ? nil : $0.bytes } ?? (capture.hasBodies ? [] : nil)
+            let requestText = Self.text(of: request)
             return Recorded(
-                exchange: exchange, request: request, response: exchange.response!,
+                exchange: exchange, request: request, response: response,
                 shape: RequestShape(
                     method: request.method, url: request.url, headers: request.headers, body: keptBody, settings: settings,
-                    issued: issued))
+                    issued: issued),
+                issuesRefresh: (200..<300).contains(response.status)
+                    && (issued.byFlow[exchange.flow] ?? []).contains { refreshTokens.contains($0) },
+                presentsRefresh: refreshTokens.contains { requestText.contains($0) })
         }
         self.recorded = recorded
         let routeParts: [ReplaySettings.MatchPart] = [.method, .scheme, .host, .port, .path]
@@ -103,13 +118,15 @@ public final class ReplaySource: ReplayResponder {
         var lines: [String] = []
         let (immediate, waits) = state.withLock { state -> (ReplayAnswer?, Bool) in
             let shape = liveShape(request, &state)
-            guard let choice = choose(shape, &state) else {
+            let refreshTokens = state.mint.presented(in: Self.text(of: request))
+                .filter { capture.credentialKind(of: $0.recorded) == "refresh" }.map(\.fresh)
+            guard let choice = choose(shape, presentingRefresh: refreshTokens, &state) else {
                 let (answer, line) = unmatched(request, shape, state.order)
                 lines.append(line)
                 return (answer, false)
             }
             var events = choice.events
-            let response = makeResponse(choice.recorded, &state, events: &events)
+            let response = makeResponse(choice.recorded, generation: choice.newGeneration, &state, events: &events)
             guard var order = state.order else { return (response(events), false) }
             let recordedFlow = recorded[choice.recorded].exchange.flow
             state.assignments[request.flow] = recordedFlow
@@ -193,42 +210,58 @@ public final class ReplaySource: ReplayResponder {
     }
 
     private struct Choice {
+        /// The recorded exchange whose answer goes out; -1 for RFC 6749's `invalid_grant`.
         let recorded: Int
         let events: [ReplayTraceEvent]
-        let rejection: Bool
+        /// Issue new fresh tokens rather than the ones this run already handed out (a refresh
+        /// the recording has no answer for, answered as its recorded refresh was).
+        var newGeneration = false
     }
 
-    /// The recorded exchange that answers `shape`, or nil when none does.
-    private func choose(_ shape: RequestShape, _ state: inout State) -> Choice? {
+    /// The recorded exchange that answers `shape`, or nil when none does. `presentingRefresh`:
+    /// the fresh refresh tokens the request presents (a refresh rotates them).
+    private func choose(_ shape: RequestShape, presentingRefresh: [String], _ state: inout State) -> Choice? {
         let pool = routes.map { $0[shape.route] ?? [] } ?? Array(recorded.indices)
         let candidates = pool.filter { shape.matches(recorded[$0].shape, parts: settings.match) }
-        guard !candidates.isEmpty else { return nil }
         if let fresh = candidates.first(where: { state.uses[$0] == 0 }) {
             state.uses[fresh] += 1
-            return Choice(recorded: fresh, events: [matchedEvent(fresh, use: 1, repeated: nil)], rejection: false)
+            if recorded[fresh].isSuccessfulRefresh { state.spentRefreshTokens.formUnion(presentingRefresh) }
+            return Choice(recorded: fresh, events: [matchedEvent(fresh, use: 1, repeated: nil)])
         }
-        let spent = recorded[candidates[0]]
-        if spent.exchange.role == "refresh", (200..<300).contains(spent.response.status) {
-            guard let rejection = recorded.indices.first(where: {
-                recorded[$0].exchange.role == "refresh" && !(200..<300).contains(recorded[$0].response.status)
-            }) else { return Choice(recorded: -1, events: [], rejection: true) }
+        if presentingRefresh.contains(where: state.spentRefreshTokens.contains) {
+            // A rotated refresh token presented again: the recorded backend refused that (RFC 6749
+            // §10.4, refresh token rotation), so the replay does too.
+            let rejection = pool.first { recorded[$0].isRejectedRefresh } ?? recorded.indices.first { recorded[$0].isRejectedRefresh }
+            var fields: [TraceField] = [.string("reason", "the refresh token was already rotated by an earlier refresh")]
+            if let rejection { fields.append(.int("answered_with_flow", recorded[rejection].exchange.flow)) }
+            return Choice(recorded: rejection ?? -1, events: [ReplayTraceEvent(.replayRotated, fields)])
+        }
+        if !candidates.isEmpty {
+            let chosen: Int
+            switch settings.repeatPolicy {
+            case .none: return nil
+            case .last: chosen = candidates[candidates.count - 1]
+            case .cycle:
+                let key = candidates.map(String.init).joined(separator: ",")
+                let count = state.cycles[key, default: 0]
+                state.cycles[key] = count + 1
+                chosen = candidates[count % candidates.count]
+            }
+            state.uses[chosen] += 1
+            return Choice(recorded: chosen, events: [matchedEvent(chosen, use: state.uses[chosen], repeated: settings.repeatPolicy)])
+        }
+        if !presentingRefresh.isEmpty, let template = pool.last(where: { recorded[$0].isSuccessfulRefresh }) {
+            // A refresh with a token this run issued and the recording never presented (a client
+            // that refreshes more often than the recorded one): the backend would rotate, so the
+            // replay answers as the recorded refresh did, with new tokens.
+            state.spentRefreshTokens.formUnion(presentingRefresh)
+            state.uses[template] += 1
             return Choice(
-                recorded: rejection,
-                events: [ReplayTraceEvent(.replayRotated, [.int("recorded_flow", spent.exchange.flow), .int("answered_with_flow", recorded[rejection].exchange.flow)])],
-                rejection: true)
+                recorded: template,
+                events: [ReplayTraceEvent(.replayRotated, [.int("recorded_flow", recorded[template].exchange.flow), .string("reason", "a refresh the recording has no answer for: answered as recorded flow \(recorded[template].exchange.flow) was, with new tokens")])],
+                newGeneration: true)
         }
-        let key = candidates.map(String.init).joined(separator: ",")
-        let chosen: Int
-        switch settings.repeatPolicy {
-        case .none: return nil
-        case .last: chosen = candidates[candidates.count - 1]
-        case .cycle:
-            let count = state.cycles[key, default: 0]
-            state.cycles[key] = count + 1
-            chosen = candidates[count % candidates.count]
-        }
-        state.uses[chosen] += 1
-        return Choice(recorded: chosen, events: [matchedEvent(chosen, use: state.uses[chosen], repeated: settings.repeatPolicy)], rejection: false)
+        return nil
     }
 
     private func matchedEvent(_ index: Int, use: Int, repeated: ReplaySettings.Repeat?) -> ReplayTraceEvent {
@@ -242,11 +275,23 @@ public final class ReplaySource: ReplayResponder {
         return ReplayTraceEvent(.replayMatched, fields)
     }
 
+    /// A request's bytes where a credential can travel: target, field values and body.
+    private static func text(of request: CapturedRequest) -> String {
+        ([request.url.target] + request.headers.map(\.value)).joined(separator: "\n") + "\n"
+            + String(decoding: request.body?.bytes ?? [], as: UTF8.self)
+    }
+
+    private static func text(of request: ReplayRequest) -> [UInt8] {
+        Array(([request.head.target] + request.head.headers.map(\.value)).joined(separator: "\n").utf8) + [0x0A] + request.body
+    }
+
     // MARK: Answers
 
     /// The recorded response of `index` with fresh credentials in place of the issued ones; the
     /// result still takes the trace events (an ordered answer adds its own before it goes).
-    private func makeResponse(_ index: Int, _ state: inout State, events: inout [ReplayTraceEvent]) -> ([ReplayTraceEvent]) -> ReplayAnswer {
+    private func makeResponse(
+        _ index: Int, generation: Bool, _ state: inout State, events: inout [ReplayTraceEvent]
+    ) -> ([ReplayTraceEvent]) -> ReplayAnswer {
         guard index >= 0 else {
             let head = HTTPResponseHead(
                 status: 400, reason: "Bad Request",
@@ -257,8 +302,15 @@ public final class ReplaySource: ReplayResponder {
         }
         let entry = recorded[index]
         let secrets = issued.byFlow[entry.exchange.flow] ?? []
+        var minted: [String: String] = [:]
         func fresh(_ bytes: [UInt8]) -> [UInt8] {
-            CredentialSubstitution.replace(secrets, in: bytes) { state.mint.fresh(for: $0) }
+            CredentialSubstitution.replace(secrets, in: bytes) { value in
+                guard generation else { return state.mint.fresh(for: value) }
+                if let known = minted[value] { return known }
+                let token = state.mint.nextGeneration(for: value)
+                minted[value] = token
+                return token
+            }
         }
         var head = HTTPResponseHead(status: entry.response.status, reason: entry.response.reason)
         // Framing and connection fields go: the replayed upstream frames its own answer.

@@ -18,6 +18,38 @@ struct TokenMint {
     /// The fresh value standing for `value` in this run, minted on first use.
     mutating func fresh(for value: String) -> String {
         if let known = fresh[value] { return known }
+        let token = mint(for: value)
+        fresh[value] = token
+        return token
+    }
+
+    /// Another fresh value for `value` (a refresh the recording has no answer for issues new
+    /// tokens, which stand for the recorded ones they replace); read back as `value`.
+    mutating func nextGeneration(for value: String) -> String {
+        mint(for: value)
+    }
+
+    /// The fresh values in `text` this run handed out, with the recorded value each stands for.
+    func presented(in text: [UInt8]) -> [(fresh: String, recorded: String)] {
+        guard !recorded.isEmpty else { return [] }
+        let total = Self.prefix.count + Self.randomLength
+        var found: [(String, String)] = []
+        var index = 0
+        while index + total <= text.count {
+            if text[index] == Self.prefix[0], text[index + 1] == Self.prefix[1], text[index + 2] == Self.prefix[2] {
+                let candidate = String(decoding: text[index..<(index + total)], as: UTF8.self)
+                if let original = recorded[candidate] {
+                    found.append((candidate, original))
+                    index += total
+                    continue
+                }
+            }
+            index += 1
+        }
+        return found
+    }
+
+    private mutating func mint(for value: String) -> String {
         var bytes = Self.prefix
         var random = [UInt8](repeating: 0, count: Self.randomLength)
         Self.fillRandom(&random)
@@ -33,7 +65,6 @@ struct TokenMint {
             if byte < 248 { bytes.append(Self.alphabet[Int(byte % 62)]) }
         }
         let token = String(decoding: bytes, as: UTF8.self)
-        fresh[value] = token
         recorded[token] = value
         return token
     }

@@ -1,9 +1,11 @@
+import FaultlineCapture
 public import FaultlineContract
 import FaultlineConfig
 import FaultlineCore
 import FaultlinePosix
 import FaultlineFlow
 import FaultlineProxy
+public import FaultlineReplay
 public import FaultlineRules
 public import FaultlineServer
 public import FaultlineTLS
@@ -85,9 +87,44 @@ public final class TestProxy: Sendable {
     /// The trace is kept in memory: read it with `trace()` or `traceText`. Throws `RulesError`
     /// when the rules do not load or the upstream URL cannot be used, `TLSError` when the TLS
     /// settings cannot, `ServerError` when a listener cannot start.
-    public static func start(upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1, tls: TLS? = nil) throws
-        -> TestProxy
-    {
+    ///
+    /// With `capture`, the trace is a capture (`faultline run --capture`): it also keeps each
+    /// exchange's bodies, secrets as pseudonyms; `saveCapture(to:)` writes it to a file that
+    /// `start(replaying:)` and `faultline replay serve` read.
+    public static func start(
+        upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1, tls: TLS? = nil, capture: CaptureOptions? = nil
+    ) throws -> TestProxy {
+        try start(upstream: upstream, rules: rules, loops: loops, tls: tls, capture: capture, replay: nil)
+    }
+
+    /// Starts a proxy that answers from the capture, trace or HAR file at `replaying` instead of
+    /// any upstream (`faultline replay serve`): the forward listener serves absolute-form
+    /// requests and, with `tls`, intercepted `CONNECT`s for every host; `baseURL` serves as the
+    /// recorded origin (`origin`, or the capture's only one). Rules, holds and the trace work on
+    /// top as on a live proxy. Throws `CaptureLoadError` when the file cannot be read, `RulesError`
+    /// when the rules do not load or the capture has several origins and `origin` names none.
+    public static func start(
+        replaying: URL, origin: URL? = nil, rules: Rules? = nil, settings: ReplaySettings = ReplaySettings(),
+        loops: Int = 1, tls: TLS? = nil, capture: CaptureOptions? = nil
+    ) throws -> TestProxy {
+        let recording = try CaptureLoader.load(path: replaying.path)
+        var origins: [String] = []
+        for exchange in recording.answeredExchanges where !origins.contains(exchange.upstreamRequest!.url.origin) {
+            origins.append(exchange.upstreamRequest!.url.origin)
+        }
+        let chosen = origin ?? (origins.count == 1 ? URL(string: origins[0]) : nil)
+        if origin == nil, origins.count > 1 {
+            throw RulesError(errors: ["\(replaying.path) records \(origins.count) origins (\(origins.joined(separator: ", "))): pass origin:"])
+        }
+        return try start(
+            upstream: chosen, rules: rules, loops: loops, tls: tls ?? (origins.contains { $0.hasPrefix("https:") } ? TLS() : nil),
+            capture: capture, replay: (recording, settings))
+    }
+
+    private static func start(
+        upstream: URL?, rules: Rules?, loops: Int, tls: TLS?, capture: CaptureOptions?,
+        replay: (Capture, ReplaySettings)?
+    ) throws -> TestProxy {
         let any = try SocketAddress(parsing: "127.0.0.1:0")
         var listeners = [ListenerConfiguration(address: any, mode: .forward)]
         if let upstream {
@@ -112,8 +149,19 @@ public final class TestProxy: Sendable {
                 verifyUpstream: tls.verifyUpstream,
                 interception: InterceptionPolicy(intercept: tls.intercept.map(HostGlob.init), ignore: tls.ignore.map(HostGlob.init)))
         }
-        let trace = try TraceRecorder(output: .memory, flushInterval: .zero)
-        let server = ProxyServer(configuration: configuration, trace: trace, ruleSet: try rules.map(load))
+        let ruleSet = try rules.map(load)
+        let fromProfile = ruleSet?.profile?.secretFieldNames ?? (headers: [], bodyFields: [])
+        let trace = try TraceRecorder(
+            output: .memory, redaction: RedactionPolicy(extraHeaderNames: fromProfile.headers, extraBodyFields: fromProfile.bodyFields),
+            flushInterval: .zero, capture: capture)
+        if let (recording, settings) = replay {
+            var settings = settings
+            settings.secrets = trace.redaction
+            let source = ReplaySource(capture: recording, settings: settings)
+            configuration.replay = source
+            source.follow(trace)
+        }
+        let server = ProxyServer(configuration: configuration, trace: trace, ruleSet: ruleSet)
         try server.start()
         let addresses = server.boundAddresses
         return TestProxy(
@@ -182,6 +230,14 @@ public final class TestProxy: Sendable {
 
     /// The trace so far as JSON Lines (to save next to a failing test's logs).
     public var traceText: String { server.trace.memoryContents() }
+
+    /// Writes the trace so far to `path`: a capture when the proxy was started with `capture`
+    /// (mode 0600 when it keeps raw secrets), a trace otherwise. `start(replaying:)` reads it back.
+    public func saveCapture(to path: URL) throws {
+        let keepsSecrets = server.trace.capture?.secrets == .keep
+        try traceText.write(to: path, atomically: true, encoding: .utf8)
+        if keepsSecrets { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path) }
+    }
 
     /// Checks the trace so far against the session-boundary contract.
     public func checkContract(_ contract: Contract = .default) throws -> ContractReport {

@@ -87,13 +87,7 @@ enum ReplayServeCommand {
             settings.secrets = trace.redaction
             let source = ReplaySource(capture: capture, settings: settings) { printError($0) }
             configuration.replay = source
-            if settings.order == .recorded {
-                // Marks are recorded steps too: the source hears this run's as they are traced.
-                _ = trace.addObserver { line in
-                    guard let label = MarkLine.label(line) else { return }
-                    source.marked(label)
-                }
-            }
+            source.follow(trace)
             var lines = [
                 "faultline: replaying \(capture.source): \(source.replayableCount) recorded exchanges"
                     + "\(capture.hasBodies ? "" : " (a trace without bodies: answers have empty bodies)"); "
@@ -163,24 +157,5 @@ enum ReplayServeCommand {
             expanded[index + 1] = "reverse:" + origins[0]
         }
         return expanded
-    }
-}
-
-/// Reads the label of a `mark` trace line as the recorder wrote it, without parsing other lines.
-enum MarkLine {
-    private static let marker = Array("\"event\":\"mark\"".utf8)
-
-    static func label(_ line: UnsafeBufferPointer<UInt8>) -> String? {
-        guard line.count > marker.count else { return nil }
-        var found = false
-        for start in 0...(line.count - marker.count) where line[start] == marker[0] {
-            if line[start..<(start + marker.count)].elementsEqual(marker) {
-                found = true
-                break
-            }
-        }
-        guard found, let event = try? TraceReader.parseEvent(line: String(decoding: line, as: UTF8.self).trimmingCharacters(in: .newlines), number: 0)
-        else { return nil }
-        return event.string("label")
     }
 }
