@@ -222,7 +222,12 @@ public final class ReplaySource: ReplayResponder {
     /// the fresh refresh tokens the request presents (a refresh rotates them).
     private func choose(_ shape: RequestShape, presentingRefresh: [String], _ state: inout State) -> Choice? {
         let pool = routes.map { $0[shape.route] ?? [] } ?? Array(recorded.indices)
-        let candidates = pool.filter { shape.matches(recorded[$0].shape, parts: settings.match) }
+        var candidates = pool.filter { shape.matches(recorded[$0].shape, parts: settings.match) }
+        if candidates.allSatisfy({ state.uses[$0] > 0 }) {
+            // Nothing unused matches exactly: one that only lacks a credential the recording sent may.
+            let loose = pool.filter { state.uses[$0] == 0 && shape.matches(recorded[$0].shape, parts: settings.match, loosely: true) }
+            if !loose.isEmpty { candidates = loose }
+        }
         if let fresh = candidates.first(where: { state.uses[$0] == 0 }) {
             state.uses[fresh] += 1
             if recorded[fresh].isSuccessfulRefresh { state.spentRefreshTokens.formUnion(presentingRefresh) }

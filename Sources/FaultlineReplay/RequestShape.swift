@@ -11,7 +11,7 @@ struct RequestShape: Sendable {
     /// `name=value` (secret values canonical), ignored names left out, sorted.
     var query: [String]
     /// Authorization, cookies and secret headers, canonical, sorted.
-    var credentials: [String]
+    var credentials: [PresentedCredential]
     /// Nil when the body cannot decide a match (the recording kept none, or cut it).
     var body: String?
     var headers: HTTPHeaders
@@ -35,7 +35,7 @@ struct RequestShape: Sendable {
             guard policy.secretQueryParameters.contains(name), !value.isEmpty else { return "\(parts[0])=\(value)" }
             return "\(parts[0])=\(issued.canonical(StructuredBody.decode(value.utf8), kind: name))"
         }.sorted()
-        var credentials: [String] = []
+        var credentials: [PresentedCredential] = []
         for field in headers {
             let name = field.name.lowercased()
             switch name {
@@ -44,9 +44,10 @@ struct RequestShape: Sendable {
                 if let space = value.firstIndex(where: { $0 == " " || $0 == "\t" }) {
                     let scheme = value[..<space]
                     let secret = value[space...].trimmingCharacters(in: .whitespaces)
-                    credentials.append("\(name): \(scheme.lowercased()) \(issued.canonical(secret, kind: scheme == "Bearer" || scheme.lowercased() == "bearer" ? "access" : String(scheme)))")
+                    let kind = scheme.lowercased() == "bearer" ? "access" : scheme.lowercased()
+                    credentials.append(PresentedCredential(name: name, value: "\(scheme.lowercased()) \(issued.canonical(secret, kind: kind))"))
                 } else {
-                    credentials.append("\(name): \(issued.canonical(value, kind: name))")
+                    credentials.append(PresentedCredential(name: name, value: issued.canonical(value, kind: name)))
                 }
             case "cookie":
                 for pair in field.value.split(separator: ";") {
@@ -54,11 +55,13 @@ struct RequestShape: Sendable {
                     guard let equals = trimmed.firstIndex(of: "=") else { continue }
                     let cookie = String(trimmed[..<equals])
                     let value = String(trimmed[trimmed.index(after: equals)...])
-                    credentials.append("cookie \(cookie)=\(value.isEmpty ? "" : issued.canonical(value, kind: "cookie-\(cookie)"))")
+                    credentials.append(
+                        PresentedCredential(name: "cookie \(cookie)", value: value.isEmpty ? "" : issued.canonical(value, kind: "cookie-\(cookie)")))
                 }
             default:
                 if policy.secretHeaderNames.contains(name), name != "set-cookie" {
-                    credentials.append("\(name): \(issued.canonical(field.value.trimmingCharacters(in: .whitespaces), kind: name))")
+                    credentials.append(
+                        PresentedCredential(name: name, value: issued.canonical(field.value.trimmingCharacters(in: .whitespaces), kind: name)))
                 }
             }
         }
@@ -74,8 +77,16 @@ struct RequestShape: Sendable {
     }
 
     /// True when every part in `parts` equals `recorded`'s (a recorded body of nil matches any).
-    func matches(_ recorded: RequestShape, parts: [ReplaySettings.MatchPart]) -> Bool {
-        differences(from: recorded, parts: parts, limit: 1).isEmpty
+    /// Credentials match when the request presents every recorded one (extra ones do not decide:
+    /// a server reads the ones it asks for) or, `loosely`, when none it presents contradicts a
+    /// recorded one (a client that dropped a cookie the recording still sent).
+    func matches(_ recorded: RequestShape, parts: [ReplaySettings.MatchPart], loosely: Bool = false) -> Bool {
+        guard loosely, parts.contains(.credentials) else { return differences(from: recorded, parts: parts, limit: 1).isEmpty }
+        let others = parts.filter { $0 != .credentials }
+        guard differences(from: recorded, parts: others, limit: 1).isEmpty else { return false }
+        return recorded.credentials.allSatisfy { wanted in
+            !credentials.contains { $0.name == wanted.name } || credentials.contains(wanted)
+        }
     }
 
     /// What differs from `recorded`, one phrase per part, without any live secret (canonical forms only).
@@ -91,9 +102,7 @@ struct RequestShape: Sendable {
             case .query where query != recorded.query:
                 let names = Set(query).symmetricDifference(recorded.query).map { $0.split(separator: "=").first.map(String.init) ?? $0 }
                 found.append("query parameter(s) \(Set(names).sorted().joined(separator: ", "))")
-            case .credentials where !Set(recorded.credentials).isSubset(of: credentials):
-                // Extra credentials do not decide (a server reads the ones it asks for); missing
-                // or different ones do.
+            case .credentials where !recorded.credentials.allSatisfy(credentials.contains):
                 let missing = recorded.credentials.filter { !credentials.contains($0) }
                 found.append("credentials: presents \(Self.describe(credentials)), the recording \(Self.describe(missing))")
             case .body:
@@ -108,8 +117,18 @@ struct RequestShape: Sendable {
         return found
     }
 
-    /// `issued:flp.access.L1.2` reads as itself; a client secret as `a Bearer access secret`.
-    private static func describe(_ credentials: [String]) -> String {
-        credentials.isEmpty ? "none" : "[" + credentials.joined(separator: "; ") + "]"
+    private static func describe(_ credentials: [PresentedCredential]) -> String {
+        credentials.isEmpty ? "none" : "[" + credentials.map(\.description).joined(separator: "; ") + "]"
     }
+}
+
+/// A credential a request presents, for matching: where (`authorization`, `cookie session`) and
+/// what, canonical (`bearer issued:flp.access.L1.2`, `secret:password`): never a live secret.
+struct PresentedCredential: Hashable, Sendable, Comparable, CustomStringConvertible {
+    let name: String
+    let value: String
+
+    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.name, lhs.value) < (rhs.name, rhs.value) }
+
+    var description: String { name.hasPrefix("cookie ") ? "\(name)=\(value)" : "\(name): \(value)" }
 }
