@@ -12,9 +12,12 @@ import FaultlineTrace
 /// field, never the value.
 ///
 /// It runs on every event of traces of millions of lines, so it works on UTF-8 bytes.
-enum SecretScanner {
+struct SecretScanner {
+    /// A capture writes secrets as pseudonyms (`flp.KIND.LINEAGE.N`): redacted as well as `fp:…`.
+    var acceptsPseudonyms = false
+
     /// Where in the event the suspected secret is, for a ``TraceProblem`` message.
-    static func findings(in event: TraceEvent) -> [String] {
+    func findings(in event: TraceEvent) -> [String] {
         var found: [String] = []
         if let headers = event.attributes["headers"]?.arrayValue {
             for header in headers {
@@ -45,7 +48,7 @@ enum SecretScanner {
         return copy.withUTF8 { isFingerprint(Bytes($0)) }
     }
 
-    static func headerProblem(name: String, value: String) -> String? {
+    func headerProblem(name: String, value: String) -> String? {
         var name = name
         guard let kind = name.withUTF8({ HeaderKind(Bytes($0)) }) else { return nil }
         var value = value
@@ -69,7 +72,7 @@ enum SecretScanner {
     }
 
     /// A reason when a URL or target shows a password or a secret parameter in clear.
-    static func targetProblem(_ target: String) -> String? {
+    func targetProblem(_ target: String) -> String? {
         var target = target
         return target.withUTF8 { targetProblem(Bytes($0)) }
     }
@@ -168,6 +171,41 @@ enum SecretScanner {
         }
     }
 
+    /// A fingerprint, or in a capture with pseudonyms, a pseudonym.
+    func isRedacted(_ bytes: Bytes) -> Bool {
+        Self.isFingerprint(bytes) || (acceptsPseudonyms && Self.isPseudonym(bytes))
+    }
+
+    /// `flp.KIND.LINEAGE.N`: letters, digits and `-` in the kind, letters and digits in the
+    /// lineage, digits in the ordinal (FaultlineTrace's `PseudonymRegistry`).
+    static func isPseudonym(_ bytes: Bytes) -> Bool {
+        guard bytes.count > 10, bytes[0] == UInt8(ascii: "f"), bytes[1] == UInt8(ascii: "l"), bytes[2] == UInt8(ascii: "p"),
+            bytes[3] == UInt8(ascii: ".")
+        else { return false }
+        var parts = 1
+        var partLength = 0
+        for index in 4..<bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                guard partLength > 0 else { return false }
+                parts += 1
+                partLength = 0
+                continue
+            }
+            let lower = Bytes.lower(byte)
+            let ok: Bool
+            switch parts {
+            case 1: ok = (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
+            case 2: ok = (0x61...0x7A).contains(lower) || (0x30...0x39).contains(byte)
+            case 3: ok = (0x30...0x39).contains(byte)
+            default: ok = false
+            }
+            guard ok else { return false }
+            partLength += 1
+        }
+        return parts == 3 && partLength > 0
+    }
+
     static func isFingerprint(_ bytes: Bytes) -> Bool {
         guard bytes.count == 19, bytes[0] == UInt8(ascii: "f"), bytes[1] == UInt8(ascii: "p"),
             bytes[2] == UInt8(ascii: ":")
@@ -179,31 +217,31 @@ enum SecretScanner {
         return true
     }
 
-    private static func credentialEntryIsRedacted(_ text: String) -> Bool {
+    private func credentialEntryIsRedacted(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { raw in
             let bytes = Bytes(raw)
-            guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return isFingerprint(bytes) }
-            return isFingerprint(bytes.slice(equals + 1, bytes.count))
+            guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return isRedacted(bytes) }
+            return isRedacted(bytes.slice(equals + 1, bytes.count))
         }
     }
 
-    private static func authorizationIsRedacted(_ value: Bytes) -> Bool {
+    private func authorizationIsRedacted(_ value: Bytes) -> Bool {
         let trimmed = value.trimmed
         guard !trimmed.isEmpty else { return true }
-        guard let space = trimmed.firstIndex(of: 0x20) else { return isFingerprint(trimmed) }
+        guard let space = trimmed.firstIndex(of: 0x20) else { return isRedacted(trimmed) }
         for index in 0..<space where !HTTPToken.isTokenByte(trimmed[index]) { return false }
-        return isFingerprint(trimmed.slice(space + 1, trimmed.count).trimmed)
+        return isRedacted(trimmed.slice(space + 1, trimmed.count).trimmed)
     }
 
-    private static func cookieIsRedacted(_ value: Bytes) -> Bool {
+    private func cookieIsRedacted(_ value: Bytes) -> Bool {
         value.forEachPiece(separatedBy: UInt8(ascii: ";")) { piece in
             let pair = piece.trimmed
             return pair.isEmpty || pairIsRedacted(pair)
         }
     }
 
-    private static func setCookieIsRedacted(_ value: Bytes) -> Bool {
+    private func setCookieIsRedacted(_ value: Bytes) -> Bool {
         var first = true
         return value.forEachPiece(separatedBy: UInt8(ascii: ";")) { piece in
             let part = piece.trimmed
@@ -213,16 +251,16 @@ enum SecretScanner {
             }
             guard !part.isEmpty else { return true }
             guard let equals = part.firstIndex(of: UInt8(ascii: "=")) else {
-                return isKnownCookieAttribute(part) || isFingerprint(part)
+                return isKnownCookieAttribute(part) || isRedacted(part)
             }
             let attributeValue = part.slice(equals + 1, part.count).trimmed
-            if attributeValue.isEmpty || isFingerprint(attributeValue) { return true }
+            if attributeValue.isEmpty || isRedacted(attributeValue) { return true }
             return isKnownCookieAttribute(part.slice(0, equals).trimmed) && !attributeValue.contains(UInt8(ascii: "="))
         }
     }
 
     /// RFC 6265 §5.2 attributes plus `Partitioned` and `Priority`.
-    private static func isKnownCookieAttribute(_ name: Bytes) -> Bool {
+    private func isKnownCookieAttribute(_ name: Bytes) -> Bool {
         name.equalsLowercase("path") || name.equalsLowercase("domain") || name.equalsLowercase("expires")
             || name.equalsLowercase("max-age") || name.equalsLowercase("httponly") || name.equalsLowercase("secure")
             || name.equalsLowercase("samesite") || name.equalsLowercase("partitioned")
@@ -230,13 +268,13 @@ enum SecretScanner {
     }
 
     /// `name=fp:…`, `name=` or a bare `fp:…`.
-    private static func pairIsRedacted(_ pair: Bytes) -> Bool {
-        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return isFingerprint(pair) }
+    private func pairIsRedacted(_ pair: Bytes) -> Bool {
+        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return isRedacted(pair) }
         let value = pair.slice(equals + 1, pair.count).trimmed
-        return value.isEmpty || isFingerprint(value)
+        return value.isEmpty || isRedacted(value)
     }
 
-    private static func targetProblem(_ target: Bytes) -> String? {
+    private func targetProblem(_ target: Bytes) -> String? {
         var position = 0
         if let authorityStart = authorityStart(target) {
             var authorityEnd = authorityStart
@@ -247,8 +285,8 @@ enum SecretScanner {
                 let userinfo = target.slice(authorityStart, at)
                 if let colon = userinfo.firstIndex(of: UInt8(ascii: ":")) {
                     let password = userinfo.slice(colon + 1, userinfo.count)
-                    if !password.isEmpty && !isFingerprint(password) { return "shows a password in clear" }
-                } else if !userinfo.isEmpty && !isFingerprint(userinfo) {
+                    if !password.isEmpty && !isRedacted(password) { return "shows a password in clear" }
+                } else if !userinfo.isEmpty && !isRedacted(userinfo) {
                     return "shows userinfo in clear"
                 }
             }
@@ -270,7 +308,7 @@ enum SecretScanner {
                 let secret = secretParameterName(parameter.slice(0, equals))
             {
                 let value = parameter.slice(equals + 1, parameter.count)
-                if !value.isEmpty && !isFingerprint(value) { return "shows the parameter '\(secret)' in clear" }
+                if !value.isEmpty && !isRedacted(value) { return "shows the parameter '\(secret)' in clear" }
             }
             low = high + 1
         }
@@ -278,7 +316,7 @@ enum SecretScanner {
     }
 
     /// Where the authority starts in `scheme://…`, or nil.
-    private static func authorityStart(_ target: Bytes) -> Int? {
+    private func authorityStart(_ target: Bytes) -> Int? {
         var index = 0
         while index < target.count {
             let byte = target[index]
@@ -295,7 +333,7 @@ enum SecretScanner {
     private static let secretParameters: [[UInt8]] = RedactionPolicy.defaultSecretQueryParameters.map { Array($0.utf8) }
 
     /// The secret parameter `name` is (percent-decoded, case-insensitive), or nil.
-    private static func secretParameterName(_ name: Bytes) -> String? {
+    private func secretParameterName(_ name: Bytes) -> String? {
         guard name.count <= 3 * 13 else { return nil }  // the longest name, fully percent-encoded
         var decoded: [UInt8] = []
         decoded.reserveCapacity(name.count)
@@ -312,7 +350,7 @@ enum SecretScanner {
                 index += 1
             }
         }
-        guard let match = secretParameters.first(where: { $0 == decoded }) else { return nil }
+        guard let match = Self.secretParameters.first(where: { $0 == decoded }) else { return nil }
         return String(decoding: match, as: UTF8.self)
     }
 }
