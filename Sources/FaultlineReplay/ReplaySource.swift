@@ -238,7 +238,11 @@ public final class ReplaySource: ReplayResponder {
             // §10.4, refresh token rotation), so the replay does too.
             let rejection = pool.first { recorded[$0].isRejectedRefresh } ?? recorded.indices.first { recorded[$0].isRejectedRefresh }
             var fields: [TraceField] = [.string("reason", "the refresh token was already rotated by an earlier refresh")]
-            if let rejection { fields.append(.int("answered_with_flow", recorded[rejection].exchange.flow)) }
+            if let rejection {
+                fields.append(.int("answered_with_flow", recorded[rejection].exchange.flow))
+            } else {
+                fields.append(.string("answer", "invalid_grant (RFC 6749 section 5.2): the recording has no rejected refresh"))
+            }
             return Choice(recorded: rejection ?? -1, events: [ReplayTraceEvent(.replayRotated, fields)])
         }
         if !candidates.isEmpty {
@@ -302,7 +306,6 @@ public final class ReplaySource: ReplayResponder {
                 status: 400, reason: "Bad Request",
                 headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")])
             let body = Array(#"{"error":"invalid_grant","error_description":"the refresh token was already used"}"#.utf8)
-            events.append(ReplayTraceEvent(.replayRotated, [.string("answer", "invalid_grant (RFC 6749 section 5.2); the recording has no rejected refresh")]))
             return { .response(head, body: body, trailers: nil, trace: $0) }
         }
         let entry = recorded[index]

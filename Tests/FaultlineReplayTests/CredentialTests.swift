@@ -107,3 +107,12 @@ func aRotatedRefreshTokenPresentedAgainGetsARejection(recorded: Bool) throws {
     let strict = ReplayDriver(issuedCookie.capture)
     #expect(strict.outcome(strict.send("GET", "http://api.test/feed", headers: [("Cookie", "sid=not-the-issued-one")]).flow)?.status == 502)
 }
+
+@Test func aTokenTheClientSentFirstIsNotIssuedEvenWhenAResponseEchoesIt() {
+    var recording = CaptureBuilder()
+    recording.add("GET", "http://api.test/echo", headers: [("Authorization", "Bearer flp.access.none.1")], responseBody: #"{"saw":"Bearer flp.access.none.1"}"#)
+    let driver = ReplayDriver(recording.capture)
+    // The client's own token matches by kind, and the echo is not rewritten into a fresh value.
+    let flow = driver.send("GET", "http://api.test/echo", headers: [("Authorization", "Bearer my-own-token")]).flow
+    #expect(driver.outcome(flow)?.body == #"{"saw":"Bearer flp.access.none.1"}"#)
+}

@@ -45,14 +45,14 @@ def urlsession_client():
 
 @pytest.fixture
 def start_faultline(faultline_binary, tmp_path):
-    """Returns `start(*args, file_limit=None)`: runs `faultline run *args --trace <tmp>/trace-N.jsonl`
+    """Returns `start(*args, file_limit=None, command=("run",))`: runs `faultline run *args --trace <tmp>/trace-N.jsonl`
     (with RLIMIT_NOFILE set to `file_limit` if given) and returns the started `Faultline` (see
     harness/faultline.py). Pass `--listen 127.0.0.1:0` yourself."""
     started = []
 
-    def start(*args, file_limit=None):
+    def start(*args, file_limit=None, command=("run",)):
         trace_path = str(tmp_path / f"trace-{len(started)}.jsonl")
-        process = Faultline(faultline_binary, args, trace_path, str(tmp_path), file_limit=file_limit)
+        process = Faultline(faultline_binary, args, trace_path, str(tmp_path), file_limit=file_limit, command=command)
         started.append(process)
         return process.start()
 
@@ -71,6 +71,16 @@ def start_faultline(faultline_binary, tmp_path):
             except AssertionError as error:
                 problems.append(str(error))
     assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def start_replay(start_faultline):
+    """Returns `start(capture, *args)`: `faultline replay serve CAPTURE *args` (pass `--listen`),
+    stopped and checked like any `start_faultline` process."""
+    def start(capture, *args):
+        return start_faultline(*args, command=("replay", "serve", str(capture)))
+
+    return start
 
 
 @pytest.fixture

@@ -37,8 +37,9 @@ class Listener:
 class Faultline:
     """A running `faultline run` process. Use `start_faultline` (conftest) to get one."""
 
-    def __init__(self, binary, args, trace_path, workdir, file_limit=None):
+    def __init__(self, binary, args, trace_path, workdir, file_limit=None, command=("run",)):
         self.binary = binary
+        self.command = list(command)  # `run`, or `replay serve CAPTURE`: both print the same banner
         self.args = list(args)
         self.trace_path = trace_path
         self.workdir = workdir
@@ -56,7 +57,7 @@ class Faultline:
 
     def start(self, timeout=15):
         """Starts the process and waits (with a deadline) for its banner; returns self."""
-        command = [self.binary, "run", *self.args]
+        command = [self.binary, *self.command, *self.args]
         if "--trace" not in self.args:
             command += ["--trace", self.trace_path]
         self._stdout = open(self.stdout_path, "wb")
@@ -103,7 +104,7 @@ class Faultline:
             self.kill()
             raise AssertionError(
                 f"faultline printed no banner within {timeout}s (exit {self.process.poll()}); "
-                f"command {[self.binary, 'run', *self.args]}; stderr: {lines}"
+                f"command {[self.binary, *self.command, *self.args]}; stderr: {lines}"
             )
         return banners[0]
 
