@@ -127,7 +127,8 @@ let package = Package(
             name: "faultline-urlsession-client", path: "Tests/URLSessionClient", swiftSettings: strictSettings),
 
         .testTarget(
-            name: "FaultlineDemoTests", dependencies: ["FaultlineDemo", "FaultlineContract", "FaultlineReplay", "FaultlineTrace"], swiftSettings: strictSettings),
+            name: "FaultlineDemoTests",
+            dependencies: ["FaultlineDemo", "FaultlineBackend", "FaultlineCapture", "FaultlineContract", "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineTestingTests",
             dependencies: [

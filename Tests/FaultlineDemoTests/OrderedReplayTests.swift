@@ -1,3 +1,5 @@
+import FaultlineBackend
+import FaultlineCapture
 import FaultlineContract
 import FaultlineReplay
 import FaultlineTestProxy
@@ -79,6 +81,32 @@ import Testing
                 let diverged = try #require(trace.events(.replayDiverged).first)
                 #expect(diverged.strings("missing")?.contains { $0.contains("POST") && $0.contains("delivered") } == true, "\(diverged.attributes)")
             }
+        }
+    }
+
+    /// `faultline rules from-capture`'s holds stage the same order against a live backend: the
+    /// captured race, reproduced with the real backend instead of a replay.
+    @Test func theGeneratedRulesReproduceTheOrderAgainstALiveBackend() async throws {
+        let capture = try CaptureLoader.load(path: try await Self.violatingCapture().path)
+        let (scenario, holds) = OrderRules.scenario(from: capture)
+        #expect(holds == 1)
+        let backend = ReferenceBackend()
+        try backend.start()
+        defer { backend.stop() }
+        for run in 1...Self.runs {
+            backend.reset()
+            let proxy = try TestProxy.start(
+                upstream: backend.baseURL!, rules: .files(["auth-profile.json5": DemoRules.profile, "order.json5": scenario]))
+            defer { proxy.stop() }
+            let ann = try await ReferenceClient(baseURL: proxy.baseURL!, flaws: .noGenerationCheck).signIn("ann")
+            backend.expireAccessTokens()
+            async let messages = try? ann.call("GET", "/v1/messages")
+            try await Self.waitUntilReceived("/v1/messages", by: proxy)
+            try? await ann.logout()
+            _ = await messages
+            let report = try proxy.checkContract()
+            try #require(
+                Set(report.violations.map(\.clause)) == [.logoutBoundary], "run \(run): \(ReportFormatter.text(report, traceName: "live"))")
         }
     }
 
