@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "FaultlineTesting",
             dependencies: [
-                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
+                "FaultlineBackend", "FaultlineCapture", "FaultlineReplay", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
                 "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),

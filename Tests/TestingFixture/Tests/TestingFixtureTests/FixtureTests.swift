@@ -59,4 +59,32 @@ import Testing
             return text.contains("logout-boundary:") && FileManager.default.fileExists(atPath: file)
         }
     }
+
+    @Test func aCapturedSessionReplaysWithoutTheBackend() async throws {
+        let backend = ReferenceBackend()
+        _ = try backend.start()
+        let upstream: URL = try #require(backend.baseURL)
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("fixture-capture-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: capture) }
+        do {
+            let live = try TestProxy.start(upstream: upstream, rules: try FixtureRules.profileOnly(), capture: CaptureOptions())
+            defer { live.stop() }
+            let client = Client(baseURL: try #require(live.baseURL))
+            let tokens = try await client.login()
+            #expect(try await client.me(tokens) == 200)
+            try live.saveCapture(to: capture)
+        }
+        backend.stop()
+
+        // The backend is gone: the replay answers, with fresh tokens the client presents back.
+        let replay = try TestProxy.start(replaying: capture, rules: try FixtureRules.profileOnly(), settings: ReplaySettings())
+        defer { replay.stop() }
+        let client = Client(baseURL: try #require(replay.baseURL))
+        let tokens = try await client.login()
+        #expect(tokens.access.hasPrefix("flr"))
+        #expect(try await client.me(tokens) == 200)
+        #expect(try await client.me(Client.Tokens(access: "made-up", refresh: "")) == 502)
+        let report: ContractReport = try replay.expectContractHolds()
+        #expect(report.passed)
+    }
 }

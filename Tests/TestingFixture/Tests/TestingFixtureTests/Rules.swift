@@ -27,4 +27,9 @@ enum FixtureRules {
     static func withProfile() throws -> TestProxy.Rules {
         .files(["auth-profile.json5": try profile(), "race.json5": race])
     }
+
+    /// The auth profile alone: lineages are followed, nothing is changed.
+    static func profileOnly() throws -> TestProxy.Rules {
+        .files(["auth-profile.json5": try profile()])
+    }
 }
