@@ -56,7 +56,11 @@ extension HARImporter {
         }
 
         private static func exchange(_ entry: Entry, _ moments: [Step: Moment]) -> CapturedExchange {
-            var exchange = CapturedExchange(flow: entry.flow, received: moments[.received]!, clientRequest: entry.request)
+            // As in every capture, the body is the upstream request's: the client's request has
+            // none (a capture file's request.received carries no content).
+            var clientRequest = entry.request
+            clientRequest.body = nil
+            var exchange = CapturedExchange(flow: entry.flow, received: moments[.received]!, clientRequest: clientRequest)
             exchange.connection = entry.connection
             exchange.duplicateOf = entry.duplicateOf
             exchange.role = entry.role

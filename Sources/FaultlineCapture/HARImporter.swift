@@ -5,7 +5,8 @@ import Foundation
 /// Reads a HAR 1.2 file (http://www.softwareishard.com/blog/har-12-spec/) into a `Capture`.
 ///
 /// Each entry becomes an exchange whose request is both what the client sent and what went
-/// upstream (a HAR has one request), answered by the entry's response with its body. The steps'
+/// upstream (a HAR has one request; its body is the upstream request's, as in any capture),
+/// answered by the entry's response with its body. The steps'
 /// times come from `startedDateTime` and `timings`, and their `seq` numbers from that order.
 /// Entries without a response (status 0, as mitmproxy writes a failed upstream connection) and
 /// `CONNECT` tunnels are skipped, each with a note in `Capture.notes`. Errors name the entry and
@@ -204,7 +205,7 @@ public enum HARImporter {
                     guard try encoding.string().lowercased() == "base64" else {
                         throw encoding.problem("unknown encoding '\(try encoding.string())' (HAR 1.2 writes base64 or none)")
                     }
-                    guard let decoded = Data(base64Encoded: try text.string(), options: .ignoreUnknownCharacters) else {
+                    guard let decoded = Data(base64Encoded: try text.string()) else {
                         throw text.problem("not valid base64")
                     }
                     bytes = [UInt8](decoded)
@@ -225,7 +226,9 @@ public enum HARImporter {
             } else {
                 body = CapturedContent(bytes: [])
             }
-            let reason = try field.member("statusText")?.string() ?? HTTPReasonPhrase.standard(for: status)
+            // HTTP/2 and HTTP/3 have no reason phrase (RFC 9113 §8.3.2): browsers write "".
+            let statusText = try field.member("statusText")?.string() ?? ""
+            let reason = statusText.isEmpty ? HTTPReasonPhrase.standard(for: status) : statusText
             return (
                 CapturedResponse(status: status, reason: reason, httpVersion: try httpVersion(field), headers: headers, body: body),
                 bodyMissing

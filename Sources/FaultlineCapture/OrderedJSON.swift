@@ -18,6 +18,22 @@ enum OrderedJSON: Sendable, Equatable {
         let value: OrderedJSON
     }
 
+    /// JSON's equality: objects with the same members in any order are equal (RFC 8259 §4 calls
+    /// an object unordered), as a document read back has its members in no particular order.
+    static func == (left: OrderedJSON, right: OrderedJSON) -> Bool {
+        switch (left, right) {
+        case (.string(let a), .string(let b)): a == b
+        case (.int(let a), .int(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.null, .null): true
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)):
+            a.count == b.count && a.allSatisfy { member in b.contains { $0.key == member.key && $0.value == member.value } }
+        default: false
+        }
+    }
+
     /// An object of `members` in order, leaving out those whose value is nil (optional fields).
     static func fields(_ members: [(String, OrderedJSON?)]) -> OrderedJSON {
         .object(members.compactMap { key, value in value.map { Member(key: key, value: $0) } })
@@ -70,7 +86,10 @@ enum OrderedJSON: Sendable, Equatable {
         return nil
     }
 
-    var isNull: Bool { self == .null }
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
 
     /// The JSON type's name, for error messages.
     var typeName: String {
