@@ -73,8 +73,12 @@ public enum HARExporter {
             ("credentials", exchange.credentials.isEmpty ? nil : .array(exchange.credentials.map(OrderedJSON.string))),
             ("duplicateOf", exchange.duplicateOf.map(OrderedJSON.int)),
         ]
-        if exchange.synthetic { faultline.append(("synthetic", .bool(true))) }
-        if let delivered = exchange.deliveredStatus, let upstream = exchange.response?.status, delivered != upstream {
+        if exchange.synthetic {
+            faultline.append(("synthetic", .bool(true)))
+            // The upstream had answered before the proxy did (its body broke): the entry shows the
+            // proxy's answer, this says what the upstream's head was.
+            if let upstream = exchange.response?.status { faultline.append(("upstreamStatus", .int(Int64(upstream)))) }
+        } else if let delivered = exchange.deliveredStatus, let upstream = exchange.response?.status, delivered != upstream {
             // A response rule changed what the client got; the entry shows the upstream's.
             faultline.append(("deliveredStatus", .int(Int64(delivered))))
         }

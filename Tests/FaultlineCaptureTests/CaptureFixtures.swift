@@ -24,7 +24,8 @@ let gzipBytes: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0xC3, 0x28]
 /// 2. a GET presenting the token in Authorization and the query, answered with binary bytes;
 /// 3. a PUT with a binary body, answered 204; 4. a request the proxy answered 503 (synthetic);
 /// 5. a CONNECT; 6. a copy of flow 1 (`duplicate_of`); 7. a response cut at a 16-byte body limit,
-/// with trailers; 8. a gzip-encoded response. A mark sits between flows 3 and 4.
+/// with trailers; 8. a gzip-encoded response whose status a rule changed to 203; 9. an upstream head whose body broke, answered 502
+/// by the proxy. A mark sits between flows 3 and 4.
 func recordedCapture(secrets: CaptureOptions.Secrets = .pseudonyms, plainTrace: Bool = false) throws -> Capture {
     let recorder = try TraceRecorder(
         output: .memory, flushInterval: .zero, capture: plainTrace ? nil : CaptureOptions(secrets: secrets, bodyLimit: 64))
@@ -117,7 +118,15 @@ func recordedCapture(secrets: CaptureOptions.Secrets = .pseudonyms, plainTrace: 
     received(1, 8, "GET", "http://api.test:8080/zipped", [("Host", "api.test:8080"), ("Accept-Encoding", "gzip")])
     forwarded(1, 8, "GET", "http://api.test:8080/zipped", [("Host", "api.test:8080"), ("Accept-Encoding", "gzip")], body: nil, length: 0)
     response(1, 8, 200, "OK", [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], body: content(gzipBytes, "text/plain"))
-    delivered(1, 8, 200, length: Int64(gzipBytes.count))
+    delivered(1, 8, 203, length: Int64(gzipBytes.count))  // a response rule changed the status
+
+    // The upstream's head came, then its body broke: the proxy answered 502 itself.
+    received(1, 9, "GET", "http://api.test:8080/broken", [("Host", "api.test:8080")])
+    forwarded(1, 9, "GET", "http://api.test:8080/broken", [("Host", "api.test:8080")], body: nil, length: 0)
+    recorder.record(
+        .responseReceived, connection: .init(1), flow: .init(9),
+        [.int("status", 200), .string("reason", "OK"), .string("version", "HTTP/1.1"), .headers("headers", [("Content-Length", "10")])])
+    delivered(1, 9, 502, length: 120, synthetic: true)
 
     return CaptureLoader.capture(from: try TraceReader.read(recorder.memoryContents()), source: "memory")
 }

@@ -11,8 +11,8 @@ import Testing
     #expect(har["log"]?["creator"]?["name"] == .string("faultline"))
     let all = try entries(har)
     // Flow 5 is a CONNECT; the copy (6) got the upstream's answer, so it is an entry too.
-    #expect(all.map { $0["_faultline"]?["flow"] } == [1, 2, 3, 4, 6, 7, 8].map { OrderedJSON.int($0) })
-    #expect(all.map { $0["request"]?["method"]?.stringValue } == ["POST", "GET", "PUT", "GET", "POST", "GET", "GET"])
+    #expect(all.map { $0["_faultline"]?["flow"] } == [1, 2, 3, 4, 6, 7, 8, 9].map { OrderedJSON.int($0) })
+    #expect(all.map { $0["request"]?["method"]?.stringValue } == ["POST", "GET", "PUT", "GET", "POST", "GET", "GET", "GET"])
     #expect(all[4]["_faultline"]?["duplicateOf"] == .int(1))
     for entry in all {
         for key in ["startedDateTime", "time", "request", "response", "cache", "timings"] { #expect(entry[key] != nil, "\(key)") }
@@ -76,6 +76,9 @@ import Testing
     #expect(content["text"]?.stringValue.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } == gzipBytes)
     #expect(content["_faultline"]?["contentEncoding"] == .string("gzip"))
     #expect(content["comment"]?.stringValue?.contains("gzip-encoded") == true)
+    // The entry shows the upstream's response; what the client got instead is said beside it.
+    #expect(zipped["response"]?["status"] == .int(200))
+    #expect(zipped["_faultline"]?["deliveredStatus"] == .int(203))
 }
 
 @Test func aTruncatedBodyGivesItsWholeSizeAndSaysItWasCut() throws {
@@ -95,6 +98,14 @@ import Testing
     #expect(answered["response"]?["content"]?["size"] == .int(19))
     #expect(answered["_faultline"]?["synthetic"] == .bool(true))
     #expect(answered["request"]?["bodySize"] == .int(-1))
+    // The upstream had answered, but the client got the proxy's 502: that is the entry's response.
+    let broken = try entries(try exportedHAR(try recordedCapture()))[7]
+    #expect(broken["response"]?["status"] == .int(502))
+    #expect(broken["response"]?["headers"] == .array([]))
+    #expect(broken["response"]?["bodySize"] == .int(120))
+    #expect(broken["_faultline"]?["synthetic"] == .bool(true))
+    #expect(broken["_faultline"]?["deliveredStatus"] == nil)
+    #expect(broken["_faultline"]?["upstreamStatus"] == .int(200))
 }
 
 @Test func faultlineIDsAreOnEveryEntry() throws {

@@ -158,7 +158,7 @@ let toolHAR = #"""
     var har = String(decoding: HARExporter.har(from: try recordedCapture()), as: UTF8.self)
     har = har.replacingOccurrences(of: #""name": "faultline""#, with: #""name": "other-tool""#)
     let capture = try importHAR(har).get()
-    #expect(capture.exchanges.map(\.flow) == Array(1...7))
+    #expect(capture.exchanges.map(\.flow) == Array(1...8))
     #expect(capture.exchanges.allSatisfy { $0.role == nil && $0.lineage == nil && !$0.synthetic })
     // The upload's base64 body lives in a faultline field: another tool's file has no body there.
     #expect(capture.exchanges[2].upstreamRequest?.body == nil)
