@@ -42,7 +42,10 @@ public enum CaptureWriter {
         if capture.hasBodies || capture.secrets != .fingerprints {
             let secrets = capture.secrets == .kept ? TraceHeader.keptSecrets : TraceHeader.pseudonymSecrets
             members.append(
-                ("capture", .fields([("secrets", .string(secrets)), ("body_limit", capture.bodyLimit.map { .int(Int64($0)) })])))
+                (
+                    "capture",
+                    .fields([("secrets", .string(secrets)), ("body_limit", capture.bodyLimit.map { .int(Int64($0)) })])
+                ))
         }
         return .fields(members)
     }
@@ -62,11 +65,16 @@ public enum CaptureWriter {
                 event.line(
                     "request.received", at: exchange.received,
                     [
-                        ("method", .string(client.method)), ("url", .string(url.description)), ("host", .string(url.host)),
-                        ("port", .int(Int64(url.port))), ("path", .string(url.path)), ("version", .string(client.httpVersion)),
+                        ("method", .string(client.method)), ("url", .string(url.description)),
+                        ("host", .string(url.host)),
+                        ("port", .int(Int64(url.port))), ("path", .string(url.path)),
+                        ("version", .string(client.httpVersion)),
                         ("headers", headers(client.headers)), ("role", exchange.role.map(OrderedJSON.string)),
                         ("lineage", exchange.lineage.map(OrderedJSON.string)),
-                        ("credentials", exchange.credentials.isEmpty ? nil : .array(exchange.credentials.map(OrderedJSON.string))),
+                        (
+                            "credentials",
+                            exchange.credentials.isEmpty ? nil : .array(exchange.credentials.map(OrderedJSON.string))
+                        ),
                     ]))
             if let upstream = exchange.upstreamRequest, let forwarded = exchange.forwarded {
                 lines.append(
@@ -112,7 +120,11 @@ public enum CaptureWriter {
         }
         for entry in capture.timeline {
             guard case .mark(let label) = entry.kind else { continue }
-            lines.append((entry.at.seq, .fields(momentFields(entry.at) + [("event", .string("mark")), ("label", .string(label))])))
+            lines.append(
+                (
+                    entry.at.seq,
+                    .fields(momentFields(entry.at) + [("event", .string("mark")), ("label", .string(label))])
+                ))
         }
         return lines
     }
@@ -122,9 +134,12 @@ public enum CaptureWriter {
     private struct EventLine {
         let exchange: CapturedExchange
 
-        func line(_ kind: String, at moment: Moment, _ fields: [(String, OrderedJSON?)]) -> (seq: UInt64, line: OrderedJSON) {
+        func line(_ kind: String, at moment: Moment, _ fields: [(String, OrderedJSON?)]) -> (
+            seq: UInt64, line: OrderedJSON
+        ) {
             let identity: [(String, OrderedJSON?)] = [
-                ("event", .string(kind)), ("conn", exchange.connection.map(OrderedJSON.int)), ("flow", .int(exchange.flow)),
+                ("event", .string(kind)), ("conn", exchange.connection.map(OrderedJSON.int)),
+                ("flow", .int(exchange.flow)),
             ]
             let copy: [(String, OrderedJSON?)] = [("duplicate_of", exchange.duplicateOf.map(OrderedJSON.int))]
             return (moment.seq, .fields(momentFields(moment) + identity + fields + copy))

@@ -32,7 +32,10 @@ public enum HARExporter {
                 "log",
                 .fields([
                     ("version", .string("1.2")),
-                    ("creator", .fields([("name", .string(creatorName)), ("version", .string(FaultlineVersion.string))])),
+                    (
+                        "creator",
+                        .fields([("name", .string(creatorName)), ("version", .string(FaultlineVersion.string))])
+                    ),
                     ("pages", .array([])),
                     ("entries", .array(exportedExchanges(of: capture).map { entry($0, capture: capture) })),
                     ("comment", .string(logComment(capture))),
@@ -78,7 +81,9 @@ public enum HARExporter {
             // The upstream had answered before the proxy did (its body broke): the entry shows the
             // proxy's answer, this says what the upstream's head was.
             if let upstream = exchange.response?.status { faultline.append(("upstreamStatus", .int(Int64(upstream)))) }
-        } else if let delivered = exchange.deliveredStatus, let upstream = exchange.response?.status, delivered != upstream {
+        } else if let delivered = exchange.deliveredStatus, let upstream = exchange.response?.status,
+            delivered != upstream
+        {
             // A response rule changed what the client got; the entry shows the upstream's.
             faultline.append(("deliveredStatus", .int(Int64(delivered))))
         }
@@ -106,11 +111,14 @@ public enum HARExporter {
             let mimeType = OrderedJSON.string(request.headers.first(name: "content-type") ?? "")
             let truncation = truncationNote(body)
             if let text = body.text {
-                postData = .fields([("mimeType", mimeType), ("text", .string(text)), ("comment", truncation.map(OrderedJSON.string))])
+                postData = .fields([
+                    ("mimeType", mimeType), ("text", .string(text)), ("comment", truncation.map(OrderedJSON.string)),
+                ])
             } else {
                 // HAR 1.2's postData has no `encoding` (content has): the text stays empty and the
                 // bytes go in a custom field, which the comment points to.
-                let note = "not UTF-8 text: the body is base64 in _faultline.bodyBase64" + (truncation.map { "; \($0)" } ?? "")
+                let note =
+                    "not UTF-8 text: the body is base64 in _faultline.bodyBase64" + (truncation.map { "; \($0)" } ?? "")
                 postData = .fields([
                     ("mimeType", mimeType), ("text", .string("")), ("comment", .string(note)),
                     ("_faultline", .fields([("bodyBase64", .string(Data(body.bytes).base64EncodedString()))])),
@@ -200,6 +208,7 @@ public enum HARExporter {
 
     /// "first N of M bytes" for a body cut at the capture's limit.
     static func truncationNote(_ body: CapturedContent) -> String? {
-        body.truncated ? "truncated: the first \(body.bytes.count) of \(body.length) bytes (the capture's body limit)" : nil
+        body.truncated
+            ? "truncated: the first \(body.bytes.count) of \(body.length) bytes (the capture's body limit)" : nil
     }
 }

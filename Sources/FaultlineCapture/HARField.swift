@@ -39,7 +39,9 @@ struct HARField {
     }
 
     func number() throws(CaptureLoadError) -> Double {
-        guard let number = value.doubleValue, number.isFinite else { throw problem("expected a number, found \(value.typeName)") }
+        guard let number = value.doubleValue, number.isFinite else {
+            throw problem("expected a number, found \(value.typeName)")
+        }
         return number
     }
 

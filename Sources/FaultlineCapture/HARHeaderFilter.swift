@@ -18,7 +18,9 @@ enum HARHeaderFilter {
     }
 
     /// RFC 9110 §7.6.1's list, plus `Proxy-Connection` (old clients' spelling) and `Keep-Alive`.
-    static let hopByHopNames: Set<String> = ["connection", "proxy-connection", "keep-alive", "te", "transfer-encoding", "upgrade"]
+    static let hopByHopNames: Set<String> = [
+        "connection", "proxy-connection", "keep-alive", "te", "transfer-encoding", "upgrade",
+    ]
 
     static func filtered(_ pairs: [(name: String, value: String)]) -> Filtered {
         let named = Set(

@@ -60,7 +60,8 @@ extension HARImporter {
             // none (a capture file's request.received carries no content).
             var clientRequest = entry.request
             clientRequest.body = nil
-            var exchange = CapturedExchange(flow: entry.flow, received: moments[.received]!, clientRequest: clientRequest)
+            var exchange = CapturedExchange(
+                flow: entry.flow, received: moments[.received]!, clientRequest: clientRequest)
             exchange.connection = entry.connection
             exchange.duplicateOf = entry.duplicateOf
             exchange.role = entry.role

@@ -51,9 +51,12 @@ public enum HARImporter {
             }
         }
         let exchanges = Timeline.exchanges(of: entries)
-        let declared = ownFile ? log.member("_faultline")?.member("secrets")?.value.stringValue.flatMap(Capture.Secrets.init) : nil
+        let declared =
+            ownFile ? log.member("_faultline")?.member("secrets")?.value.stringValue.flatMap(Capture.Secrets.init) : nil
         let hasBodies =
-            (ownFile ? log.member("_faultline")?.member("bodies")?.value.boolValue : nil) ?? !entries.contains { $0.bodyMissing }
+            (ownFile ? log.member("_faultline")?.member("bodies")?.value.boolValue : nil) ?? !entries.contains {
+                $0.bodyMissing
+            }
         return Capture(
             source: source, secrets: secrets(of: exchanges, declared: declared), hasBodies: hasBodies,
             exchanges: exchanges, timeline: Timeline.timeline(of: exchanges),
@@ -99,14 +102,18 @@ public enum HARImporter {
             let methodField = try requestField.required("method")
             let method = try methodField.string()
             guard status != 0 else {
-                notes.add("no response (status 0: the recording tool's request failed, e.g. an unreachable upstream); skipped", index)
+                notes.add(
+                    "no response (status 0: the recording tool's request failed, e.g. an unreachable upstream); skipped",
+                    index)
                 return nil
             }
             guard method.uppercased() != "CONNECT" else {
                 notes.add("a CONNECT tunnel, not an HTTP exchange; skipped", index)
                 return nil
             }
-            guard (100...999).contains(status) else { throw statusField.problem("\(status) is not an HTTP status code") }
+            guard (100...999).contains(status) else {
+                throw statusField.problem("\(status) is not an HTTP status code")
+            }
             guard !method.isEmpty, method.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
                 throw methodField.problem("'\(method)' is not an HTTP method")
             }
@@ -143,7 +150,9 @@ public enum HARImporter {
             }
             if let field = faultline.member("duplicateOf") { duplicateOf = try field.integer() }
             if let field = faultline.member("synthetic") {
-                guard let flag = field.value.boolValue else { throw field.problem("expected a boolean, found \(field.value.typeName)") }
+                guard let flag = field.value.boolValue else {
+                    throw field.problem("expected a boolean, found \(field.value.typeName)")
+                }
                 synthetic = flag
             }
             if let field = faultline.member("deliveredStatus") { deliveredStatus = Int(try field.integer()) }
@@ -153,7 +162,9 @@ public enum HARImporter {
             _ field: HARField, method: String, ownFile: Bool, index: Int, notes: inout NoteBook
         ) throws(CaptureLoadError) -> CapturedRequest {
             let urlField = try field.required("url")
-            guard let url = RecordedURL(try urlField.string()) else { throw urlField.problem("not an absolute http(s) URL") }
+            guard let url = RecordedURL(try urlField.string()) else {
+                throw urlField.problem("not an absolute http(s) URL")
+            }
             let filtered = HARHeaderFilter.filtered(try field.required("headers").nameValuePairs())
             note(filtered, index: index, notes: &notes)
             var headers = filtered.headers
@@ -171,7 +182,9 @@ public enum HARImporter {
             guard let postData else { return nil }
             var bytes: [UInt8]
             if ownFile, let base64 = postData.member("_faultline")?.member("bodyBase64") {
-                guard let decoded = Data(base64Encoded: try base64.string()) else { throw base64.problem("not valid base64") }
+                guard let decoded = Data(base64Encoded: try base64.string()) else {
+                    throw base64.problem("not valid base64")
+                }
                 bytes = [UInt8](decoded)
             } else if let text = postData.member("text") {
                 bytes = Array(try text.string().utf8)
@@ -187,7 +200,8 @@ public enum HARImporter {
                 bytes = []
             }
             guard !bytes.isEmpty else { return nil }
-            return CapturedContent(bytes: bytes, length: try ownLength(bodySize, ownFile: ownFile) ?? Int64(bytes.count))
+            return CapturedContent(
+                bytes: bytes, length: try ownLength(bodySize, ownFile: ownFile) ?? Int64(bytes.count))
         }
 
         private static func response(
@@ -203,7 +217,8 @@ public enum HARImporter {
                 var bytes = Array(try text.string().utf8)
                 if let encoding = content?.member("encoding") {
                     guard try encoding.string().lowercased() == "base64" else {
-                        throw encoding.problem("unknown encoding '\(try encoding.string())' (HAR 1.2 writes base64 or none)")
+                        throw encoding.problem(
+                            "unknown encoding '\(try encoding.string())' (HAR 1.2 writes base64 or none)")
                     }
                     guard let decoded = Data(base64Encoded: try text.string()) else {
                         throw text.problem("not valid base64")
@@ -212,9 +227,13 @@ public enum HARImporter {
                 }
                 // content.size may count the compressed bytes (mitmproxy): the text's own length
                 // is the body's, unless faultline wrote the file.
-                body = CapturedContent(bytes: bytes, length: try ownLength(content?.member("size"), ownFile: ownFile) ?? Int64(bytes.count))
+                body = CapturedContent(
+                    bytes: bytes, length: try ownLength(content?.member("size"), ownFile: ownFile) ?? Int64(bytes.count)
+                )
                 let stillEncoded = ownFile && content?.member("_faultline")?.member("contentEncoding") != nil
-                if !stillEncoded, let coding = headers.first(name: "content-encoding"), coding.lowercased() != "identity" {
+                if !stillEncoded, let coding = headers.first(name: "content-encoding"),
+                    coding.lowercased() != "identity"
+                {
                     // HAR 1.2: content.text is the decoded body (decompressed, unchunked).
                     headers.remove(name: "content-encoding")
                     notes.add("content.text is the decoded body (HAR 1.2), so Content-Encoding was dropped", index)
@@ -230,7 +249,8 @@ public enum HARImporter {
             let statusText = try field.member("statusText")?.string() ?? ""
             let reason = statusText.isEmpty ? HTTPReasonPhrase.standard(for: status) : statusText
             return (
-                CapturedResponse(status: status, reason: reason, httpVersion: try httpVersion(field), headers: headers, body: body),
+                CapturedResponse(
+                    status: status, reason: reason, httpVersion: try httpVersion(field), headers: headers, body: body),
                 bodyMissing
             )
         }
@@ -254,7 +274,8 @@ public enum HARImporter {
         private static func fixContentLength(
             _ headers: inout HTTPHeaders, to body: CapturedContent, index: Int, notes: inout NoteBook
         ) {
-            guard let declared = headers.first(name: "content-length"), Int64(declared) != body.length, !body.truncated else { return }
+            guard let declared = headers.first(name: "content-length"), Int64(declared) != body.length, !body.truncated
+            else { return }
             headers.replaceOrAdd(name: "Content-Length", value: String(body.length))
             notes.add("Content-Length set to the length of the body in the file", index)
         }
@@ -281,7 +302,8 @@ public enum HARImporter {
 
         mutating func add(_ message: String, _ index: Int) {
             if let position = entries.firstIndex(where: { $0.message == message }) {
-                entries[position].indexes.append(index)
+                // An entry's request and response may each earn the same note: it is named once.
+                if entries[position].indexes.last != index { entries[position].indexes.append(index) }
             } else {
                 entries.append((message, [index]))
             }

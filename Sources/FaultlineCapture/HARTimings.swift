@@ -12,7 +12,10 @@ struct HARTimings: Equatable {
     var wait: Int64
     var receive: Int64
 
-    init(blocked: Int64? = nil, dns: Int64? = nil, connect: Int64? = nil, ssl: Int64? = nil, send: Int64, wait: Int64, receive: Int64) {
+    init(
+        blocked: Int64? = nil, dns: Int64? = nil, connect: Int64? = nil, ssl: Int64? = nil, send: Int64, wait: Int64,
+        receive: Int64
+    ) {
         self.blocked = blocked
         self.dns = dns
         self.connect = connect

@@ -25,7 +25,9 @@ extension OrderedJSON: Decodable {
     init(from decoder: any Decoder) throws {
         if let object = try? decoder.container(keyedBy: AnyKey.self) {
             self = .object(
-                try object.allKeys.map { Member(key: $0.stringValue, value: try object.decode(OrderedJSON.self, forKey: $0)) })
+                try object.allKeys.map {
+                    Member(key: $0.stringValue, value: try object.decode(OrderedJSON.self, forKey: $0))
+                })
             return
         }
         if var array = try? decoder.unkeyedContainer() {

@@ -74,7 +74,9 @@ extension OrderedJSON {
             case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0x85:
                 appendUnicodeEscape(0x85, to: &output)
                 escapedLength = 2
-            case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+            case 0xE2
+            where index + 2 < bytes.count && bytes[index + 1] == 0x80
+                && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
                 appendUnicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029, to: &output)
                 escapedLength = 3
             default: output.append(byte)

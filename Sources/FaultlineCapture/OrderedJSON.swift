@@ -29,7 +29,8 @@ enum OrderedJSON: Sendable, Equatable {
         case (.null, .null): true
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)):
-            a.count == b.count && a.allSatisfy { member in b.contains { $0.key == member.key && $0.value == member.value } }
+            a.count == b.count
+                && a.allSatisfy { member in b.contains { $0.key == member.key && $0.value == member.value } }
         default: false
         }
     }

@@ -43,9 +43,13 @@ struct SecretStandIns: Equatable {
     /// `flp.KIND.LINEAGE.N`, as FaultlineTrace's `PseudonymRegistry` names secrets.
     static func isPseudonym(_ text: some StringProtocol) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "flp", !parts[1].isEmpty, !parts[2].isEmpty, !parts[3].isEmpty else { return false }
+        guard parts.count == 4, parts[0] == "flp", !parts[1].isEmpty, !parts[2].isEmpty, !parts[3].isEmpty else {
+            return false
+        }
         return parts[1].unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-            && parts[2].unicodeScalars.allSatisfy { ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0) }
+            && parts[2].unicodeScalars.allSatisfy {
+                ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0)
+            }
             && parts[3].unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
     }
 
@@ -75,7 +79,9 @@ struct SecretStandIns: Equatable {
                 let words = field.value.split(separator: " ", maxSplits: 1)
                 count(words.count == 2 ? words[1] : field.value[...])
             case "cookie":
-                for pair in field.value.split(separator: ";") { count(pair.split(separator: "=", maxSplits: 1).last ?? "") }
+                for pair in field.value.split(separator: ";") {
+                    count(pair.split(separator: "=", maxSplits: 1).last ?? "")
+                }
             case "set-cookie":
                 let pair = field.value.prefix { $0 != ";" }
                 count(pair.split(separator: "=", maxSplits: 1).last ?? "")

@@ -27,7 +27,8 @@ struct WallTime: Sendable, Comparable {
     init?(iso8601 text: String) {
         var scanner = DigitScanner(text)
         guard let year = scanner.number(digits: 4), scanner.skip("-"), let month = scanner.number(digits: 2),
-            scanner.skip("-"), let day = scanner.number(digits: 2), scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),
+            scanner.skip("-"), let day = scanner.number(digits: 2),
+            scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),
             let hour = scanner.number(digits: 2), scanner.skip(":"), let minute = scanner.number(digits: 2),
             scanner.skip(":"), let second = scanner.number(digits: 2)
         else { return nil }
@@ -52,7 +53,9 @@ struct WallTime: Sendable, Comparable {
             return nil
         }
         guard scanner.atEnd else { return nil }
-        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second, fraction: fraction, offsetMinutes: offsetMinutes)
+        self.init(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second, fraction: fraction,
+            offsetMinutes: offsetMinutes)
     }
 
     /// An HTTP date: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 §5.6.7), also with

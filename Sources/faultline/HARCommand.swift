@@ -19,13 +19,15 @@ enum HARCommand {
     static let outputNames = ["--output", "-o"]
 
     static let exportSpecs = [
-        OptionSpec(name: "--output", value: "FILE", help: "write the HAR to FILE (replaced if it exists) instead of stdout"),
+        OptionSpec(
+            name: "--output", value: "FILE", help: "write the HAR to FILE (replaced if it exists) instead of stdout"),
         OptionSpec(name: "-o", value: "FILE", help: "same as --output"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
     static let importSpecs = [
-        OptionSpec(name: "--output", value: "FILE", help: "the capture file to write (replaced if it exists); required"),
+        OptionSpec(
+            name: "--output", value: "FILE", help: "the capture file to write (replaced if it exists); required"),
         OptionSpec(name: "-o", value: "FILE", help: "same as --output"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
@@ -79,7 +81,9 @@ enum HARCommand {
             case "import": return try importHAR(rest)
             default:
                 var message = "faultline har: expected 'export' or 'import', not '\(first)'"
-                if let near = EditDistance.nearest(to: first, in: ["export", "import"]) { message += " (did you mean '\(near)'?)" }
+                if let near = EditDistance.nearest(to: first, in: ["export", "import"]) {
+                    message += " (did you mean '\(near)'?)"
+                }
                 throw UsageError(description: message + "; see 'faultline har --help'")
             }
         } catch let usage as UsageError {
@@ -105,18 +109,18 @@ enum HARCommand {
         for note in capture.notes { printError(note) }
         let har = HARExporter.har(from: capture)
         let raw = capture.secrets == .kept
-        let output = output(parsed)
-        if let output, output != "-" {
-            try OutputFile.write(har, to: output, holdsRawSecrets: raw)
+        let destination = output(parsed).flatMap { $0 == "-" ? nil : $0 }  // nil: stdout
+        if let destination {
+            try OutputFile.write(har, to: destination, holdsRawSecrets: raw)
         } else {
             try writeToStandardOutput(har)
         }
         let entries = HARExporter.exportedExchanges(of: capture).count
-        printError("faultline har export: \(entries) entries from \(input) to \(output ?? "stdout")")
+        printError("faultline har export: \(entries) entries from \(input) to \(destination ?? "stdout")")
         if raw {
             printError(
                 "faultline har export: WARNING: the HAR holds raw secrets (the capture kept them)"
-                    + (output.map { $0 == "-" ? "" : "; \($0) is mode 0600" } ?? "") + "; do not share it")
+                    + (destination.map { "; \($0) is mode 0600" } ?? "") + "; do not share it")
         }
         return 0
     }
@@ -140,7 +144,9 @@ enum HARCommand {
         if output == "-" {
             guard !raw else {
                 throw UsageError(
-                    description: "faultline har import: the capture keeps raw secrets, so it needs -o FILE (created with mode 0600), not stdout")
+                    description:
+                        "faultline har import: the capture keeps raw secrets, so it needs -o FILE (created with mode 0600), not stdout"
+                )
             }
             try writeToStandardOutput(Array(CaptureWriter.text(capture).utf8))
         } else {
@@ -159,7 +165,8 @@ enum HARCommand {
     static func onlyInput(_ parsed: ParsedArguments, command: String, what: String) throws(UsageError) -> String {
         guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
             let problem =
-                parsed.positionals.count > 1 ? "expected one input file, got \(parsed.positionals.count)" : "\(what) is required"
+                parsed.positionals.count > 1
+                ? "expected one input file, got \(parsed.positionals.count)" : "\(what) is required"
             throw UsageError(description: "faultline \(command): \(problem); see 'faultline \(command) --help'")
         }
         return input

@@ -28,19 +28,28 @@ let gzipBytes: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0xC3, 0x28]
 /// by the proxy. A mark sits between flows 3 and 4.
 func recordedCapture(secrets: CaptureOptions.Secrets = .pseudonyms, plainTrace: Bool = false) throws -> Capture {
     let recorder = try TraceRecorder(
-        output: .memory, flushInterval: .zero, capture: plainTrace ? nil : CaptureOptions(secrets: secrets, bodyLimit: 64))
+        output: .memory, flushInterval: .zero,
+        capture: plainTrace ? nil : CaptureOptions(secrets: secrets, bodyLimit: 64))
     let access = "access=" + recorder.fingerprint("tok-RAW-access-0001", kind: "access")
     func content(_ bytes: [UInt8], _ type: String?, length: Int? = nil) -> TraceField {
         .content("content", CapturedBody(bytes: bytes, length: Int64(length ?? bytes.count), contentType: type))
     }
     func text(_ text: String, _ type: String?) -> TraceField { content(Array(text.utf8), type) }
-    func received(_ conn: Int, _ flow: Int, _ method: String, _ url: String, _ headers: [(String, String)], _ extra: [TraceField] = [])
-    {
+    func received(
+        _ conn: Int, _ flow: Int, _ method: String, _ url: String, _ headers: [(String, String)],
+        _ extra: [TraceField] = []
+    ) {
         recorder.record(
             .requestReceived, connection: .init(UInt64(conn)), flow: .init(UInt64(flow)),
-            [.string("method", method), .target("url", url), .string("version", "HTTP/1.1"), .headers("headers", headers)] + extra)
+            [
+                .string("method", method), .target("url", url), .string("version", "HTTP/1.1"),
+                .headers("headers", headers),
+            ] + extra)
     }
-    func forwarded(_ conn: Int, _ flow: Int, _ method: String, _ url: String, _ headers: [(String, String)], body: TraceField?, length: Int64, _ extra: [TraceField] = []) {
+    func forwarded(
+        _ conn: Int, _ flow: Int, _ method: String, _ url: String, _ headers: [(String, String)], body: TraceField?,
+        length: Int64, _ extra: [TraceField] = []
+    ) {
         var fields: [TraceField] = [
             .body("body", BodySummary(length: length, fingerprint: "fp:00000000000000\(String(format: "%02x", flow))")),
             .object("request", [.string("method", method), .target("url", url), .headers("headers", headers)]),
@@ -48,29 +57,42 @@ func recordedCapture(secrets: CaptureOptions.Secrets = .pseudonyms, plainTrace: 
         if let body, !plainTrace { fields.append(body) }
         recorder.record(.requestForwarded, connection: .init(UInt64(conn)), flow: .init(UInt64(flow)), fields + extra)
     }
-    func response(_ conn: Int, _ flow: Int, _ status: Int, _ reason: String, _ headers: [(String, String)], body: TraceField, _ extra: [TraceField] = []) {
+    func response(
+        _ conn: Int, _ flow: Int, _ status: Int, _ reason: String, _ headers: [(String, String)], body: TraceField,
+        _ extra: [TraceField] = []
+    ) {
         recorder.record(
             .responseReceived, connection: .init(UInt64(conn)), flow: .init(UInt64(flow)),
-            [.int("status", status), .string("reason", reason), .string("version", "HTTP/1.1"), .headers("headers", headers)] + extra)
-        if !plainTrace { recorder.record("response.body", connection: .init(UInt64(conn)), flow: .init(UInt64(flow)), [body] + extra) }
+            [
+                .int("status", status), .string("reason", reason), .string("version", "HTTP/1.1"),
+                .headers("headers", headers),
+            ] + extra)
+        if !plainTrace {
+            recorder.record("response.body", connection: .init(UInt64(conn)), flow: .init(UInt64(flow)), [body] + extra)
+        }
     }
     func delivered(_ conn: Int, _ flow: Int, _ status: Int, length: Int64, synthetic: Bool = false) {
         var fields: [TraceField] = [.int("status", status)]
         if synthetic { fields.append(.bool("synthetic", true)) }
-        fields.append(.body("body", BodySummary(length: length, fingerprint: "fp:ffffffffffffff\(String(format: "%02x", flow))")))
+        fields.append(
+            .body("body", BodySummary(length: length, fingerprint: "fp:ffffffffffffff\(String(format: "%02x", flow))")))
         recorder.record(.responseDelivered, connection: .init(UInt64(conn)), flow: .init(UInt64(flow)), fields)
     }
 
     let login = "http://api.test:8080/oauth/token?client=app"
     let loginHeaders = [
-        ("Host", "api.test:8080"), ("Content-Type", "application/json"), ("Authorization", "Bearer tok-RAW-access-0001"),
+        ("Host", "api.test:8080"), ("Content-Type", "application/json"),
+        ("Authorization", "Bearer tok-RAW-access-0001"),
         ("Cookie", "sid=cookie-RAW-0002; theme=dark"),
     ]
     let loginBody = text(#"{"username":"ann","password":"pw-RAW-0005"}"#, "application/json")
     let issued = text(#"{"access_token":"tok-RAW-issued-0006","expires_in":3600}"#, "application/json")
     let loginResponse = [
         ("Content-Type", "application/json"),
-        ("Set-Cookie", "sid=cookie-RAW-new-0004; Path=/; Domain=api.test; Expires=Wed, 21 Oct 2026 07:28:00 GMT; HttpOnly; Secure"),
+        (
+            "Set-Cookie",
+            "sid=cookie-RAW-new-0004; Path=/; Domain=api.test; Expires=Wed, 21 Oct 2026 07:28:00 GMT; HttpOnly; Secure"
+        ),
     ]
     received(1, 1, "POST", login, loginHeaders, [.string("role", "login")])
     forwarded(1, 1, "POST", login, loginHeaders, body: loginBody, length: 44)
@@ -79,7 +101,9 @@ func recordedCapture(secrets: CaptureOptions.Secrets = .pseudonyms, plainTrace: 
 
     let me = "http://api.test:8080/v1/me?access_token=tok-RAW-query-0003&q=fault+line"
     let meHeaders = [("Host", "api.test:8080"), ("Authorization", "Bearer tok-RAW-access-0001")]
-    received(1, 2, "GET", me, meHeaders, [.string("role", "business"), .string("lineage", "L1"), .strings("credentials", [access])])
+    received(
+        1, 2, "GET", me, meHeaders,
+        [.string("role", "business"), .string("lineage", "L1"), .strings("credentials", [access])])
     forwarded(1, 2, "GET", me, meHeaders, body: nil, length: 0)
     response(1, 2, 200, "OK", [("Content-Type", "image/png")], body: content(pngBytes, "image/png"))
     delivered(1, 2, 200, length: Int64(pngBytes.count))
@@ -87,7 +111,9 @@ func recordedCapture(secrets: CaptureOptions.Secrets = .pseudonyms, plainTrace: 
     let upload = "http://api.test:8080/v1/files/1"
     let uploadHeaders = [("Host", "api.test:8080"), ("Content-Type", "application/octet-stream")]
     received(2, 3, "PUT", upload, uploadHeaders)
-    forwarded(2, 3, "PUT", upload, uploadHeaders, body: content(uploadBytes, "application/octet-stream"), length: Int64(uploadBytes.count))
+    forwarded(
+        2, 3, "PUT", upload, uploadHeaders, body: content(uploadBytes, "application/octet-stream"),
+        length: Int64(uploadBytes.count))
     response(2, 3, 204, "No Content", [], body: content([], nil))
     delivered(2, 3, 204, length: 0)
 
@@ -107,17 +133,27 @@ func recordedCapture(secrets: CaptureOptions.Secrets = .pseudonyms, plainTrace: 
     forwarded(1, 7, "GET", "http://api.test:8080/big", [("Host", "api.test:8080")], body: nil, length: 0)
     recorder.record(
         .responseReceived, connection: .init(1), flow: .init(7),
-        [.int("status", 200), .string("reason", "OK"), .string("version", "HTTP/1.1"), .headers("headers", [("Content-Type", "text/plain"), ("Trailer", "X-Checksum")])])
+        [
+            .int("status", 200), .string("reason", "OK"), .string("version", "HTTP/1.1"),
+            .headers("headers", [("Content-Type", "text/plain"), ("Trailer", "X-Checksum")]),
+        ])
     if !plainTrace {
         recorder.record(
             "response.body", connection: .init(1), flow: .init(7),
-            [content(Array(big.utf8.prefix(64)), "text/plain", length: 100), .headers("trailers", [("X-Checksum", "abc")])])
+            [
+                content(Array(big.utf8.prefix(64)), "text/plain", length: 100),
+                .headers("trailers", [("X-Checksum", "abc")]),
+            ])
     }
     delivered(1, 7, 200, length: 100)
 
     received(1, 8, "GET", "http://api.test:8080/zipped", [("Host", "api.test:8080"), ("Accept-Encoding", "gzip")])
-    forwarded(1, 8, "GET", "http://api.test:8080/zipped", [("Host", "api.test:8080"), ("Accept-Encoding", "gzip")], body: nil, length: 0)
-    response(1, 8, 200, "OK", [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], body: content(gzipBytes, "text/plain"))
+    forwarded(
+        1, 8, "GET", "http://api.test:8080/zipped", [("Host", "api.test:8080"), ("Accept-Encoding", "gzip")], body: nil,
+        length: 0)
+    response(
+        1, 8, 200, "OK", [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")],
+        body: content(gzipBytes, "text/plain"))
     delivered(1, 8, 203, length: Int64(gzipBytes.count))  // a response rule changed the status
 
     // The upstream's head came, then its body broke: the proxy answered 502 itself.
@@ -125,7 +161,10 @@ func recordedCapture(secrets: CaptureOptions.Secrets = .pseudonyms, plainTrace: 
     forwarded(1, 9, "GET", "http://api.test:8080/broken", [("Host", "api.test:8080")], body: nil, length: 0)
     recorder.record(
         .responseReceived, connection: .init(1), flow: .init(9),
-        [.int("status", 200), .string("reason", "OK"), .string("version", "HTTP/1.1"), .headers("headers", [("Content-Length", "10")])])
+        [
+            .int("status", 200), .string("reason", "OK"), .string("version", "HTTP/1.1"),
+            .headers("headers", [("Content-Length", "10")]),
+        ])
     delivered(1, 9, 502, length: 120, synthetic: true)
 
     return CaptureLoader.capture(from: try TraceReader.read(recorder.memoryContents()), source: "memory")
@@ -139,12 +178,16 @@ func handBuiltCapture() -> Capture {
             seq: seq, monoNanoseconds: 5_000_000_000 + microsAfterStart * 1000,
             wall: WallTime(nanoseconds: 1_800_000_000_000_000_000 + Int64(microsAfterStart) * 1000).rfc3339)
     }
-    let url = RecordedURL(scheme: "https", host: "api.test", port: 8443, path: "/v1/items", query: "page=2&access_token=flp.access.L1.1")
+    let url = RecordedURL(
+        scheme: "https", host: "api.test", port: 8443, path: "/v1/items", query: "page=2&access_token=flp.access.L1.1")
     var exchange = CapturedExchange(
         flow: 10, received: moment(3, 0),
         clientRequest: CapturedRequest(
             method: "POST", url: url, httpVersion: "HTTP/1.1",
-            headers: [("Host", "api.test:8443"), ("Authorization", "Bearer flp.access.L1.1"), ("Content-Type", "application/json")],
+            headers: [
+                ("Host", "api.test:8443"), ("Authorization", "Bearer flp.access.L1.1"),
+                ("Content-Type", "application/json"),
+            ],
             body: nil))
     exchange.connection = 4
     exchange.role = "business"
@@ -184,9 +227,12 @@ func handBuiltCapture() -> Capture {
     return Capture(
         source: "hand", secrets: .pseudonyms, hasBodies: true, exchanges: [exchange, copy, answered],
         timeline: [
-            TimelineEntry(.received(flow: 10), at: exchange.received), TimelineEntry(.mark("first"), at: moment(5, 3000)),
-            TimelineEntry(.delivered(flow: 10), at: exchange.delivered!), TimelineEntry(.mark("line\nbreak"), at: moment(13, 9500)),
-            TimelineEntry(.received(flow: 12), at: answered.received), TimelineEntry(.delivered(flow: 12), at: answered.delivered!),
+            TimelineEntry(.received(flow: 10), at: exchange.received),
+            TimelineEntry(.mark("first"), at: moment(5, 3000)),
+            TimelineEntry(.delivered(flow: 10), at: exchange.delivered!),
+            TimelineEntry(.mark("line\nbreak"), at: moment(13, 9500)),
+            TimelineEntry(.received(flow: 12), at: answered.received),
+            TimelineEntry(.delivered(flow: 12), at: answered.delivered!),
         ],
         created: "2027-01-15T08:00:00.000000Z", bodyLimit: 4096)
 }

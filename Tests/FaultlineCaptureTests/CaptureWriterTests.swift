@@ -61,11 +61,12 @@ private func roundTrip(_ capture: Capture) throws -> Capture {
     #expect(lines.count == 1 + 13 + 1)  // the header, one line per moment (seq 3 to 15), the final newline
     let trace = try TraceReader.read(text)
     #expect(trace.events.map(\.seq) == Array(3...15))
-    #expect(trace.events.map(\.kind.rawValue) == [
-        "request.received", "request.forwarded", "mark", "response.received", "response.body", "response.delivered",
-        "request.received", "request.forwarded", "response.received", "response.body", "mark", "request.received",
-        "response.delivered",
-    ])
+    #expect(
+        trace.events.map(\.kind.rawValue) == [
+            "request.received", "request.forwarded", "mark", "response.received", "response.body", "response.delivered",
+            "request.received", "request.forwarded", "response.received", "response.body", "mark", "request.received",
+            "response.delivered",
+        ])
     #expect(trace.events[1].object("content")?["encoding"] == .string("utf8"))
     #expect(trace.events[4].object("content")?["encoding"] == .string("base64"))
     #expect(trace.events[7].int("duplicate_of") == 10)
@@ -92,7 +93,9 @@ private func roundTrip(_ capture: Capture) throws -> Capture {
     let shared = directory.appendingPathComponent("pseudonyms.jsonl").path
     try CaptureWriter.write(try recordedCapture(), toFile: shared)
     #expect(try fileMode(shared) == 0o644)
-    #expect(throws: CaptureWriteError.self) { try CaptureWriter.write(imported, toFile: directory.appendingPathComponent("no/such/dir").path) }
+    #expect(throws: CaptureWriteError.self) {
+        try CaptureWriter.write(imported, toFile: directory.appendingPathComponent("no/such/dir").path)
+    }
 }
 
 @Test func aPlainTracesCaptureHasNoCaptureHeader() throws {

@@ -12,10 +12,13 @@ import Testing
     let all = try entries(har)
     // Flow 5 is a CONNECT; the copy (6) got the upstream's answer, so it is an entry too.
     #expect(all.map { $0["_faultline"]?["flow"] } == [1, 2, 3, 4, 6, 7, 8, 9].map { OrderedJSON.int($0) })
-    #expect(all.map { $0["request"]?["method"]?.stringValue } == ["POST", "GET", "PUT", "GET", "POST", "GET", "GET", "GET"])
+    #expect(
+        all.map { $0["request"]?["method"]?.stringValue } == ["POST", "GET", "PUT", "GET", "POST", "GET", "GET", "GET"])
     #expect(all[4]["_faultline"]?["duplicateOf"] == .int(1))
     for entry in all {
-        for key in ["startedDateTime", "time", "request", "response", "cache", "timings"] { #expect(entry[key] != nil, "\(key)") }
+        for key in ["startedDateTime", "time", "request", "response", "cache", "timings"] {
+            #expect(entry[key] != nil, "\(key)")
+        }
         #expect(entry["request"]?["headersSize"] == .int(-1))
         #expect(entry["response"]?["headersSize"] == .int(-1))
     }
@@ -31,24 +34,31 @@ import Testing
     let headers = try #require(login["request"]?["headers"]?.arrayValue)
     #expect(headers.map { $0["value"]?.stringValue } == recorded.headers.map(\.value))
     #expect(recorded.headers.first(name: "authorization") == "Bearer flp.access.none.1")
-    #expect(login["request"]?["cookies"] == .array([
-        .fields([("name", .string("sid")), ("value", .string("flp.cookie-sid.none.1"))]),
-        .fields([("name", .string("theme")), ("value", .string("flp.cookie-theme.none.1"))]),
-    ]))
+    #expect(
+        login["request"]?["cookies"]
+            == .array([
+                .fields([("name", .string("sid")), ("value", .string("flp.cookie-sid.none.1"))]),
+                .fields([("name", .string("theme")), ("value", .string("flp.cookie-theme.none.1"))]),
+            ]))
     #expect(login["request"]?["postData"]?["text"] == .string(#"{"username":"ann","password":"flp.password.none.1"}"#))
     #expect(login["request"]?["postData"]?["mimeType"] == .string("application/json"))
     #expect(login["response"]?["content"]?["text"] == .string(#"{"access_token":"flp.access.L1.1","expires_in":3600}"#))
     let cookie = try #require(login["response"]?["cookies"]?.arrayValue?.first)
-    #expect(cookie == .fields([
-        ("name", .string("sid")), ("value", .string("flp.cookie-sid.L1.1")), ("path", .string("/")), ("domain", .string("api.test")),
-        ("expires", .string("2026-10-21T07:28:00.000000Z")), ("httpOnly", .bool(true)), ("secure", .bool(true)),
-    ]))
+    #expect(
+        cookie
+            == .fields([
+                ("name", .string("sid")), ("value", .string("flp.cookie-sid.L1.1")), ("path", .string("/")),
+                ("domain", .string("api.test")),
+                ("expires", .string("2026-10-21T07:28:00.000000Z")), ("httpOnly", .bool(true)), ("secure", .bool(true)),
+            ]))
     let me = try entries(try exportedHAR(capture))[1]
     let recordedURL = try #require(capture.exchange(flow: 2)?.upstreamRequest?.url)
     let token = try #require(recordedURL.query?.split(separator: "&").first?.dropFirst("access_token=".count))
     #expect(SecretStandIns.isPseudonym(token))
     #expect(me["request"]?["url"] == .string("http://api.test:8080/v1/me?access_token=\(token)&q=fault+line"))
-    #expect(me["request"]?["queryString"] == .nameValueList([(name: "access_token", value: String(token)), (name: "q", value: "fault line")]))
+    #expect(
+        me["request"]?["queryString"]
+            == .nameValueList([(name: "access_token", value: String(token)), (name: "q", value: "fault line")]))
     #expect(me["_faultline"]?["credentials"]?.arrayValue?.first?.stringValue?.hasPrefix("access=flp.access.") == true)
     #expect(try exportedHAR(capture)["log"]?["comment"]?.stringValue?.contains("pseudonyms") == true)
 }
@@ -63,7 +73,9 @@ import Testing
     let upload = try #require(all[2]["request"]?["postData"])
     #expect(upload["text"] == .string(""))
     #expect(upload["comment"]?.stringValue?.contains("_faultline.bodyBase64") == true)
-    #expect(upload["_faultline"]?["bodyBase64"]?.stringValue.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } == uploadBytes)
+    #expect(
+        upload["_faultline"]?["bodyBase64"]?.stringValue.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
+            == uploadBytes)
     #expect(all[2]["request"]?["bodySize"] == .int(Int64(uploadBytes.count)))
     // A text body is never base64.
     #expect(all[0]["response"]?["content"]?["encoding"] == nil)
@@ -135,7 +147,9 @@ import Testing
     #expect(entry["time"] == .double(7.75))
     // The same holds for the recorded capture's real times.
     for entry in try entries(try exportedHAR(try recordedCapture())) {
-        let phases = ["blocked", "dns", "connect", "send", "wait", "receive"].compactMap { entry["timings"]?[$0]?.doubleValue }
+        let phases = ["blocked", "dns", "connect", "send", "wait", "receive"].compactMap {
+            entry["timings"]?[$0]?.doubleValue
+        }
         let total = phases.filter { $0 >= 0 }.reduce(0, +)
         #expect(abs(try #require(entry["time"]?.doubleValue) - total) < 1e-9)
         #expect(phases.count == 6)
@@ -164,7 +178,8 @@ import Testing
     let har = try exportedHAR(try recordedCapture(secrets: .keep))
     #expect(har["log"]?["comment"]?.stringValue?.contains("do not share") == true)
     #expect(har["log"]?["_faultline"]?["secrets"] == .string("kept"))
-    #expect(try entries(har)[0]["request"]?["headers"]?.arrayValue?[2]["value"] == .string("Bearer tok-RAW-access-0001"))
+    #expect(
+        try entries(har)[0]["request"]?["headers"]?.arrayValue?[2]["value"] == .string("Bearer tok-RAW-access-0001"))
 }
 
 @Test func setCookieAttributesAndDatesAreRead() {
@@ -176,11 +191,16 @@ import Testing
     #expect(cookies[0].path == "/x" && cookies[0].httpOnly == true && cookies[0].secure == false)
     #expect(cookies[0].expires == "1994-11-06T08:49:37.000000Z")
     #expect(cookies[1].value == "2" && cookies[1].expires == nil)
-    #expect(HARCookie.requestCookies([("Cookie", "a=1;b=2; =x; c"), ("cookie", "d=")]).map { "\($0.name)=\($0.value)" } == ["a=1", "b=2", "d="])
+    #expect(
+        HARCookie.requestCookies([("Cookie", "a=1;b=2; =x; c"), ("cookie", "d=")]).map { "\($0.name)=\($0.value)" } == [
+            "a=1", "b=2", "d=",
+        ])
 }
 
 @Test func jsonTextEscapesWhatWouldBreakALine() {
-    let value = OrderedJSON.fields([("k\"", .string("a\nb\u{2028}c\u{85}d\u{1}é\\")), ("n", .double(.nan)), ("x", .double(0.5))])
+    let value = OrderedJSON.fields([
+        ("k\"", .string("a\nb\u{2028}c\u{85}d\u{1}é\\")), ("n", .double(.nan)), ("x", .double(0.5)),
+    ])
     let text = String(decoding: value.serialized(), as: UTF8.self)
     #expect(text == #"{"k\"":"a\nb\u2028c\u0085d\u0001é\\","n":null,"x":0.5}"#)
     #expect((try? OrderedJSON.parse(value.serialized()))?["k\""] == .string("a\nb\u{2028}c\u{85}d\u{1}é\\"))

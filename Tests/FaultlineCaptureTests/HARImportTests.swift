@@ -55,7 +55,10 @@ let toolHAR = #"""
     let login = try #require(capture.exchange(flow: 1))
     // One request for both sides; its body is the upstream request's, as in every capture.
     let request = try #require(login.upstreamRequest)
-    #expect(login.clientRequest == CapturedRequest(method: "POST", url: request.url, httpVersion: "HTTP/1.1", headers: request.headers, body: nil))
+    #expect(
+        login.clientRequest
+            == CapturedRequest(
+                method: "POST", url: request.url, httpVersion: "HTTP/1.1", headers: request.headers, body: nil))
     #expect(request.url.description == "http://api.test:8080/login?next=%2Fhome&q=a+b")
     // Hop-by-hop fields, and those Connection names, go (RFC 9110 §7.6.1); Content-Length follows the body.
     #expect(request.headers.map(\.name) == ["Host", "Authorization", "Content-Type", "Content-Length"])
@@ -77,7 +80,8 @@ let toolHAR = #"""
 
     #expect(capture.notes.contains { $0.hasPrefix("HAR.json: entries[1]: no response (status 0") })
     #expect(capture.notes.contains { $0.hasPrefix("HAR.json: entries[3]: a CONNECT tunnel") })
-    #expect(capture.notes.contains("HAR.json: entries[2]: HTTP/2 pseudo-header fields dropped (:authority became Host)"))
+    #expect(
+        capture.notes.contains("HAR.json: entries[2]: HTTP/2 pseudo-header fields dropped (:authority became Host)"))
     #expect(capture.notes.contains { $0.hasPrefix("HAR.json: entries[0]: content.text is the decoded body") })
     #expect(capture.hasBodies)
 }
@@ -98,17 +102,26 @@ let toolHAR = #"""
     #expect(login.responseEnded?.monoNanoseconds == 42_500_000)
     #expect(login.delivered?.wall == "2026-03-01T10:00:00.262500Z")
     // seq follows time: the image's five steps (it ends at 3 ms) come first.
-    #expect([image.received, image.forwarded, image.responseReceived, image.responseEnded, image.delivered].map { $0?.seq } == [1, 2, 3, 4, 5])
-    #expect([login.received, login.forwarded, login.responseReceived, login.responseEnded, login.delivered].map { $0?.seq } == [6, 7, 8, 9, 10])
-    #expect(capture.timeline.map(\.kind) == [.received(flow: 3), .delivered(flow: 3), .received(flow: 1), .delivered(flow: 1)])
+    #expect(
+        [image.received, image.forwarded, image.responseReceived, image.responseEnded, image.delivered].map { $0?.seq }
+            == [1, 2, 3, 4, 5])
+    #expect(
+        [login.received, login.forwarded, login.responseReceived, login.responseEnded, login.delivered].map { $0?.seq }
+            == [6, 7, 8, 9, 10])
+    #expect(
+        capture.timeline.map(\.kind) == [
+            .received(flow: 3), .delivered(flow: 3), .received(flow: 1), .delivered(flow: 1),
+        ])
     #expect(capture.created == "2026-03-01T10:00:00.220000Z")
 }
 
 @Test func rawSecretsMakeTheCaptureKeepThem() throws {
     #expect(try importHAR(toolHAR).get().secrets == .kept)
     // No secret in sight is no proof that none is there.
-    let bare = toolHAR.replacingOccurrences(of: #"{"name": "Authorization", "value": "Bearer raw-token-123"},"#, with: "")
-        .replacingOccurrences(of: "pw-raw-456", with: "")
+    let bare = toolHAR.replacingOccurrences(
+        of: #"{"name": "Authorization", "value": "Bearer raw-token-123"},"#, with: ""
+    )
+    .replacingOccurrences(of: "pw-raw-456", with: "")
     #expect(try importHAR(bare).get().secrets == .kept)
     let pseudonyms = toolHAR.replacingOccurrences(of: "raw-token-123", with: "flp.access.L1.1")
         .replacingOccurrences(of: "pw-raw-456", with: "flp.password.none.1")
@@ -141,14 +154,17 @@ let toolHAR = #"""
         #expect(imported.response?.body == (original.synthetic ? nil : original.response?.body))
         #expect(imported.response?.headers == (original.synthetic ? nil : original.response?.headers))
         // Each step within a microsecond of where it was.
-        for (a, b) in [(original.forwarded, imported.forwarded), (original.responseReceived, imported.responseReceived)] {
+        for (a, b) in [
+            (original.forwarded, imported.forwarded), (original.responseReceived, imported.responseReceived),
+        ] {
             guard let a, let b else { continue }
             let (start, back) = (original.received.monoNanoseconds, imported.received.monoNanoseconds)
             #expect(abs(Int64(a.monoNanoseconds - start) - Int64(b.monoNanoseconds - back)) < 1000)
         }
     }
     // A plain trace's export comes back as fingerprints without bodies.
-    let plain = try HARImporter.capture(fromHAR: HARExporter.har(from: try recordedCapture(plainTrace: true)), source: "plain.har")
+    let plain = try HARImporter.capture(
+        fromHAR: HARExporter.har(from: try recordedCapture(plainTrace: true)), source: "plain.har")
     #expect(plain.secrets == .fingerprints)
     #expect(!plain.hasBodies)
 }
@@ -171,38 +187,70 @@ let toolHAR = #"""
         case .failure(let error): error.message
         }
     }
-    func entry(_ request: String = #""method": "GET", "url": "http://a.test/", "headers": []"#,
-               _ response: String = #""status": 200, "headers": [], "content": {"size": 0, "mimeType": ""}"#,
-               started: String = #""2026-03-01T10:00:00Z""#, extra: String = "") -> String {
+    func entry(
+        _ request: String = #""method": "GET", "url": "http://a.test/", "headers": []"#,
+        _ response: String = #""status": 200, "headers": [], "content": {"size": 0, "mimeType": ""}"#,
+        started: String = #""2026-03-01T10:00:00Z""#, extra: String = ""
+    ) -> String {
         #"{"startedDateTime": \#(started), "request": {\#(request)}, "response": {\#(response)}\#(extra)}"#
     }
-    func log(_ entries: String...) -> String { #"{"log": {"version": "1.2", "entries": [\#(entries.joined(separator: ","))]}}"# }
+    func log(_ entries: String...) -> String {
+        #"{"log": {"version": "1.2", "entries": [\#(entries.joined(separator: ","))]}}"#
+    }
 
     #expect(error("{\"log\": ").hasPrefix("HAR.json: not valid JSON: "))
     #expect(error("{\"lag\": {}}") == "HAR.json: log: missing")
     #expect(error(#"{"log": {"version": "2.0", "entries": []}}"#) == "HAR.json: log.version: HAR 2.0 is not HAR 1.x")
     #expect(error(#"{"log": {"entries": {}}}"#) == "HAR.json: log.entries: expected an array, found an object")
-    #expect(error(log(entry(), entry(#""method": "GET", "url": "/relative", "headers": []"#)))
-        == "HAR.json: entries[1].request.url: not an absolute http(s) URL")
-    #expect(error(log(entry(), entry(), entry(#""method": "GET", "url": "ftp://a.test/", "headers": []"#)))
-        == "HAR.json: entries[2].request.url: not an absolute http(s) URL")
-    #expect(error(log(entry(#""method": "GET", "url": "http://a.test/""#))) == "HAR.json: entries[0].request.headers: missing")
-    #expect(error(log(entry(#""method": "GET", "url": "http://a.test/", "headers": [{"name": "A"}]"#)))
-        == "HAR.json: entries[0].request.headers[0].value: missing")
-    #expect(error(log(entry(_: #""method": "GET", "url": "http://a.test/", "headers": []"#, #""status": "200", "headers": []"#)))
-        == "HAR.json: entries[0].response.status: expected an integer, found a string")
-    #expect(error(log(entry(_: #""method": "GET", "url": "http://a.test/", "headers": []"#, #""status": 1000, "headers": []"#)))
-        == "HAR.json: entries[0].response.status: 1000 is not an HTTP status code")
-    #expect(error(log(entry(started: #""yesterday""#))) == "HAR.json: entries[0].startedDateTime: not an ISO 8601 date and time (YYYY-MM-DDThh:mm:ss.sTZD)")
-    #expect(error(log(entry(extra: #", "timings": {"send": "1", "wait": 0, "receive": 0}"#)))
-        == "HAR.json: entries[0].timings.send: expected a number, found a string")
-    #expect(error(log(entry(_: #""method": "GET", "url": "http://a.test/", "headers": []"#,
-                           #""status": 200, "headers": [], "content": {"size": 1, "text": "x", "encoding": "rot13"}"#)))
-        == "HAR.json: entries[0].response.content.encoding: unknown encoding 'rot13' (HAR 1.2 writes base64 or none)")
-    #expect(error(log(entry(_: #""method": "GET", "url": "http://a.test/", "headers": []"#,
-                           #""status": 200, "headers": [], "content": {"size": 1, "text": "%%%", "encoding": "base64"}"#)))
-        == "HAR.json: entries[0].response.content.text: not valid base64")
-    #expect(error(log(entry(#""method": "GET", "url": "http://a.test/", "headers": []"#), "[]")) == "HAR.json: entries[1]: expected an object, found an array")
+    #expect(
+        error(log(entry(), entry(#""method": "GET", "url": "/relative", "headers": []"#)))
+            == "HAR.json: entries[1].request.url: not an absolute http(s) URL")
+    #expect(
+        error(log(entry(), entry(), entry(#""method": "GET", "url": "ftp://a.test/", "headers": []"#)))
+            == "HAR.json: entries[2].request.url: not an absolute http(s) URL")
+    #expect(
+        error(log(entry(#""method": "GET", "url": "http://a.test/""#)))
+            == "HAR.json: entries[0].request.headers: missing")
+    #expect(
+        error(log(entry(#""method": "GET", "url": "http://a.test/", "headers": [{"name": "A"}]"#)))
+            == "HAR.json: entries[0].request.headers[0].value: missing")
+    #expect(
+        error(
+            log(
+                entry(
+                    _: #""method": "GET", "url": "http://a.test/", "headers": []"#, #""status": "200", "headers": []"#))
+        )
+            == "HAR.json: entries[0].response.status: expected an integer, found a string")
+    #expect(
+        error(
+            log(
+                entry(_: #""method": "GET", "url": "http://a.test/", "headers": []"#, #""status": 1000, "headers": []"#)
+            ))
+            == "HAR.json: entries[0].response.status: 1000 is not an HTTP status code")
+    #expect(
+        error(log(entry(started: #""yesterday""#)))
+            == "HAR.json: entries[0].startedDateTime: not an ISO 8601 date and time (YYYY-MM-DDThh:mm:ss.sTZD)")
+    #expect(
+        error(log(entry(extra: #", "timings": {"send": "1", "wait": 0, "receive": 0}"#)))
+            == "HAR.json: entries[0].timings.send: expected a number, found a string")
+    #expect(
+        error(
+            log(
+                entry(
+                    _: #""method": "GET", "url": "http://a.test/", "headers": []"#,
+                    #""status": 200, "headers": [], "content": {"size": 1, "text": "x", "encoding": "rot13"}"#)))
+            == "HAR.json: entries[0].response.content.encoding: unknown encoding 'rot13' (HAR 1.2 writes base64 or none)"
+    )
+    #expect(
+        error(
+            log(
+                entry(
+                    _: #""method": "GET", "url": "http://a.test/", "headers": []"#,
+                    #""status": 200, "headers": [], "content": {"size": 1, "text": "%%%", "encoding": "base64"}"#)))
+            == "HAR.json: entries[0].response.content.text: not valid base64")
+    #expect(
+        error(log(entry(#""method": "GET", "url": "http://a.test/", "headers": []"#), "[]"))
+            == "HAR.json: entries[1]: expected an object, found an array")
     #expect(error(log(entry())) == "imported")
 }
 
@@ -218,7 +266,10 @@ let toolHAR = #"""
     #expect(WallTime(iso8601: "2026-03-01T01:30:00.5-0830")?.rfc3339 == "2026-03-01T10:00:00.500000Z")
     #expect(WallTime(iso8601: "2024-02-29T23:59:59.999+01:00")?.rfc3339 == "2024-02-29T22:59:59.999000Z")
     #expect(WallTime(iso8601: "1969-12-31T23:59:59.5Z")?.rfc3339 == "1969-12-31T23:59:59.500000Z")
-    for bad in ["2026-03-01", "2026-03-01T10:00:00", "2026-13-01T10:00:00Z", "2026-03-01T10:00:00.Z", "2026-03-01T10:00:00Zjunk"] {
+    for bad in [
+        "2026-03-01", "2026-03-01T10:00:00", "2026-13-01T10:00:00Z", "2026-03-01T10:00:00.Z",
+        "2026-03-01T10:00:00Zjunk",
+    ] {
         #expect(WallTime(iso8601: bad) == nil, "\(bad)")
     }
     #expect(WallTime(httpDate: "Sun, 06 Nov 1994 08:49:37 GMT")?.rfc3339 == "1994-11-06T08:49:37.000000Z")
@@ -227,6 +278,9 @@ let toolHAR = #"""
 }
 
 @Test func formPairsDecodeAndEncode() {
-    #expect(FormURLEncoding.pairs("a=1&&b=x+y%21&c&d=%ZZ&e=%C3%A9").map { "\($0.name)|\($0.value)" } == ["a|1", "b|x y!", "c|", "d|%ZZ", "e|é"])
+    #expect(
+        FormURLEncoding.pairs("a=1&&b=x+y%21&c&d=%ZZ&e=%C3%A9").map { "\($0.name)|\($0.value)" } == [
+            "a|1", "b|x y!", "c|", "d|%ZZ", "e|é",
+        ])
     #expect(FormURLEncoding.encoded([(name: "a b", value: "é&=~")]) == "a+b=%C3%A9%26%3D~")
 }
