@@ -1,4 +1,5 @@
 public import FaultlineHTTP1
+public import FaultlineTrace
 
 /// A capture (or a trace) read back as exchanges and their order: what replay, HAR export and
 /// `rules from-capture` work from.
@@ -6,7 +7,7 @@ public import FaultlineHTTP1
 /// A capture is a trace written with `faultline run --capture`: besides the events of every trace
 /// it holds each upstream exchange's bodies and the request as it went upstream. A plain trace
 /// reads too, without bodies; a HAR file is converted to the same model (`HARImporter`).
-public struct Capture: Sendable {
+public struct Capture: Sendable, Equatable {
     /// How the file writes secrets.
     public enum Secrets: String, Sendable, Equatable {
         /// `flp.KIND.LINEAGE.N` pseudonyms (a capture, the default).
@@ -31,10 +32,17 @@ public struct Capture: Sendable {
     /// The kind (`access`, `refresh`, `session`) of each credential value the `lineage.*` events
     /// name (pseudonyms, raw values or fingerprints), from a run with an auth profile.
     public var credentialKinds: [String: String]
+    /// When the trace was started (its header's `created`), RFC 3339 UTC; nil when unknown.
+    public var created: String?
+    /// Bytes kept of each body (the capture header's `body_limit`); nil when the file does not say.
+    public var bodyLimit: Int?
+    /// What reading the file left out or changed, one sentence each (a HAR entry without a
+    /// response, a header that cannot be sent over HTTP/1.1), for the command line to show.
+    public var notes: [String]
 
     public init(
         source: String, secrets: Secrets, hasBodies: Bool, exchanges: [CapturedExchange], timeline: [TimelineEntry],
-        credentialKinds: [String: String] = [:]
+        credentialKinds: [String: String] = [:], created: String? = nil, bodyLimit: Int? = nil, notes: [String] = []
     ) {
         self.source = source
         self.secrets = secrets
@@ -42,6 +50,9 @@ public struct Capture: Sendable {
         self.exchanges = exchanges
         self.timeline = timeline
         self.credentialKinds = credentialKinds
+        self.created = created
+        self.bodyLimit = bodyLimit
+        self.notes = notes
     }
 
     /// The kind of credential `value` is: what the lineage events say, else what its pseudonym
@@ -66,7 +77,7 @@ public struct Capture: Sendable {
 
 /// One flow of a capture: the request as the client sent it and as it went upstream, the
 /// upstream's response, and when each step happened.
-public struct CapturedExchange: Sendable {
+public struct CapturedExchange: Sendable, Equatable {
     public var flow: Int64
     public var connection: Int64?
     /// Set on a copy a `duplicate` rule made of flow `duplicateOf`.
@@ -79,6 +90,8 @@ public struct CapturedExchange: Sendable {
     public var received: Moment
     public var forwarded: Moment?
     public var responseReceived: Moment?
+    /// When the upstream's response ended (a capture's `response.body`); nil in a plain trace.
+    public var responseEnded: Moment?
     public var delivered: Moment?
     /// The request as the client sent it.
     public var clientRequest: CapturedRequest
@@ -87,8 +100,13 @@ public struct CapturedExchange: Sendable {
     public var upstreamRequest: CapturedRequest?
     /// The upstream's response; nil when none came.
     public var response: CapturedResponse?
+    /// Length and fingerprint of the request body as it went upstream (`request.forwarded`'s
+    /// `body`); what a plain trace knows of a body it did not keep.
+    public var forwardedBody: BodySummary?
     /// What the client got, when it got a response.
     public var deliveredStatus: Int?
+    /// Length and fingerprint of the response body the client got (`response.delivered`'s `body`).
+    public var deliveredBody: BodySummary?
     /// True when the proxy made the response the client got (a rule's answer, an error page).
     public var synthetic: Bool
 

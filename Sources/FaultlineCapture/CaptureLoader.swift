@@ -10,12 +10,7 @@ import Foundation
 public enum CaptureLoader {
     /// Reads the file at `path`, whichever of the three it is.
     public static func load(path: String) throws(CaptureLoadError) -> Capture {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            throw CaptureLoadError("\(path): \(exists ? (isDirectory.boolValue ? "is a directory" : "cannot be read") : "no such file")")
-        }
-        let bytes = [UInt8](data)
+        let bytes = try contents(path: path)
         if HARImporter.looksLikeHAR(bytes) {
             return try HARImporter.capture(fromHAR: bytes, source: path)
         }
@@ -26,6 +21,16 @@ public enum CaptureLoader {
             throw CaptureLoadError("\(path):\(error.line): \(error.message)")
         }
         return capture(from: trace, source: path)
+    }
+
+    /// The bytes of the file at `path`; the error says whether it is missing, a directory or unreadable.
+    public static func contents(path: String) throws(CaptureLoadError) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            throw CaptureLoadError("\(path): \(exists ? (isDirectory.boolValue ? "is a directory" : "cannot be read") : "no such file")")
+        }
+        return [UInt8](data)
     }
 
     /// Builds the model from a trace already read.
@@ -41,7 +46,9 @@ public enum CaptureLoader {
         return Capture(
             source: source, secrets: secrets, hasBodies: trace.header.isCapture,
             exchanges: builder.order.compactMap { builder.exchanges[$0] }, timeline: builder.timeline,
-            credentialKinds: builder.credentialKinds)
+            credentialKinds: builder.credentialKinds,
+            created: trace.header.created.isEmpty ? nil : trace.header.created,
+            bodyLimit: trace.header.attributes["capture"]?.objectValue?["body_limit"]?.intValue.map { Int($0) })
     }
 
     /// Folds events into exchanges by flow ID.
@@ -97,6 +104,7 @@ public enum CaptureLoader {
                 }
                 upstream.body = Self.content(event.object("content"))
                 exchange.upstreamRequest = upstream
+                exchange.forwardedBody = event.body("body")
                 exchanges[flow] = exchange
             case "response.received":
                 guard var exchange = exchanges[flow] else { return }
@@ -108,6 +116,7 @@ public enum CaptureLoader {
                 exchanges[flow] = exchange
             case "response.body":
                 guard var exchange = exchanges[flow], exchange.response != nil else { return }
+                exchange.responseEnded = moment
                 exchange.response!.body = Self.content(event.object("content"))
                 if let trailers = event.headers("trailers") { exchange.response!.trailers = Self.headers(trailers) }
                 exchanges[flow] = exchange
@@ -115,6 +124,7 @@ public enum CaptureLoader {
                 guard var exchange = exchanges[flow] else { return }
                 exchange.delivered = moment
                 exchange.deliveredStatus = event.int("status").map(Int.init)
+                exchange.deliveredBody = event.body("body")
                 exchange.synthetic = event.bool("synthetic") ?? false
                 exchanges[flow] = exchange
                 if exchange.duplicateOf == nil { timeline.append(TimelineEntry(.delivered(flow: flow), at: moment)) }
