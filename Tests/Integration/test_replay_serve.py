@@ -251,3 +251,39 @@ def test_kept_secrets_make_a_private_file_that_says_so(start_faultline, origin):
     assert json.loads(text.split("\n", 1)[0])["capture"]["secrets"] == "kept"
     assert "Bearer kept-raw-token" in text
     assert any("RAW SECRETS KEPT" in line for line in proxy.stderr.splitlines())
+
+
+@pytest.mark.parametrize("through", ["har", "imported capture"])
+def test_a_har_written_by_mitmproxy_is_served_with_faults_on_top(start_replay, origin, tmp_path, faultline_binary, through):
+    from harness.mitmdump import Mitmdump
+
+    mark = f"har-served-{through.replace(' ', '-')}"
+    with Mitmdump(str(tmp_path)) as recorder:
+        with httpx_client(recorder.url) as client:
+            recorded = client.post(f"{origin.url}/echo?{mark}", json={"item": "milk"}, headers={"Authorization": "Bearer mitm-token-1"})
+            cookie = client.get(f"{origin.url}/set-cookie?name=session&value=mitm-cookie-1&{mark}")
+    assert recorded.status_code == 200 and cookie.status_code == 200
+    source = recorder.har_path
+    if through == "imported capture":
+        source = str(tmp_path / "imported.jsonl")
+        done = subprocess.run([faultline_binary, "har", "import", recorder.har_path, "-o", source], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "fault.json5").write_text("""{
+      rules: [{ name: "first-echo-503", phase: "response", match: { path: "/echo" }, when: { times: 1 },
+                actions: [{ rewrite: { status: 503 } }] }],
+    }""")
+    seen = len(origin.seen(mark))
+    replay = start_replay(source, "--listen", "127.0.0.1:0", "--rules", str(rules))
+    with httpx_client(replay.listeners[0].url) as client:
+        first = client.post(f"{origin.url}/echo?{mark}", json={"item": "milk"}, headers={"Authorization": "Bearer mitm-token-1"})
+        second = client.post(f"{origin.url}/echo?{mark}", json={"item": "milk"}, headers={"Authorization": "Bearer mitm-token-1"})
+        set_cookie = client.get(f"{origin.url}/set-cookie?name=session&value=mitm-cookie-1&{mark}")
+    replay.stop()
+    # The rule's fault first, then the recorded answer; the origin saw nothing of the replay.
+    assert first.status_code == 503
+    assert second.status_code == 200 and second.json()["target"] == recorded.json()["target"]
+    # The recorded cookie was issued by the recorded server: the replay hands out a fresh one.
+    assert set_cookie.status_code == 200 and set_cookie.cookies.get("session", "").startswith("flr")
+    assert len(origin.seen(mark)) == seen
