@@ -25,6 +25,9 @@ final class ReplayLink {
     private(set) var raw: [UInt8]? = []
     private(set) var asked = false
     var answered = false
+    /// The request asked for `100 Continue` (RFC 9110 §10.1.1): an origin would say it before the
+    /// body, so the replay does too, and a client that waits for it does not wait a second.
+    private(set) var owesContinue = false
     var deadline: TimerHandle?
 
     init(flow: FlowID, endpoint: UpstreamEndpoint, id: ConnectionID) {
@@ -47,7 +50,9 @@ final class ReplayLink {
         do {
             while let event = try decoder.nextEvent() {
                 switch event {
-                case .head(let requestHead): head = requestHead
+                case .head(let requestHead):
+                    head = requestHead
+                    owesContinue = requestHead.version == .http1_1 && requestHead.headers.first(name: "expect")?.lowercased() == "100-continue"
                 case .body(let chunk):
                     bodyLength += Int64(chunk.count)
                     let room = Self.matchedBodyLimit - body.count
@@ -62,6 +67,13 @@ final class ReplayLink {
             return .malformed(error)
         }
         return .incomplete
+    }
+
+    /// `100 Continue`, once, when the request asked for it and the answer has not begun.
+    func takeContinue() -> [UInt8]? {
+        guard owesContinue, !answered else { return nil }
+        owesContinue = false
+        return Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
     }
 
     /// The bytes of a recorded response, framed for HTTP/1.1: with its length, or chunked when it

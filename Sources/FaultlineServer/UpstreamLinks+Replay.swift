@@ -26,7 +26,14 @@ extension UpstreamLinks {
 
     func replayWrite(_ link: ReplayLink, _ bytes: [UInt8]) {
         guard let responder = loopContext.configuration.replay else { return }
-        switch link.receive(bytes) {
+        let progress = link.receive(bytes)
+        if link.owesContinue {
+            // Not from inside this write: the owner is carrying out its session's actions.
+            later(link.flow) { links, link in
+                if let interim = link.takeContinue() { interim.withUnsafeBytes { links.owner?.upstreamRead(link.flow, $0) } }
+            }
+        }
+        switch progress {
         case .incomplete:
             return
         case .malformed(let error):
@@ -45,6 +52,7 @@ extension UpstreamLinks {
             let bound = LoopBound(self, on: loopContext.loop)
             let flow = link.flow
             let wait = responder.respond(to: request) { answer in
+                // Any thread, any time: the answer reaches the flow on its own loop.
                 bound.loop.execute {
                     let links = bound.value
                     guard let link = links.replayLinks[flow] else { return }
@@ -57,6 +65,17 @@ extension UpstreamLinks {
                     responder.expire(flow)
                 }
             }
+        }
+    }
+
+    /// Runs `work` on this loop after the current batch, if the flow still has its replayed upstream.
+    private func later(_ flow: FlowID, _ work: @escaping (UpstreamLinks, ReplayLink) -> Void) {
+        let bound = LoopBound(self, on: loopContext.loop)
+        let task = LoopBound(work, on: loopContext.loop)
+        bound.loop.execute {
+            let links = bound.value
+            guard let link = links.replayLinks[flow] else { return }
+            task.value(links, link)
         }
     }
 

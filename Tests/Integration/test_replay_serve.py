@@ -287,3 +287,29 @@ def test_a_har_written_by_mitmproxy_is_served_with_faults_on_top(start_replay, o
     # The recorded cookie was issued by the recorded server: the replay hands out a fresh one.
     assert set_cookie.status_code == 200 and set_cookie.cookies.get("session", "").startswith("flr")
     assert len(origin.seen(mark)) == seen
+
+
+def test_a_client_that_asks_for_100_continue_gets_it_from_the_replay(start_replay, recorded):
+    import socket
+    replay = start_replay(recorded["capture"], "--listen", "127.0.0.1:0", "--mode", "origin")
+    listener = replay.listeners[0]
+    body = b"grant_type=password&username=ann&password=x"
+    with socket.create_connection((listener.host, listener.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
+        # The body goes only after the interim answer, as curl would wait for it (RFC 9110 §10.1.1).
+        interim = b""
+        while b"\r\n\r\n" not in interim:
+            chunk = sock.recv(4096)
+            assert chunk, f"closed before 100 Continue: {interim!r}"
+            interim += chunk
+        assert interim.startswith(b"HTTP/1.1 100 Continue\r\n"), interim
+        sock.sendall(body)
+        final = b""
+        while b"access_token" not in final:
+            chunk = sock.recv(4096)
+            assert chunk, final
+            final += chunk
+        assert final.startswith(b"HTTP/1.1 200 "), final
+    replay.stop()
