@@ -52,7 +52,7 @@ public enum CaptureWriter {
 
     /// The header's `fingerprint`: how the fingerprints a trace holds were made (FaultlineTrace's
     /// `Fingerprinter`, HMAC-SHA256 cut to 64 bits).
-    static let fingerprintScheme = "hmac-sha256-64"
+    static let fingerprintScheme = TraceHeader.fingerprintScheme
 
     /// Every event line with its seq, in no particular order.
     static func events(_ capture: Capture) -> [(seq: UInt64, line: OrderedJSON)] {

@@ -11,6 +11,9 @@ public struct TraceHeader: Sendable, Equatable {
     public let created: String
     /// `fingerprint`: how secrets were fingerprinted (`hmac-sha256-64`).
     public let fingerprint: String
+    /// `fingerprint` as this module writes it (keyed HMAC-SHA256, 64 bits shown).
+    public static let fingerprintScheme = Fingerprinter.schemeName
+
     /// `capture.secrets` of a capture whose secrets are pseudonyms.
     public static let pseudonymSecrets = "pseudonyms"
     /// `capture.secrets` of a capture that keeps raw secrets.

@@ -21,10 +21,13 @@ struct TraceSink {
 
     /// Creates (or truncates) the file at `path` for writing; `privateMode` makes it 0600 even
     /// when it existed with another mode (it will hold raw secrets).
-    static func openFile(path: String, privateMode: Bool = false) throws(TraceRecorderError) -> TraceSink {
+    /// `failure` begins the message when it cannot be opened.
+    static func openFile(
+        path: String, privateMode: Bool = false, failure: String = "cannot open trace file"
+    ) throws(TraceRecorderError) -> TraceSink {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, privateMode ? 0o600 : 0o644)
         guard descriptor >= 0 else {
-            throw TraceRecorderError("cannot open trace file \(path): \(Self.errorText(errno))")
+            throw TraceRecorderError("\(failure) \(path): \(Self.errorText(errno))")
         }
         if privateMode, fchmod(descriptor, 0o600) != 0 {
             let reason = Self.errorText(errno)
