@@ -33,12 +33,12 @@ public final class ReplaySource: ReplayResponder {
     public let upstreamName = "replay"
     public var allowsNetwork: Bool { settings.unmatched == .forward }
 
-    private let issued: IssuedSecrets
-    private let recorded: [Recorded]
+    let issued: IssuedSecrets
+    let recorded: [Recorded]
     /// Recorded indices by `RequestShape.route`, when the match includes every route part.
-    private let routes: [String: [Int]]?
-    private let notice: @Sendable (String) -> Void
-    private let state: Mutex<State>
+    let routes: [String: [Int]]?
+    let notice: @Sendable (String) -> Void
+    let state: Mutex<State>
 
     struct Recorded: Sendable {
         let exchange: CapturedExchange
@@ -54,7 +54,7 @@ public final class ReplaySource: ReplayResponder {
         var isRejectedRefresh: Bool { presentsRefresh && !(200..<300).contains(response.status) }
     }
 
-    private struct State: ~Copyable {
+    struct State: ~Copyable {
         var mint = TokenMint()
         var uses: [Int]
         var cycles: [String: Int] = [:]
@@ -66,7 +66,7 @@ public final class ReplaySource: ReplayResponder {
         var spentRefreshTokens: Set<String> = []
     }
 
-    private struct Parked {
+    struct Parked {
         let flow: FlowID
         let recordedFlow: Int64
         let answer: @Sendable (ReplayAnswer) -> Void
@@ -185,216 +185,6 @@ public final class ReplaySource: ReplayResponder {
             return releasable(&state)
         }
         deliver(released)
-    }
-
-    // MARK: Matching
-
-    private func liveShape(_ request: ReplayRequest, _ state: inout State) -> RequestShape {
-        let mint = state.mint
-        func recordedText(_ text: String) -> String {
-            mint.recordedText(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? text
-        }
-        let target = recordedText(request.head.target)
-        let pathAndQuery = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var path = String(pathAndQuery[0])
-        if !request.endpoint.pathPrefix.isEmpty, path.hasPrefix(request.endpoint.pathPrefix) {
-            path = String(path.dropFirst(request.endpoint.pathPrefix.count))
-        }
-        let url = RecordedURL(
-            scheme: request.endpoint.scheme, host: request.endpoint.host, port: request.endpoint.port, path: path,
-            query: pathAndQuery.count > 1 ? String(pathAndQuery[1]) : nil)
-        let headers = HTTPHeaders(request.head.headers.map { ($0.name, recordedText($0.value)) })
-        let body = mint.recordedText(request.body) ?? request.body
-        return RequestShape(
-            method: request.head.method, url: url, headers: headers, body: body, settings: settings, issued: issued)
-    }
-
-    private struct Choice {
-        /// The recorded exchange whose answer goes out; -1 for RFC 6749's `invalid_grant`.
-        let recorded: Int
-        let events: [ReplayTraceEvent]
-        /// Issue new fresh tokens rather than the ones this run already handed out (a refresh
-        /// the recording has no answer for, answered as its recorded refresh was).
-        var newGeneration = false
-    }
-
-    /// The recorded exchange that answers `shape`, or nil when none does. `presentingRefresh`:
-    /// the fresh refresh tokens the request presents (a refresh rotates them).
-    private func choose(_ shape: RequestShape, presentingRefresh: [String], _ state: inout State) -> Choice? {
-        let pool = routes.map { $0[shape.route] ?? [] } ?? Array(recorded.indices)
-        var candidates = pool.filter { shape.matches(recorded[$0].shape, parts: settings.match) }
-        if candidates.allSatisfy({ state.uses[$0] > 0 }) {
-            // Nothing unused matches exactly: one that only lacks a credential the recording sent may.
-            let loose = pool.filter { state.uses[$0] == 0 && shape.matches(recorded[$0].shape, parts: settings.match, loosely: true) }
-            if !loose.isEmpty { candidates = loose }
-        }
-        if let fresh = candidates.first(where: { state.uses[$0] == 0 }) {
-            state.uses[fresh] += 1
-            if recorded[fresh].isSuccessfulRefresh { state.spentRefreshTokens.formUnion(presentingRefresh) }
-            return Choice(recorded: fresh, events: [matchedEvent(fresh, use: 1, repeated: nil)])
-        }
-        if presentingRefresh.contains(where: state.spentRefreshTokens.contains) {
-            // A rotated refresh token presented again: the recorded backend refused that (RFC 6749
-            // §10.4, refresh token rotation), so the replay does too.
-            let rejection = pool.first { recorded[$0].isRejectedRefresh } ?? recorded.indices.first { recorded[$0].isRejectedRefresh }
-            var fields: [TraceField] = [.string("reason", "the refresh token was already rotated by an earlier refresh")]
-            if let rejection {
-                fields.append(.int("answered_with_flow", recorded[rejection].exchange.flow))
-            } else {
-                fields.append(.string("answer", "invalid_grant (RFC 6749 section 5.2): the recording has no rejected refresh"))
-            }
-            return Choice(recorded: rejection ?? -1, events: [ReplayTraceEvent(.replayRotated, fields)])
-        }
-        if !candidates.isEmpty {
-            let chosen: Int
-            switch settings.repeatPolicy {
-            case .none: return nil
-            case .last: chosen = candidates[candidates.count - 1]
-            case .cycle:
-                let key = candidates.map(String.init).joined(separator: ",")
-                let count = state.cycles[key, default: 0]
-                state.cycles[key] = count + 1
-                chosen = candidates[count % candidates.count]
-            }
-            state.uses[chosen] += 1
-            return Choice(recorded: chosen, events: [matchedEvent(chosen, use: state.uses[chosen], repeated: settings.repeatPolicy)])
-        }
-        if !presentingRefresh.isEmpty, let template = pool.last(where: { recorded[$0].isSuccessfulRefresh }) {
-            // A refresh with a token this run issued and the recording never presented (a client
-            // that refreshes more often than the recorded one): the backend would rotate, so the
-            // replay answers as the recorded refresh did, with new tokens.
-            state.spentRefreshTokens.formUnion(presentingRefresh)
-            state.uses[template] += 1
-            return Choice(
-                recorded: template,
-                events: [ReplayTraceEvent(.replayRotated, [.int("recorded_flow", recorded[template].exchange.flow), .string("reason", "a refresh the recording has no answer for: answered as recorded flow \(recorded[template].exchange.flow) was, with new tokens")])],
-                newGeneration: true)
-        }
-        return nil
-    }
-
-    private func matchedEvent(_ index: Int, use: Int, repeated: ReplaySettings.Repeat?) -> ReplayTraceEvent {
-        let entry = recorded[index]
-        var fields: [TraceField] = [
-            .int("recorded_flow", entry.exchange.flow), .int("recorded_seq", Int64(entry.exchange.received.seq)),
-            .int("status", entry.response.status), .int("use", use),
-        ]
-        if let repeated { fields.append(.string("repeat", repeated.rawValue)) }
-        if entry.response.body?.truncated == true { fields.append(.bool("truncated", true)) }
-        return ReplayTraceEvent(.replayMatched, fields)
-    }
-
-    /// A request's bytes where a credential can travel: target, field values and body.
-    private static func text(of request: CapturedRequest) -> String {
-        ([request.url.target] + request.headers.map(\.value)).joined(separator: "\n") + "\n"
-            + String(decoding: request.body?.bytes ?? [], as: UTF8.self)
-    }
-
-    private static func text(of request: ReplayRequest) -> [UInt8] {
-        Array(([request.head.target] + request.head.headers.map(\.value)).joined(separator: "\n").utf8) + [0x0A] + request.body
-    }
-
-    // MARK: Answers
-
-    /// The recorded response of `index` with fresh credentials in place of the issued ones; the
-    /// result still takes the trace events (an ordered answer adds its own before it goes).
-    private func makeResponse(
-        _ index: Int, generation: Bool, _ state: inout State, events: inout [ReplayTraceEvent]
-    ) -> ([ReplayTraceEvent]) -> ReplayAnswer {
-        guard index >= 0 else {
-            let head = HTTPResponseHead(
-                status: 400, reason: "Bad Request",
-                headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")])
-            let body = Array(#"{"error":"invalid_grant","error_description":"the refresh token was already used"}"#.utf8)
-            return { .response(head, body: body, trailers: nil, trace: $0) }
-        }
-        let entry = recorded[index]
-        let secrets = issued.byFlow[entry.exchange.flow] ?? []
-        var minted: [String: String] = [:]
-        func fresh(_ bytes: [UInt8]) -> [UInt8] {
-            CredentialSubstitution.replace(secrets, in: bytes) { value in
-                guard generation else { return state.mint.fresh(for: value) }
-                if let known = minted[value] { return known }
-                let token = state.mint.nextGeneration(for: value)
-                minted[value] = token
-                return token
-            }
-        }
-        var head = HTTPResponseHead(status: entry.response.status, reason: entry.response.reason)
-        // Framing and connection fields go: the replayed upstream frames its own answer.
-        for field in entry.response.headers {
-            head.headers.add(name: field.name, value: String(decoding: fresh(Array(field.value.utf8)), as: UTF8.self))
-        }
-        let body = fresh(entry.response.body?.bytes ?? [])
-        let trailers = entry.response.trailers
-        return { .response(head, body: body, trailers: trailers, trace: $0) }
-    }
-
-    /// Nothing recorded answers the request: the trace and the client learn what came nearest.
-    private func unmatched(_ request: ReplayRequest, _ shape: RequestShape, _ order: RecordedOrder?) -> (ReplayAnswer, String) {
-        let (nearest, differences) = nearestRecorded(to: shape)
-        var reason = "the recording has no \(shape.method) \(shape.url)"
-        if let nearest {
-            let exchange = recorded[nearest].exchange
-            reason += "; nearest: \(recorded[nearest].request.method) \(recorded[nearest].request.url) (recorded flow \(exchange.flow), seq \(exchange.received.seq))"
-            reason += differences.isEmpty
-                ? ", whose recorded answers are all used (--repeat none)" : ", which differs in " + differences.joined(separator: "; ")
-        }
-        var fields: [TraceField] = [.string("method", shape.method), .target("url", shape.url.description), .string("reason", reason)]
-        if let nearest { fields.append(.int("nearest_flow", recorded[nearest].exchange.flow)) }
-        if let order {
-            let next = order.pending(limit: 3).map(\.summary)
-            reason += "; the run had reached \(order.reachedThrough?.summary ?? "the start of the recording"), which goes on with: "
-                + (next.isEmpty ? "nothing" : next.joined(separator: "; "))
-            fields.append(.strings("recorded_next", next))
-        }
-        var events = [ReplayTraceEvent(.replayUnmatched, fields)]
-        if order != nil { events.append(ReplayTraceEvent(.replayDiverged, [.string("reason", reason)])) }
-        let line = "faultline replay: unmatched: \(reason)"
-        if settings.unmatched == .forward { return (.forward(trace: events), line + " (sent on to the network: --unmatched forward)") }
-        return (.unavailable(UpstreamFailure(code: "replay-unmatched", status: 502, description: reason), trace: events), line)
-    }
-
-    /// The recorded request with the fewest differing parts (a different route weighs most).
-    private func nearestRecorded(to shape: RequestShape) -> (Int?, [String]) {
-        var best: (index: Int, score: Int, differences: [String])?
-        let all = ReplaySettings.MatchPart.defaults + settings.match.filter { !ReplaySettings.MatchPart.defaults.contains($0) }
-        for index in recorded.indices {
-            let differences = shape.differences(from: recorded[index].shape, parts: all)
-            let routeDifferences = shape.differences(from: recorded[index].shape, parts: [.method, .scheme, .host, .port, .path]).count
-            let score = routeDifferences * 10 + differences.count
-            if best == nil || score < best!.score { best = (index, score, differences) }
-        }
-        guard let best else { return (nil, []) }
-        return (best.index, best.differences)
-    }
-
-    // MARK: Order
-
-    /// Parked answers whose recorded predecessors have all happened, removed from the parking lot.
-    private func releasable(_ state: inout State) -> [(Parked, [ReplayTraceEvent])] {
-        guard let order = state.order else { return [] }
-        var ready: [(Parked, [ReplayTraceEvent])] = []
-        state.parked.removeAll { parked in
-            guard order.missing(before: parked.recordedFlow).isEmpty else { return false }
-            let waited = parked.since.duration(to: .now())
-            ready.append((parked, [ReplayTraceEvent(.replayReleased, [.int("recorded_flow", parked.recordedFlow), .double("waited_s", waited.inSeconds)])]))
-            return true
-        }
-        return ready
-    }
-
-    private func deliver(_ released: [(Parked, [ReplayTraceEvent])]) {
-        for (parked, events) in released {
-            switch parked.response {
-            case .response(let head, let body, let trailers, let trace):
-                parked.answer(.response(head, body: body, trailers: trailers, trace: trace + events))
-            case .unavailable(let failure, let trace):
-                parked.answer(.unavailable(failure, trace: trace + events))
-            case .forward(let trace):
-                parked.answer(.forward(trace: trace + events))
-            }
-        }
     }
 }
 
