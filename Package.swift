@@ -77,6 +77,15 @@ let package = Package(
             name: "FaultlineBackend",
             dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineHTTP1", "FaultlineConfig"],
             swiftSettings: strictSettings),
+        // `faultline replay client`: a capture's requests sent to a server again, concurrently as
+        // recorded, and the answers compared; sans-I/O pieces plus a small blocking driver.
+        .target(
+            name: "FaultlineReplayClient",
+            dependencies: [
+                "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
+                "FaultlineRules", "FaultlineTLS",
+            ],
+            swiftSettings: strictSettings),
         .target(
             name: "FaultlineServer",
             dependencies: [
@@ -113,7 +122,7 @@ let package = Package(
             name: "faultline",
             dependencies: [
                 "FaultlineBackend", "FaultlineCapture", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo",
-                "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineRules",
+                "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineReplayClient", "FaultlineRules",
                 "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -139,6 +148,13 @@ let package = Package(
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineCaptureTests", dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineReplayClientTests",
+            dependencies: [
+                "FaultlineReplayClient", "FaultlineBackend", "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1",
+                "FaultlinePosix", "FaultlineRules", "FaultlineTrace",
+            ],
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTLSTests", dependencies: ["FaultlineTLS", "COpenSSL"], swiftSettings: strictSettings),
         .testTarget(

@@ -1,0 +1,126 @@
+public import FaultlineCapture
+import FaultlineCore
+import FaultlineHTTP1
+
+/// Which recorded requests a replay sends, in which order, on which connection, when, and after
+/// which others: the schedule, worked out from the capture alone.
+///
+/// - **Which**: every exchange that went upstream (`upstreamRequest`), copies made by `duplicate`
+///   rules left out (`duplicateOf`), in recorded order; each is numbered `#1`, `#2`, ...
+/// - **Lanes**: requests that shared a recorded client connection form one lane, replayed in
+///   order on one connection; every lane runs beside the others, as the connections did.
+/// - **When**: a request starts no earlier than its recorded offset from the first request (when
+///   it went upstream), divided by the speed.
+/// - **After which**: a request that presents a credential a recorded answer issued waits until
+///   that exchange's live answer is in, so it carries the live value. The issuer always comes
+///   earlier in recorded order, so lanes never wait on each other in a circle.
+public struct ReplayPlan: Sendable {
+    public struct Step: Sendable {
+        /// The request's number in the report, from 1.
+        public let number: Int
+        public let exchange: CapturedExchange
+        /// The request as it went upstream.
+        public let request: CapturedRequest
+        /// The lane's position in `ReplayPlan.lanes`.
+        public let lane: Int
+        /// When it went upstream, after the first request.
+        public let recordedOffset: Duration
+        /// The steps (by number) whose live answers issue credentials this request presents.
+        public let dependencies: [Int]
+        /// The credentials its recorded answer issued (`CredentialSite.sites`).
+        public let issuedCredentials: [CredentialSite]
+    }
+
+    public let steps: [Step]
+    /// Step numbers per lane, in recorded order; lanes ordered by their first step.
+    public let lanes: [[Int]]
+    /// From the first request going upstream to the last answer ending.
+    public let recordedSpan: Duration
+    /// The capture's body limit (`CaptureBodyLimit`), which tells a cut body from a whole one.
+    public let bodyLimit: Int?
+
+    /// The plan for `capture`. `credentials` says how its secrets are spelled (and the values
+    /// the user supplied, which no exchange needs to issue); `bodyLimit` is the capture's.
+    public init(capture: Capture, credentials: CredentialMap, bodyLimit: Int? = nil) {
+        self.bodyLimit = bodyLimit
+        let exchanges = capture.exchanges.filter { $0.upstreamRequest != nil && $0.duplicateOf == nil }
+        let origin = exchanges.map(\.startMoment.monoNanoseconds).min() ?? 0
+        var laneOfConnection: [Int64: Int] = [:]
+        var lanes: [[Int]] = []
+        var issuer: [String: Int] = [:]
+        var steps: [Step] = []
+        for (position, exchange) in exchanges.enumerated() {
+            let number = position + 1
+            let lane: Int
+            if let connection = exchange.connection, let known = laneOfConnection[connection] {
+                lane = known
+            } else {
+                lane = lanes.count
+                lanes.append([])
+                if let connection = exchange.connection { laneOfConnection[connection] = lane }
+            }
+            lanes[lane].append(number)
+            let request = exchange.upstreamRequest!
+            let presented = CredentialMap.occurrences(
+                of: Set(issuer.keys), in: request.searchableBytes, findsPseudonyms: credentials.findsPseudonyms)
+            let dependencies = Set(presented.compactMap { issuer[$0.recorded] }).sorted()
+            let issued =
+                exchange.response.map {
+                    CredentialSite.sites(headers: $0.headers, body: $0.body?.bytes ?? [], learnableBy: credentials)
+                } ?? []
+            for site in issued where credentials.liveValues[site.value] == nil { issuer[site.value] = number }
+            steps.append(
+                Step(
+                    number: number, exchange: exchange, request: request, lane: lane,
+                    recordedOffset: .nanoseconds(Int64(exchange.startMoment.monoNanoseconds - origin)),
+                    dependencies: dependencies, issuedCredentials: issued))
+        }
+        self.steps = steps
+        self.lanes = lanes
+        let end = exchanges.map(\.endMoment.monoNanoseconds).max() ?? origin
+        recordedSpan = .nanoseconds(Int64(end > origin ? end - origin : 0))
+    }
+
+    /// The step numbered `number`.
+    public func step(_ number: Int) -> Step { steps[number - 1] }
+
+    /// `offset` at `speed`: 1 as recorded, 2 twice as fast, 0 as fast as possible.
+    public static func scaled(_ offset: Duration, speed: Double) -> Duration {
+        guard speed > 0 else { return .zero }
+        return .seconds(fractional: offset.inSeconds / speed)
+    }
+}
+
+extension CapturedExchange {
+    /// When the request went upstream (when it arrived, for a capture that says nothing more).
+    var startMoment: Moment { forwarded ?? received }
+    /// When the answer ended: delivered to the client, or at least received.
+    var endMoment: Moment { delivered ?? responseReceived ?? startMoment }
+}
+
+extension CapturedRequest {
+    /// Target, header values and body in one buffer, for finding the credentials it presents.
+    var searchableBytes: [UInt8] {
+        var bytes = Array(url.target.utf8)
+        for field in headers {
+            bytes.append(0x0A)
+            bytes += field.value.utf8
+        }
+        bytes.append(0x0A)
+        bytes += body?.bytes ?? []
+        return bytes
+    }
+}
+
+extension ReplayPlan {
+    /// Whether some request of the plan presents the recorded credential `recorded` (to warn
+    /// about a `--secret` that matches nothing).
+    public func presents(_ recorded: String) -> Bool {
+        steps.contains { step in
+            CredentialMap.occurrences(of: [recorded], in: step.request.searchableBytes, findsPseudonyms: false).contains
+            {
+                $0.recorded == recorded
+            }
+        }
+    }
+}
