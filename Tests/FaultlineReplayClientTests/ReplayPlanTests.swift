@@ -87,3 +87,38 @@ import Testing
     let plan = ReplayPlan(capture: capture, credentials: CredentialMap(findsPseudonyms: false))
     #expect(plan.steps.map(\.dependencies) == [[], [1], []])
 }
+
+@Test func credentialChangesKeepTheirRecordedOrderAcrossConnections() {
+    func step(_ flow: Int64, _ connection: Int64, at: UInt64, _ path: String, role: String?, cookie: Bool = true) -> CapturedExchange {
+        var exchange = CaptureFixture.exchange(
+            flow: flow, connection: connection, at: at, method: role == nil ? "GET" : "POST", path: path,
+            headers: cookie ? [("Cookie", "session=flp.cookie-session.L1.1")] : [])
+        exchange.role = role ?? "business"
+        exchange.lineage = "L1"
+        return exchange
+    }
+    var login = step(1, 1, at: 0, "/oauth/token", role: "login", cookie: false)
+    login.response?.headers = [("Set-Cookie", "session=flp.cookie-session.L1.1")]
+    var logout = step(5, 1, at: 40, "/logout", role: "logout")
+    logout.response?.headers = [("Set-Cookie", "session=; Max-Age=0")]
+    let capture = CaptureFixture.capture([
+        login,
+        step(2, 1, at: 10, "/v1/messages", role: nil),
+        step(3, 2, at: 20, "/v1/me", role: nil),  // after #2 ended, on another connection
+        step(4, 1, at: 30, "/oauth/token", role: "refresh"),  // after #3 ended
+        logout,
+        step(6, 2, at: 50, "/v1/me", role: nil),  // after the logout ended
+    ])
+    let plan = ReplayPlan(capture: capture, credentials: CredentialMap(findsPseudonyms: true))
+    // #3 needs only the login's cookie: it may run beside #2, as a second connection does.
+    #expect(plan.step(3).dependencies == [1])
+    // The refresh waits for #3, which it followed on another connection; #6 for the logout.
+    #expect(plan.step(4).dependencies == [1, 2, 3])
+    #expect(plan.step(6).dependencies == [1, 4, 5])
+    // Requests that overlapped in the recording keep overlapping.
+    var overlapping = capture.exchanges
+    overlapping[2].received = CaptureFixture.moment(5_000_000)
+    overlapping[2].received.seq = overlapping[1].received.seq + 1
+    let concurrent = ReplayPlan(capture: CaptureFixture.capture(overlapping), credentials: CredentialMap(findsPseudonyms: true))
+    #expect(concurrent.step(3).dependencies == [1])
+}
