@@ -4,21 +4,23 @@ against fresh reference backends, directly and through another Faultline whose t
 the server saw: the same answers, the recorded connections side by side, live credentials in
 place of the capture's pseudonyms, differences a rule injects, and unusable input refused.
 
-Nothing is ordered by sleeping: the proof of concurrency is a hold on one connection's request
-that only another connection's request can release (a serial replay would leave it to its
-deadline), and every process, request and wait has a deadline."""
+Nothing is ordered by sleeping: the proof of concurrency is a request of one connection held
+while the other connection's requests go on (the test waits for them in the live trace, then
+releases the hold), and every process, request and wait has a deadline."""
 import json
 import os
 import re
 import shutil
+import subprocess
 import threading
 from collections import defaultdict
 
 import httpx
 import pytest
 
-from harness.clients import run
+from harness.clients import clean_env, run
 from harness.reference_backend import ReferenceBackend
+from harness.rule_proxy import rules_proxy_starter
 from harness.rules import RULES
 from harness.trace import Trace, header_values
 
@@ -27,19 +29,19 @@ PASSWORD = "pw-Replay-7f3a91c2"
 LIVE_TOKEN = re.compile(r"\b(?:at|rt|sess)_[A-Za-z0-9_-]{32}")
 PSEUDONYM = re.compile(r"flp\.[a-z0-9-]+\.[A-Za-z0-9]+\.\d+")
 
-# Rules for the Faultline between the replay and the backend: a rendezvous of connection A's
-# first /v1/messages and connection B's first /v1/me (both sent once the login is answered, in
-# no particular order). Whichever arrives first is held until the other one arrives; when the
-# recorded connections are replayed side by side that is at once, while a replay that sends one
-# request at a time leaves the first held until its deadline.
-RENDEZVOUS = """{
+# For the Faultline between the replay and the backend: connection A's first /v1/messages and
+# connection B's first /v1/me are both sent once the login is answered, in no particular order.
+# Whichever arrives first is held (until the test releases it); the other one can only arrive
+# meanwhile if the recorded connections are replayed side by side. (`before` is judged with the
+# rule counts, atomically: the second to arrive is not held.)
+HOLD_THE_FIRST = """{
   rules: [
     { name: "saw-messages", match: { method: "GET", path: "/v1/messages" }, when: { times: 1 }, actions: [] },
     { name: "saw-me", match: { method: "GET", path: "/v1/me" }, when: { times: 1 }, actions: [] },
     { name: "hold-messages", match: { method: "GET", path: "/v1/messages" }, when: { times: 1, before: "rule:saw-me" },
-      actions: [{ hold: { name: "first", release: { on: "rule:saw-me" }, timeout: 8 } }] },
+      actions: [{ hold: { name: "first", timeout: 40 } }] },
     { name: "hold-me", match: { method: "GET", path: "/v1/me" }, when: { times: 1, before: "rule:saw-messages" },
-      actions: [{ hold: { name: "first", release: { on: "rule:saw-messages" }, timeout: 8 } }] },
+      actions: [{ hold: { name: "first", timeout: 40 } }] },
   ],
 }
 """
@@ -153,6 +155,18 @@ def replay(binary, capture_path, *args, timeout=60):
     return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
 
 
+def finish(process, timeout):
+    """The (stdout, stderr) of a replay started with Popen, once it exits; killed (and the test
+    failed) if it outlives `timeout` seconds."""
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate(timeout=10)
+        raise AssertionError(f"faultline replay client did not finish within {timeout}s")
+    return out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
 def report_lines(stdout):
     """The per-request lines: number → (method, url, recorded, now, mark)."""
     pattern = re.compile(r"^#(\d+) (\S+) (\S+)  recorded (\S+) → now (.+?)  \[(same|DIFF)\]$")
@@ -223,31 +237,42 @@ def test_a_recorded_session_replays_the_same_against_a_fresh_backend(faultline_b
     assert stats["unauthorized"] == 1 and stats["rejectedLogins"] == 0, stats
 
 
+@pytest.fixture
+def start_rules_proxy(start_faultline, faultline_binary, tmp_path):
+    return rules_proxy_starter(start_faultline, faultline_binary, tmp_path)
+
+
 def test_connections_replay_side_by_side_each_in_order_on_one_connection(
-        faultline_binary, capture, reference_backend, rules_dir, start_faultline):
-    """(b) Concurrency as recorded, seen from a Faultline in front of the backend: of connection
-    A's /v1/messages and connection B's /v1/me, the first to arrive is held until the other one
-    arrives, so the hold ends by that event, not by its deadline; and each recorded connection's
-    requests arrive in order on one connection of their own."""
+        faultline_binary, capture, reference_backend, start_rules_proxy):
+    """(b) Concurrency as recorded, seen from a Faultline in front of the backend: while the first
+    of connection A's /v1/messages and connection B's /v1/me is held, the other one arrives; and
+    each recorded connection's requests arrive in order on one connection of their own."""
     capture_path, secrets = capture
     backend = reference_backend()
-    witness = start_faultline(
-        "--listen", "127.0.0.1:0", "--mode", f"reverse:{backend.url}", "--control", "off",
-        "--rules", rules_dir("rendezvous", rendezvous=RENDEZVOUS))
-    code, out, err = replay(
-        faultline_binary, capture_path, "--target", witness.reverse.url, "--speed", "0",
-        "--secret", f"flp.password.none.1={PASSWORD}", "--timeout", "20")
-    assert code == 0, f"exit {code}\n{out}\n{err}"
+    witness = start_rules_proxy(
+        {"hold.json5": HOLD_THE_FIRST}, listen=("--listen", "127.0.0.1:0", "--mode", f"reverse:{backend.url}"))
+    replaying = subprocess.Popen(
+        [faultline_binary, "replay", "client", capture_path, "--target", witness.reverse.url, "--speed", "0",
+         "--secret", f"flp.password.none.1={PASSWORD}", "--timeout", "45"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env())
+    try:
+        held = witness.control.wait_for_holds("first", timeout=15)[0]
+        held_request = witness.wait_for_event("request.received", flow=held["flow"])
+        other_path = "/v1/me" if held_request["path"] == "/v1/messages" else "/v1/messages"
+        other = witness.wait_for_event(
+            "request.received", timeout=15, path=other_path, where=lambda event: event["seq"] > held_request["seq"])
+        assert witness.control.holds_named("first"), "the hold ended before the other connection's request came"
+    except BaseException:
+        replaying.kill()
+        replaying.communicate(timeout=10)
+        raise
+    witness.control.release("first")
+    out, err = finish(replaying, timeout=45)
+    assert replaying.returncode == 0, f"exit {replaying.returncode}\n{out}\n{err}"
     trace = witness.trace()
-    started = trace.one("hold.started", name="first")
-    ended = trace.one("hold.ended", name="first")
-    assert ended["ended_by"] == "event", f"the held request was not released by the other connection: {ended}"
-    held = trace.one("request.received", flow=started["flow"])
-    other_path = "/v1/me" if held["path"] == "/v1/messages" else "/v1/messages"
-    other = trace.of("request.received", path=other_path)[0]
-    delivered = trace.one("response.delivered", flow=held["flow"])
-    assert held["conn"] != other["conn"]
-    assert held["seq"] < other["seq"] < delivered["seq"], "the two connections' requests did not overlap"
+    ended = trace.one("hold.ended", flow=held["flow"])
+    assert ended["ended_by"] == "control" and held_request["conn"] != other["conn"]
+    assert held_request["seq"] < other["seq"] < ended["seq"], "the two connections' requests did not overlap"
     replayed = [(event["conn"], event["method"], event["url"][event["url"].index("/", 8):])
                 for event in trace.of("request.received")]
     assert paths_by_connection(replayed) == paths_by_connection(recorded_requests(capture_path))
