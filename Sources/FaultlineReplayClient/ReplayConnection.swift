@@ -96,6 +96,10 @@ final class ReplayConnection {
                 }
                 let bytes = try transport.read(deadline: deadline)
                 if bytes.isEmpty {
+                    // The decoder reports a cut answer at EOF; this guards against reading EOF twice.
+                    guard !decoder.sawEOF else {
+                        throw ReplayTransportError("the server closed the connection mid-answer")
+                    }
                     decoder.receiveEOF()
                     if decoder.isAtMessageBoundary, head == nil {
                         throw ReplayTransportError("the server closed the connection without answering")

@@ -6,12 +6,13 @@ import Foundation
 
 /// Runs a replay over blocking sockets: one thread per recorded connection (a lane, started
 /// when its first request is due), each sending its requests in order on one connection, at
-/// their recorded offsets divided by the speed, after the answers that issue their credentials;
-/// the calling thread starts the lanes, reports progress and waits for the last one.
+/// their recorded offsets divided by the speed, after the answers they depend on
+/// (`ReplayPlan.Step.dependencies`); the calling thread starts the lanes, reports progress and
+/// waits for the last one.
 ///
 /// Every wait has a deadline: a request's connect, send and answer share `ReplayOptions.timeout`;
-/// waiting for a credential's issuer gives up after the same time (the request then goes with
-/// what is known); pacing waits until the request's start time.
+/// waiting for the answers it depends on gives up after the same time (the request then goes
+/// with the credentials known); pacing waits until the request's start time.
 public enum ReplayDriver {
     /// Replays `session` against `addresses` (TLS with `tls` when the target is https) and returns
     /// the report. `progress` gets a line now and then (`ReplayProgressMeter`), on this thread.

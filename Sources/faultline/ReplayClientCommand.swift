@@ -56,7 +56,8 @@ enum ReplayClientCommand {
             connections run side by side, each request no earlier than its recorded time divided by --speed.
             Credentials: a capture's secrets are pseudonyms (flp.KIND.LINEAGE.N). When a live answer issues a \
             credential where the recorded answer had one (a Set-Cookie value, a JSON string such as access_token), \
-            later requests carry the live value instead; a request waits for the answer that issues what it presents. \
+            later requests carry the live value instead. A request waits for the answer that issued what it presents, and \
+            keeps its recorded order with the logins, refreshes and logouts of its session on other connections. \
             Give values only the client knew with --secret (a password): they are visible in the process list, so \
             use test accounts.
             The report (stdout) has one line per request, then the counts, the differences and the timing; URLs \
