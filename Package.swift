@@ -82,6 +82,15 @@ let package = Package(
             name: "FaultlineBackend",
             dependencies: ["FaultlineCore", "FaultlinePosix", "FaultlineHTTP1", "FaultlineConfig"],
             swiftSettings: strictSettings),
+        // `faultline replay client`: a capture's requests sent to a server again, concurrently as
+        // recorded, and the answers compared; sans-I/O pieces plus a small blocking driver.
+        .target(
+            name: "FaultlineReplayClient",
+            dependencies: [
+                "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
+                "FaultlineRules", "FaultlineTLS",
+            ],
+            swiftSettings: strictSettings),
         .target(
             name: "FaultlineServer",
             dependencies: [
@@ -118,7 +127,7 @@ let package = Package(
             name: "faultline",
             dependencies: [
                 "FaultlineBackend", "FaultlineCapture", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo",
-                "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineReplay", "FaultlineRules",
+                "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineReplay", "FaultlineReplayClient", "FaultlineRules",
                 "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -149,6 +158,13 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineCaptureTests", dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineReplayClientTests",
+            dependencies: [
+                "FaultlineReplayClient", "FaultlineBackend", "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1",
+                "FaultlinePosix", "FaultlineRules", "FaultlineTrace",
+            ],
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTLSTests", dependencies: ["FaultlineTLS", "COpenSSL"], swiftSettings: strictSettings),
         .testTarget(

@@ -192,7 +192,7 @@ public final class HostResolver: Sendable {
     }
 
     /// One blocking `getaddrinfo` for TCP addresses of any family, duplicates removed.
-    private static func lookup(_ host: String) -> Result<[SocketAddress], ResolveError> {
+    static func lookup(_ host: String) -> Result<[SocketAddress], ResolveError> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Posix.streamSocketType

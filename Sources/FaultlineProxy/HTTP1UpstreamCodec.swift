@@ -163,11 +163,8 @@ public struct HTTP1UpstreamCodec {
     /// upstream keeps alive and nothing follows the response.
     public var isReusable: Bool {
         guard responseEnded, requestEnded, let responseHead else { return false }
-        let keepsAlive =
-            responseHead.version == .http1_1
-            ? !responseHead.headers.containsToken("close", inField: "connection")
-            : responseHead.headers.containsToken("keep-alive", inField: "connection")
-        return keepsAlive && decoder.bufferedByteCount == 0 && decoder.framing != .closeDelimited && !decoder.sawEOF
+        return responseHead.keepsConnectionOpen && decoder.bufferedByteCount == 0 && decoder.framing != .closeDelimited
+            && !decoder.sawEOF
     }
 
     /// The response ended; what the upstream does next does not concern the flow.

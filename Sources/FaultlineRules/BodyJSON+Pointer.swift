@@ -5,7 +5,7 @@ extension BodyJSON {
     /// member `a`, element 0, member `b/c`. nil when the pointer is malformed (no leading `/`,
     /// a `~` not followed by `0` or `1`) or names nothing (missing member, index out of range,
     /// `-`, an index with a leading zero, a step into a scalar).
-    func value(at pointer: String) -> BodyJSON? {
+    package func value(at pointer: String) -> BodyJSON? {
         if pointer.isEmpty { return self }
         guard pointer.hasPrefix("/") else { return nil }
         var current = self

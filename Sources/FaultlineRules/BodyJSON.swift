@@ -9,7 +9,7 @@
 /// not a hand-written file) and bounded: nesting deeper than `maximumDepth` is refused rather
 /// than recursed into, so a hostile body cannot exhaust the stack. Duplicate object keys keep
 /// the last value (RFC 8259 §4 leaves this open; JavaScript's `JSON.parse` does the same).
-indirect enum BodyJSON: Sendable, Equatable {
+package indirect enum BodyJSON: Sendable, Equatable {
     case null
     case bool(Bool)
     /// The number's source text, valid per RFC 8259 §6.
@@ -22,7 +22,7 @@ indirect enum BodyJSON: Sendable, Equatable {
 
     /// Parses a whole body; nil when it is not one JSON text (a UTF-8 byte order mark is
     /// skipped, as RFC 8259 §8.1 allows).
-    static func parse(_ bytes: [UInt8]) -> BodyJSON? {
+    package static func parse(_ bytes: [UInt8]) -> BodyJSON? {
         var parser = BodyJSONParser(bytes: bytes)
         return parser.document()
     }

@@ -2,7 +2,7 @@
 ///
 /// Cookie values are opaque (RFC 6265 §4.1.1): nothing is percent-decoded and surrounding
 /// double quotes are kept, as user agents keep them.
-enum CookieParsing {
+package enum CookieParsing {
     /// The cookies of every `Cookie` field value (`a=1; b=2`, RFC 6265 §5.4). Pieces are split
     /// on `;` and trimmed, so a sloppy `a=1;b=2` reads the same; a piece without `=` is skipped
     /// (§5.2 step 2 ignores such a set-cookie-string too).
@@ -19,16 +19,16 @@ enum CookieParsing {
 
     /// One Set-Cookie field value: the name and value before the first `;` (RFC 6265 §5.2),
     /// and whether the attributes make it a deletion rather than a new cookie.
-    struct SetCookie: Equatable {
-        var name: String
-        var value: String
+    package struct SetCookie: Equatable {
+        package var name: String
+        package var value: String
         /// `Max-Age` ≤ 0, an empty value, or an `Expires` year before 2000: the common ways
         /// servers clear a cookie on logout. (There is no clock here, so other past `Expires`
         /// dates are not recognised.)
-        var isDeletion: Bool
+        package var isDeletion: Bool
     }
 
-    static func setCookie(_ fieldValue: String) -> SetCookie? {
+    package static func setCookie(_ fieldValue: String) -> SetCookie? {
         var pieces = fieldValue.split(separator: ";", omittingEmptySubsequences: false)[...]
         guard let first = pieces.popFirst(), let pair = nameValue(first) else { return nil }
         var deletion = pair.value.isEmpty

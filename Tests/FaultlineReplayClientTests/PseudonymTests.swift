@@ -1,0 +1,22 @@
+import Testing
+
+@testable import FaultlineReplayClient
+
+@Test func pseudonymsAreFoundWhereTheyStandAlone() {
+    let text = #"Bearer flp.access.L1.1; session=flp.cookie-session.L12.3&x=flp.password.none.1."#
+    #expect(Pseudonym.occurrences(in: text) == ["flp.access.L1.1", "flp.cookie-session.L12.3", "flp.password.none.1"])
+    #expect(Pseudonym.isPseudonym("flp.refresh.L1.2"))
+    #expect(Pseudonym.isPseudonym("flp.id.none.10"))
+}
+
+@Test func longerTokensAreNotPseudonyms() {
+    #expect(Pseudonym.occurrences(in: "xflp.access.L1.1") == [])
+    #expect(Pseudonym.occurrences(in: "flp.access.L1.1x") == [])
+    #expect(Pseudonym.occurrences(in: "flp.access.L1.1.2") == [])
+    #expect(Pseudonym.occurrences(in: "flp.access.L1") == [])
+    #expect(Pseudonym.occurrences(in: "flp.Access.L1.1") == [])
+    #expect(!Pseudonym.isPseudonym("flp.access.L1.1 "))
+    #expect(!Pseudonym.isPseudonym("at_3JcD3kq"))
+    // The prefix of a longer ordinal is not a match of the shorter one.
+    #expect(Pseudonym.occurrences(in: "flp.access.L1.12") == ["flp.access.L1.12"])
+}
