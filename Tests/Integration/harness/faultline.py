@@ -160,8 +160,10 @@ class Faultline:
 
     @property
     def trace_file(self):
-        """Where the trace is: the --trace file, or the captured stdout for `--trace -`."""
-        return self.stdout_path if self._trace_argument() == "-" else self.trace_path
+        """Where the trace is: the --trace file (the test's own, or the one the fixture chose), or
+        the captured stdout for `--trace -`."""
+        argument = self._trace_argument()
+        return self.stdout_path if argument == "-" else os.path.join(self.workdir, argument)
 
     def _trace_argument(self):
         if "--trace" in self.args:
