@@ -15,6 +15,8 @@ final class FlowCapture {
     /// events, so a capture names their pseudonyms after it.
     var issuingLineage: LineageID?
     var reserved: LineageID?
+    /// A `route` or request `rewrite` changed the request after `request.received` showed it.
+    var requestEdited = false
 
     init(limit: Int) {
         request = CapturedBodyBuffer(limit: limit)
@@ -25,17 +27,19 @@ final class FlowCapture {
 /// The capture's trace fields: `request` and `content` on `request.forwarded`, `lineage` on
 /// `response.received`, and `response.body` when the upstream's response ends.
 extension FlowMachine {
-    /// `request.forwarded`'s capture fields: the request as it went upstream (after routing and
-    /// request rules) and its body.
+    /// `request.forwarded`'s capture fields: the request as it went upstream when rules changed it
+    /// (else `request.received` already shows it: a line a request saved), and its body.
     func captureForwardedFields(into fields: inout [TraceField]) {
         guard let capture else { return }
-        fields.append(
-            .object(
-                "request",
-                [
-                    .string("method", outbound.method), .target("url", request.endpoint.origin + outbound.target),
-                    .headers("headers", outbound.headers.map { (name: $0.name, value: $0.value) }),
-                ]))
+        if capture.requestEdited {
+            fields.append(
+                .object(
+                    "request",
+                    [
+                        .string("method", outbound.method), .target("url", request.endpoint.origin + outbound.target),
+                        .headers("headers", outbound.headers.map { (name: $0.name, value: $0.value) }),
+                    ]))
+        }
         if capture.request.length > 0 {
             fields.append(.content("content", capture.request.body(contentType: outbound.headers.first(name: "content-type"))))
         }

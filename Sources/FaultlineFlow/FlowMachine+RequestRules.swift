@@ -67,6 +67,7 @@ extension FlowMachine {
     private mutating func applyRequestEdits() {
         guard requestPlan.route != nil || !requestPlan.rewrites.isEmpty else { return }
         RequestEditor.apply(requestPlan, to: &request, outbound: &outbound)
+        capture?.requestEdited = true
     }
 
     /// Answers the client with a rule's (or a release override's) response; the upstream is never

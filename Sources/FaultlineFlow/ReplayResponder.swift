@@ -19,7 +19,8 @@ public protocol ReplayResponder: AnyObject, Sendable {
     /// The flow is done with its upstream: its response reached the client (`delivered`) or the
     /// flow ended otherwise.
     func finished(_ flow: FlowID, delivered: Bool)
-    /// True when a request to `endpoint` that is not HTTP (a `CONNECT` tunnel) may reach the network.
+    /// True when traffic the recording cannot answer may reach the network: unmatched requests
+    /// (answered `.forward`) and tunnels (`CONNECT` without interception). False: nothing does.
     var allowsNetwork: Bool { get }
 }
 

@@ -96,11 +96,10 @@ final class UpstreamLinks {
     /// Gets a connection for `flow`: from the pool unless `fresh`, else a new one; the owner hears
     /// `upstreamConnected` (at once for a pooled one) or `upstreamFailed`.
     func connect(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool) {
-        if let responder = context.configuration.replay {
-            guard endpoint.scheme == "tcp" && responder.allowsNetwork else {
-                replay(flow, to: endpoint, responder)
-                return
-            }
+        // A replay answers every flow itself and refuses tunnels, unless it may use the network.
+        if let responder = context.configuration.replay, !(endpoint.scheme == "tcp" && responder.allowsNetwork) {
+            replay(flow, to: endpoint, responder)
+            return
         }
         connectToNetwork(flow, to: endpoint, fresh: fresh)
     }

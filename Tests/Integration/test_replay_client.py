@@ -186,8 +186,9 @@ def recorded_requests(capture_path):
     for event in trace.of("request.forwarded"):
         if "duplicate_of" in received[event["flow"]]:
             continue
-        url = event["request"]["url"]
-        requests.append((received[event["flow"]]["conn"], event["request"]["method"], url[url.index("/", 8):]))
+        sent = trace.sent_upstream(event["flow"])
+        url = sent["url"]
+        requests.append((received[event["flow"]]["conn"], sent["method"], url[url.index("/", 8):]))
     return requests
 
 
@@ -299,11 +300,11 @@ def test_the_server_sees_live_credentials_never_pseudonyms(
     forwarded = seen.of("request.forwarded")
     assert len(forwarded) == 9
     for number, event in enumerate(forwarded, start=1):
-        sent = json.dumps(event["request"]) + json.dumps(event.get("content", {}))
+        sent = json.dumps(seen.sent_upstream(event["flow"])) + json.dumps(event.get("content", {}))
         assert not PSEUDONYM.search(sent), f"request #{number} reached the server with a pseudonym"
     login = forwarded[0]["content"]["data"]
     assert f"password={PASSWORD}" in login, "the --secret value was not sent in place of the password"
-    bearers = [header_values(event["request"]["headers"], "Authorization") for event in forwarded]
+    bearers = [header_values(seen.sent_upstream(event["flow"])["headers"], "Authorization") for event in forwarded]
     assert all(LIVE_TOKEN.fullmatch(value.removeprefix("Bearer ")) for values in bearers for value in values)
 
 

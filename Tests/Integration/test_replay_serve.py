@@ -313,3 +313,26 @@ def test_a_client_that_asks_for_100_continue_gets_it_from_the_replay(start_repla
             final += chunk
         assert final.startswith(b"HTTP/1.1 200 "), final
     replay.stop()
+
+
+def test_a_request_a_rule_changed_is_recorded_and_replayed_as_it_went_upstream(start_faultline, start_replay, origin, tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "rewrite.json5").write_text("""{
+      rules: [{ name: "to-v2", match: { path: "/echo" }, actions: [{ rewrite: { path: "/echo", query: "v=2" } }] }],
+    }""")
+    proxy = start_faultline("--listen", "127.0.0.1:0", "--capture", "--rules", str(rules))
+    with httpx_client(proxy.listeners[0].url) as client:
+        assert client.get(f"{origin.url}/echo?v=1").json()["target"] == "/echo?v=2"
+        assert client.get(f"{origin.url}/status/204").status_code == 204
+    proxy.stop()
+    trace = Trace.load(proxy.trace_file)
+    edited, plain = trace.of("request.forwarded")
+    # Only the request a rule changed carries its upstream head; the other's is request.received's.
+    assert edited["request"]["url"].endswith("/echo?v=2") and "request" not in plain
+    replay = start_replay(proxy.trace_file, "--listen", "127.0.0.1:0")
+    with httpx_client(replay.listeners[0].url) as client:
+        assert client.get(f"{origin.url}/echo?v=2").json()["target"] == "/echo?v=2"
+        assert client.get(f"{origin.url}/echo?v=1").status_code == 502
+        assert client.get(f"{origin.url}/status/204").status_code == 204
+    replay.stop()

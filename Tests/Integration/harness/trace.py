@@ -62,6 +62,15 @@ class Trace:
         assert len(found) == 1, f"expected one {kind} {match}, found {len(found)}: {found}"
         return found[0]
 
+    def sent_upstream(self, flow_id):
+        """In a capture, the request of `flow_id` as it went upstream: `request.forwarded`'s
+        `request` when a rule changed it, else what `request.received` shows (method, url, headers)."""
+        forwarded = self.of("request.forwarded", flow=flow_id)[-1]
+        if "request" in forwarded:
+            return forwarded["request"]
+        received = self.one("request.received", flow=flow_id)
+        return {key: received[key] for key in ("method", "url", "headers")}
+
     def flow(self, flow_id):
         """Every event of one flow, in order."""
         return [e for e in self.events if e.get("flow") == flow_id]
