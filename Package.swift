@@ -88,7 +88,7 @@ let package = Package(
             name: "FaultlineReplayClient",
             dependencies: [
                 "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
-                "FaultlineRules", "FaultlineTLS",
+                "FaultlineRules", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .target(

@@ -58,10 +58,7 @@ public struct Capture: Sendable, Equatable {
     /// The kind of credential `value` is: what the lineage events say, else what its pseudonym
     /// names (`flp.refresh.L1.2` is a refresh token); nil when neither tells.
     public func credentialKind(of value: String) -> String? {
-        if let kind = credentialKinds[value] { return kind }
-        let parts = value.split(separator: ".")
-        guard parts.count == 4, parts[0] == "flp" else { return nil }
-        return String(parts[1])
+        credentialKinds[value] ?? Pseudonym.kind(of: value)
     }
 
     /// The exchanges an upstream answered (the ones a replay can serve), in recorded order.

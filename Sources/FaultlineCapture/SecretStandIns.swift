@@ -40,19 +40,6 @@ struct SecretStandIns: Equatable {
     /// True when at least one secret was seen and every one is a stand-in.
     var allStandIns: Bool { raw == 0 && pseudonyms + fingerprints > 0 }
 
-    /// `flp.KIND.LINEAGE.N`, as FaultlineTrace's `PseudonymRegistry` names secrets.
-    static func isPseudonym(_ text: some StringProtocol) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "flp", !parts[1].isEmpty, !parts[2].isEmpty, !parts[3].isEmpty else {
-            return false
-        }
-        return parts[1].unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-            && parts[2].unicodeScalars.allSatisfy {
-                ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0)
-            }
-            && parts[3].unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
-    }
-
     /// `fp:` and 16 lowercase hex digits, a trace's keyed fingerprint.
     static func isFingerprint(_ text: some StringProtocol) -> Bool {
         text.hasPrefix("fp:") && text.utf8.count == 19
@@ -62,7 +49,7 @@ struct SecretStandIns: Equatable {
     private mutating func count(_ value: some StringProtocol) {
         let trimmed = value.trimmingOWS
         guard !trimmed.isEmpty else { return }
-        if Self.isPseudonym(trimmed) {
+        if Pseudonym.isPseudonym(String(trimmed)) {
             pseudonyms += 1
         } else if Self.isFingerprint(trimmed) {
             fingerprints += 1

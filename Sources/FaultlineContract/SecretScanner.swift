@@ -176,34 +176,9 @@ struct SecretScanner {
         Self.isFingerprint(bytes) || (acceptsPseudonyms && Self.isPseudonym(bytes))
     }
 
-    /// `flp.KIND.LINEAGE.N`: letters, digits and `-` in the kind, letters and digits in the
-    /// lineage, digits in the ordinal (FaultlineTrace's `PseudonymRegistry`).
+    /// A capture's pseudonym (FaultlineTrace's `Pseudonym`).
     static func isPseudonym(_ bytes: Bytes) -> Bool {
-        guard bytes.count > 10, bytes[0] == UInt8(ascii: "f"), bytes[1] == UInt8(ascii: "l"), bytes[2] == UInt8(ascii: "p"),
-            bytes[3] == UInt8(ascii: ".")
-        else { return false }
-        var parts = 1
-        var partLength = 0
-        for index in 4..<bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: ".") {
-                guard partLength > 0 else { return false }
-                parts += 1
-                partLength = 0
-                continue
-            }
-            let lower = Bytes.lower(byte)
-            let ok: Bool
-            switch parts {
-            case 1: ok = (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
-            case 2: ok = (0x61...0x7A).contains(lower) || (0x30...0x39).contains(byte)
-            case 3: ok = (0x30...0x39).contains(byte)
-            default: ok = false
-            }
-            guard ok else { return false }
-            partLength += 1
-        }
-        return parts == 3 && partLength > 0
+        Pseudonym.isPseudonym(String(decoding: UnsafeBufferPointer(rebasing: bytes.buffer[bytes.start..<bytes.end]), as: UTF8.self))
     }
 
     static func isFingerprint(_ bytes: Bytes) -> Bool {

@@ -47,7 +47,7 @@ struct IssuedSecrets {
             if !value.isEmpty, !found.contains(value) { found.append(value) }
         }
         for field in response.headers {
-            PseudonymScanner.pseudonyms(in: field.value.utf8).forEach(add)
+            Pseudonym.occurrences(in: field.value).forEach(add)
             let name = field.name.lowercased()
             if name == "set-cookie", let pair = field.value.split(separator: ";").first, let equals = pair.firstIndex(of: "=") {
                 add(pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces))
@@ -56,7 +56,7 @@ struct IssuedSecrets {
             }
         }
         if let body = response.body {
-            PseudonymScanner.pseudonyms(in: body.bytes).forEach(add)
+            Pseudonym.occurrences(in: String(decoding: body.bytes, as: UTF8.self)).forEach(add)
             StructuredBody(body.bytes, contentType: response.headers.first(name: "content-type"))
                 .secretValues { policy.secretBodyFields.contains($0.lowercased()) }.forEach { add($0.value) }
         }
@@ -70,7 +70,7 @@ struct IssuedSecrets {
         func add(_ value: String) {
             if !value.isEmpty, !found.contains(value) { found.append(value) }
         }
-        PseudonymScanner.pseudonyms(in: request.url.description.utf8).forEach(add)
+        Pseudonym.occurrences(in: request.url.description).forEach(add)
         for parameter in (request.url.query ?? "").split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1)
             if parts.count == 2, policy.secretQueryParameters.contains(StructuredBody.decode(parts[0].utf8).lowercased()) {
@@ -78,7 +78,7 @@ struct IssuedSecrets {
             }
         }
         for field in request.headers {
-            PseudonymScanner.pseudonyms(in: field.value.utf8).forEach(add)
+            Pseudonym.occurrences(in: field.value).forEach(add)
             let name = field.name.lowercased()
             let value = field.value.trimmingCharacters(in: .whitespaces)
             switch name {
@@ -93,7 +93,7 @@ struct IssuedSecrets {
             }
         }
         if let body = request.body {
-            PseudonymScanner.pseudonyms(in: body.bytes).forEach(add)
+            Pseudonym.occurrences(in: String(decoding: body.bytes, as: UTF8.self)).forEach(add)
             StructuredBody(body.bytes, contentType: request.headers.first(name: "content-type"))
                 .secretValues { policy.secretBodyFields.contains($0.lowercased()) }.forEach { add($0.value) }
         }

@@ -1,3 +1,4 @@
+import FaultlineTrace
 public import FaultlineHTTP1
 package import FaultlineRules
 

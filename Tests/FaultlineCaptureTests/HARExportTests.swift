@@ -54,7 +54,7 @@ import Testing
     let me = try entries(try exportedHAR(capture))[1]
     let recordedURL = try #require(capture.exchange(flow: 2)?.upstreamRequest?.url)
     let token = try #require(recordedURL.query?.split(separator: "&").first?.dropFirst("access_token=".count))
-    #expect(SecretStandIns.isPseudonym(token))
+    #expect(Pseudonym.isPseudonym(String(token)))
     #expect(me["request"]?["url"] == .string("http://api.test:8080/v1/me?access_token=\(token)&q=fault+line"))
     #expect(
         me["request"]?["queryString"]

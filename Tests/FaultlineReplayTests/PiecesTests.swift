@@ -5,11 +5,6 @@ import Testing
 
 @testable import FaultlineReplay
 
-@Test func pseudonymsAreFoundWholeAndOnlyWhole() {
-    let text = "a flp.access.L1.2, b=flp.cookie-sid.none.10; xflp.access.L1.1 flp.access.L1 flp.Access.L1.1 flp.access.L1.3x"
-    #expect(PseudonymScanner.pseudonyms(in: Array(text.utf8)) == ["flp.access.L1.2", "flp.cookie-sid.none.10"])
-}
-
 @Test func theMintHandsOutOneFreshValuePerRecordedValueAndReadsThemBack() throws {
     var mint = TokenMint()
     let first = mint.fresh(for: "flp.access.L1.1")

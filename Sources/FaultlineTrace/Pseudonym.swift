@@ -1,13 +1,19 @@
-/// A capture's pseudonym, `flp.KIND.LINEAGE.N` (PseudonymRegistry in FaultlineTrace names them):
-/// found in text so that it can be swapped for a live value, and told apart from other strings
-/// when answers are compared.
+/// A capture's pseudonym, `flp.KIND.LINEAGE.N` (`PseudonymRegistry` names them): found in text so
+/// that a replay can swap it for a live value, told apart from other strings when answers are
+/// compared, and accepted as redacted by the checker. The one reading of the grammar.
 ///
 /// The grammar is the registry's: `flp.`, a kind of lowercase letters, digits and `-`, `.`, a
 /// lineage of letters and digits, `.`, an ordinal. A match must stand alone: the byte before it
 /// and the byte after it are not letters, digits, `.`, `-` or `_`, so `flp.access.L1.1` is not
 /// found inside `flp.access.L1.12` or `xflp.access.L1.1`.
 public enum Pseudonym {
-    private static let prefix = Array("flp.".utf8)
+    private static let prefix = Array(PseudonymRegistry.prefix.utf8)
+
+    /// The kind a pseudonym names (`refresh` for `flp.refresh.L1.2`); nil for anything else.
+    public static func kind(of text: String) -> String? {
+        guard isPseudonym(text) else { return nil }
+        return String(text.split(separator: ".")[1])
+    }
 
     /// Whether all of `text` is one pseudonym.
     public static func isPseudonym(_ text: String) -> Bool {
