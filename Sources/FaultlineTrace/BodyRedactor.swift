@@ -29,10 +29,11 @@ enum BodyRedactor {
         case json, form, other
 
         init(contentType: String?, body: UnsafeBufferPointer<UInt8>) {
-            let type = contentType.map { String(decoding: ASCII.lowercasedBytes($0), as: UTF8.self) } ?? ""
-            if type.contains("json") {
+            // Bytes, not String.contains: this runs for every captured body (seen in a profile).
+            let type = contentType.map(ASCII.lowercasedBytes) ?? []
+            if Self.contains(type, Self.jsonType) {
                 self = .json
-            } else if type.contains("x-www-form-urlencoded") {
+            } else if Self.contains(type, Self.formType) {
                 self = .form
             } else if type.isEmpty, let first = body.first(where: { !ASCII.isWhitespace($0) && $0 != 0x0A && $0 != 0x0D }),
                 first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
@@ -40,6 +41,16 @@ enum BodyRedactor {
                 self = .json
             } else {
                 self = .other
+            }
+        }
+
+        private static let jsonType = Array("json".utf8)
+        private static let formType = Array("x-www-form-urlencoded".utf8)
+
+        private static func contains(_ text: [UInt8], _ part: [UInt8]) -> Bool {
+            guard text.count >= part.count else { return false }
+            return (0...(text.count - part.count)).contains { start in
+                text[start] == part[0] && text[start..<(start + part.count)].elementsEqual(part)
             }
         }
     }

@@ -123,3 +123,16 @@ private func content(_ text: String, type: String? = "application/json", length:
     #expect(try redactedHeader("Authorization", "Bearer tok-1", on: recorder).hasPrefix("Bearer fp:"))
     #expect(recorder.fingerprint("tok-1", kind: "access").hasPrefix("fp:"))
 }
+
+@Test func utf8IsValidatedAsTheStandardSays() {
+    func valid(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) } }
+    for text in ["", "plain", "café", "日本語", "🎉 emoji", "\u{10FFFF}"] {
+        #expect(valid(Array(text.utf8)), "\(text)")
+        #expect(valid(Array(text.utf8)) == (String(validating: Array(text.utf8), as: UTF8.self) != nil))
+    }
+    // Overlong, surrogate, past U+10FFFF, stray continuation, cut sequence.
+    for bad: [UInt8] in [[0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82], [0xFF]] {
+        #expect(!valid(bad), "\(bad)")
+        #expect(String(validating: bad, as: UTF8.self) == nil)
+    }
+}
