@@ -5,7 +5,7 @@ import FaultlineProxy
 import FaultlineTLS
 import FaultlineTrace
 
-/// Drives one client connection's `HTTP1ProxySession` on its event loop: feeds it what the client
+/// Drives one client connection's session (`ClientSession`: HTTP/1.1 today) on its event loop: feeds it what the client
 /// and upstream sockets report, and carries out the actions it returns.
 ///
 /// Either side may speak TLS (an intercepted or TLS-listener client, an `https` upstream): the
@@ -28,7 +28,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     }
 
     var client: Channel
-    var session: HTTP1ProxySession
+    var session: any ClientSession
     let context: LoopContext
     /// The upstream connections of this connection's flows.
     let upstreams: UpstreamLinks
@@ -50,7 +50,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     /// Why the connection closed when the session cannot know (a TLS failure).
     var closeReason: String?
 
-    init(client: StreamConnection, session: HTTP1ProxySession, context: LoopContext) {
+    init(client: StreamConnection, session: any ClientSession, context: LoopContext) {
         self.client = Channel(socket: client)
         self.session = session
         self.context = context
@@ -200,7 +200,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         let paused = session.wantsClientReadsPaused || clientReadsPausedForBackpressure
         if paused != client.socket.isReadingPaused { client.socket.setReadingPaused(paused) }
         for link in upstreams.all where link.channel.socket.isOpen {
-            let upstreamPaused = session.wantsUpstreamReadsPaused || link.pausedForBackpressure
+            let upstreamPaused = session.wantsUpstreamReadsPaused(flow: link.flow) || link.pausedForBackpressure
             if upstreamPaused != link.channel.socket.isReadingPaused { link.channel.socket.setReadingPaused(upstreamPaused) }
         }
     }

@@ -1,0 +1,37 @@
+public import FaultlineCore
+public import FaultlineFlow
+
+/// What the server drives for one client connection, whatever protocol it speaks: HTTP/1.1
+/// (`HTTP1ProxySession`) or HTTP/2 (one connection, a flow per stream). Inputs are what happened
+/// on the client connection and on each flow's upstream; every one returns the `ProxyAction`s
+/// to carry out in order. No I/O.
+public protocol ClientSession {
+    /// Call once, first: the actions to take before anything is read (an idle timer).
+    mutating func start() -> [ProxyAction]
+    mutating func clientDidRead(_ bytes: UnsafeRawBufferPointer) -> [ProxyAction]
+    /// The client shut down its sending side (FIN, or TLS close_notify).
+    mutating func clientDidReadEOF() -> [ProxyAction]
+    /// The client connection is gone; nothing more can be sent to it.
+    mutating func clientDidClose() -> [ProxyAction]
+    mutating func timerFired(_ timer: SessionTimer) -> [ProxyAction]
+    mutating func holdEnded(flow id: FlowID, _ ending: HoldEnding) -> [ProxyAction]
+    mutating func upstreamDidConnect(flow id: FlowID, _ info: UpstreamConnectionInfo) -> [ProxyAction]
+    mutating func upstreamDidFailToConnect(flow id: FlowID, _ failure: UpstreamFailure) -> [ProxyAction]
+    mutating func upstreamDidRead(flow id: FlowID, _ bytes: UnsafeRawBufferPointer) -> [ProxyAction]
+    mutating func upstreamDidReadEOF(flow id: FlowID) -> [ProxyAction]
+    mutating func upstreamDidClose(flow id: FlowID) -> [ProxyAction]
+    /// True while the session cannot use more client bytes; the driver stops reading the client.
+    var wantsClientReadsPaused: Bool { get }
+    /// True while `flow` cannot use more upstream bytes (its response waits behind a gate, or its
+    /// client-side queue is full); the driver stops reading that flow's upstream only.
+    func wantsUpstreamReadsPaused(flow id: FlowID) -> Bool
+    /// True once the session has nothing more to do.
+    var isClosed: Bool { get }
+    /// Why the session ended, for `connection.closed`.
+    var closeReason: String? { get }
+}
+
+extension HTTP1ProxySession: ClientSession {
+    /// HTTP/1 serves one flow at a time: its pause is the connection's.
+    public func wantsUpstreamReadsPaused(flow id: FlowID) -> Bool { wantsUpstreamReadsPaused }
+}
