@@ -64,6 +64,22 @@ extension HTTP1FlowHost {
         }
     }
 
+    /// The actions only the driver can carry out (the rules runtime, duplicates, pacing), passed
+    /// on as `ProxyAction`s for whichever framing the flow came over.
+    func performForDriver(_ action: FlowAction, _ output: inout SessionOutput) {
+        switch action {
+        case .hold(let request): output.append(.hold(request))
+        case .unregisterHold(let id): output.append(.unregisterHold(id))
+        case .observed(_, let event): output.append(.observed(event))
+        case .ruleFired(_, let rule): output.append(.ruleFired(rule))
+        case .duplicate(let request): output.append(.duplicate(request))
+        case .duplicateBody(let id, let bytes): output.append(.duplicateBody(id, Array(bytes)))
+        case .duplicateEnd(let id, let complete): output.append(.duplicateEnd(id, complete: complete))
+        case .throttle(let id, let side, let rate): output.append(.throttle(id, side, bytesPerSecond: rate))
+        default: preconditionFailure("\(action) is carried out by the framing, not the driver")
+        }
+    }
+
     /// The flow's upstream connection is ready.
     mutating func flowUpstreamConnected(_ id: FlowID, _ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
         guard flowID == id, hasUpstream else {

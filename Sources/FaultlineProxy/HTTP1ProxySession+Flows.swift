@@ -27,22 +27,8 @@ extension HTTP1ProxySession: HTTP1FlowHost {
             sendResponseEnd(trailers: trailers, &output)
         case .breakClient(_, let how):
             breakClient(how, &output)
-        case .hold(let request):
-            output.append(.hold(request))
-        case .unregisterHold(let id):
-            output.append(.unregisterHold(id))
-        case .observed(_, let event):
-            output.append(.observed(event))
-        case .ruleFired(_, let rule):
-            output.append(.ruleFired(rule))
-        case .duplicate(let request):
-            output.append(.duplicate(request))
-        case .duplicateBody(let id, let bytes):
-            output.append(.duplicateBody(id, Array(bytes)))
-        case .duplicateEnd(let id, let complete):
-            output.append(.duplicateEnd(id, complete: complete))
-        case .throttle(let id, let side, let rate):
-            output.append(.throttle(id, side, bytesPerSecond: rate))
+        case .hold, .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
+            performForDriver(action, &output)
         case .ended(_, let outcome):
             flowEnded(outcome, &output)
         }
