@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from . import h2load_output
 from .clients import clean_env
 
 # RFC 9113 section 7.
@@ -288,29 +289,10 @@ class H2loadResult:
                 f"{self.timeout} timeout, status {self.status_codes}, {self.rps} req/s; stderr {self.stderr[-300:]!r}")
 
 
-_H2LOAD_FINISHED = re.compile(r"^finished in ([\d.]+)(us|ms|s), ([\d.]+) req/s", re.MULTILINE)
-_H2LOAD_REQUESTS = re.compile(r"^requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, "
-                              r"(\d+) errored, (\d+) timeout", re.MULTILINE)
-_H2LOAD_STATUS = re.compile(r"^status codes: (.*)$", re.MULTILINE)
-_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
-
-
 def parse_h2load(result):
-    text = result.stdout
-    protocol = re.search(r"^Application protocol: (\S+)", text, re.MULTILINE)
-    result.protocol = protocol[1] if protocol else None
-    finished = _H2LOAD_FINISHED.search(text)
-    if finished:
-        result.duration = float(finished[1]) * _UNITS[finished[2]]
-        result.rps = float(finished[3])
-    counts = _H2LOAD_REQUESTS.search(text)
-    if counts:
-        (result.total, result.started, result.done, result.succeeded, result.failed, result.errored,
-         result.timeout) = (int(n) for n in counts.groups())
-    status = _H2LOAD_STATUS.search(text)
-    if status:
-        result.status_codes = {kind: int(n) for n, kind in re.findall(r"(\d+) (\dxx)", status[1])}
-    result.request_failures = len(re.findall(r"^Process Request Failure", text, re.MULTILINE))
+    """Fills `result` from h2load's summary (harness/h2load_output.py)."""
+    for key, value in h2load_output.parse(result.stdout).items():
+        setattr(result, key, value)
     return result
 
 
