@@ -9,6 +9,8 @@ import time
 import pytest
 
 from harness import h2
+from harness.h2_server import ScriptedH2Server
+from harness.tls import server_context
 from harness.waiting import closed_port
 
 pytestmark = pytest.mark.timeout(30)
@@ -250,3 +252,19 @@ def test_h2load_counts_resets_and_goaways_as_failures(h2_server):
     goaway = h2.h2load(f"{h2_server.url}/goaway-after/0", clients=2, streams=1, requests=10)
     # each connection gets one answer, then GOAWAY; h2load does not reconnect
     assert goaway.succeeded == 2 and goaway.failed == 8, goaway.describe()
+
+
+def test_the_scripted_server_over_tls(certificates):
+    """The scripted server also speaks h2 over TLS (ALPN h2): the same reports through TLS."""
+    server = ScriptedH2Server(tls_context=server_context(certificates)).start()
+    try:
+        url = f"https://localhost:{server.port}"
+        ok = h2.curl_h2(url + "/hello", cacert=certificates["ca.pem"])
+        assert ok.ok and ok.http2 and ok.body == b"h2 /hello\n", ok.describe()
+        reset = h2.curl_h2(url + "/rst/8", cacert=certificates["ca.pem"])
+        assert reset.exit_code == 92 and "CANCEL (err 8)" in reset.error, reset.describe()
+        nghttp = h2.nghttp_get(url + "/goaway/2", cacert=certificates["ca.pem"])
+        assert nghttp.protocol == "h2" and nghttp.goaway == (0, 2, "INTERNAL_ERROR"), nghttp.describe()
+        assert not nghttp.warnings
+    finally:
+        server.stop()
