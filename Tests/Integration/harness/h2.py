@@ -7,17 +7,22 @@ HTTP/2 error: tests assert on the result.
 How each client reports the HTTP/2 errors a peer sends (nghttp2 1.52, curl 7.88.1, httpx 0.28.1
 with h2 4.1.0; test_h2_harness.py checks each against harness/h2_server.py):
 
-| peer sends | nghttp -v | curl | httpx |
-|---|---|---|---|
-| RST_STREAM (code C) | frame `recv RST_STREAM` `(error_code=NAME(0xC))`; "Some requests were not processed" | exit 92 "HTTP/2 stream N was not closed cleanly: NAME (err C)" | `RemoteProtocolError("<StreamReset stream_id:N, error_code:C, remote_reset:True>")` |
-| RST_STREAM REFUSED_STREAM (7) | as above | retries on a new connection, then exit 56 "Connection died, tried 5 times before giving up" | as above, code 7 (no retry) |
-| GOAWAY before the response | frame `recv GOAWAY` `(last_stream_id=L, error_code=NAME(0xC), ...)`; not processed | exit 16 "Error in the HTTP2 framing layer" (whatever the code) | `RemoteProtocolError("<ConnectionTerminated error_code:C, last_stream_id:L, additional_data:None>")` |
-| GOAWAY after the response | the frame; the request succeeded | success | success |
-| TCP close mid-stream | "Some requests were not processed" | exit 18 "HTTP/2 stream N was not closed cleanly before end of the underlying stream" | `RemoteProtocolError("Server disconnected")` |
+| peer sends | nghttp -v | curl | httpx | h2load |
+|---|---|---|---|---|
+| RST_STREAM (code C) | frame `recv RST_STREAM` `(error_code=NAME(0xC))`; "Some requests were not processed" | exit 92 "HTTP/2 stream N was not closed cleanly: NAME (err C)" | `RemoteProtocolError("<StreamReset stream_id:N, error_code:C, remote_reset:True>")` | failed and errored |
+| RST_STREAM REFUSED_STREAM (7) | as above | retries on a new connection, then exit 56 "Connection died, tried 5 times before giving up" | as above, code 7 (no retry) | failed (no retry) |
+| GOAWAY before the response | frame `recv GOAWAY` `(last_stream_id=L, error_code=NAME(0xC), ...)`; not processed | exit 16 "Error in the HTTP2 framing layer" (whatever the code) | `RemoteProtocolError("<ConnectionTerminated error_code:C, last_stream_id:L, additional_data:None>")` | failed |
+| GOAWAY after the response | the frame; the request succeeded | success | success (the next request opens a new connection) | that request succeeded; the connection's later ones fail, h2load does not reconnect |
+| TCP close mid-stream | "Some requests were not processed" | exit 18 "HTTP/2 stream N was not closed cleanly before end of the underlying stream" | `RemoteProtocolError("Server disconnected")` | failed |
+
+Stream ids: curl's first request is stream 1, httpx's 1, 3, 5 ... on one connection, nghttp's 13
+(it first sends PRIORITY frames for streams 3 to 11).
 
 nghttp and h2load exit 0 whatever happened: their results are read from the output alone.
 Neither can go through an HTTP proxy (no CONNECT): for a forward proxy use curl or httpx, and
-point nghttp and h2load at a reverse listener or an h2c origin.
+point nghttp and h2load at a reverse listener or an h2c origin. Through a forward proxy, HTTP/2
+is https only: curl 7.88 and httpx send an http:// URL to the proxy as HTTP/1.1 (absolute form)
+whatever they were told (curl learned --proxy-http2 in 8.1), and do h2 inside a CONNECT tunnel.
 """
 import json
 import os
