@@ -5,7 +5,9 @@
 - `faultline`: a forward proxy started with defaults.
 - Session-wide origins on loopback: `nginx` (static files, including a sparse 1 GiB file),
   `origin` (Python, see harness/python_origin.py), `tls_origin` (the same over TLS with a throwaway
-  CA), `ws_origin` (WebSocket echo).
+  CA), `ws_origin` (WebSocket echo), `h2_origin` (nginx speaking HTTP/2 over TLS and h2c, see
+  harness/h2_origin.py) and `h2_server` (a scripted HTTP/2 server that sends RST_STREAM and
+  GOAWAY on request, harness/h2_server.py).
 
 The binary comes from $FAULTLINE_BIN (Scripts/test sets it), else .build/debug/faultline.
 """
@@ -17,6 +19,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 from harness.faultline import Faultline  # noqa: E402
+from harness.h2_origin import H2Nginx  # noqa: E402
+from harness.h2_server import ScriptedH2Server  # noqa: E402
 from harness.nginx import Nginx  # noqa: E402
 from harness.python_origin import Origin  # noqa: E402
 from harness.tls import make_certificates, server_context  # noqa: E402
@@ -111,6 +115,22 @@ def certificates(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tls_origin(certificates):
     server = Origin(tls_context=server_context(certificates)).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def h2_origin(tmp_path_factory, certificates):
+    """nginx with an h2 listener over TLS (the `certificates` CA) and an h2c one."""
+    server = H2Nginx(str(tmp_path_factory.mktemp("nginx-h2")), certificates).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def h2_server():
+    """The scripted HTTP/2 server, cleartext with prior knowledge (h2c)."""
+    server = ScriptedH2Server().start()
     yield server
     server.stop()
 
