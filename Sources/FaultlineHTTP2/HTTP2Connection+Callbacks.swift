@@ -28,10 +28,16 @@ extension HTTP2Connection {
 
     // MARK: Receiving
 
-    /// A frame header arrived: a DATA frame starts a fresh payload for its stream.
+    /// A frame header arrived: a DATA frame starts a fresh payload for its stream. Bytes left
+    /// from an earlier frame were never delivered (nghttp2 dropped that frame mid-way).
     func beginFrame(_ header: nghttp2_frame_hd) {
         guard header.type == UInt8(NGHTTP2_DATA.rawValue) else { return }
-        updateStream(header.stream_id) { $0.frameData.removeAll(keepingCapacity: true) }
+        let dropped = updateStream(header.stream_id) { state -> Int in
+            let count = state.frameData.count
+            state.frameData.removeAll(keepingCapacity: true)
+            return count
+        }
+        undeliveredData += dropped ?? 0
     }
 
     /// A header block starts (HEADERS; its CONTINUATIONs are part of it, §4.3). A request opens
@@ -225,9 +231,11 @@ extension HTTP2Connection {
         }
     }
 
-    /// nghttp2 closed the stream: its last event; its state goes.
+    /// nghttp2 closed the stream: its last event; its state goes. Payload of a DATA frame
+    /// nghttp2 rejected (content-length against END_STREAM, §8.1.1) was never delivered: it is
+    /// credited back to the connection window here, as the caller cannot.
     func streamClosed(_ id: Int32, code: UInt32) {
-        streams.removeValue(forKey: id)
+        if let state = streams.removeValue(forKey: id) { undeliveredData += state.frameData.count }
         invalidFrameReasons.removeValue(forKey: id)
         events.append(.streamClosed(stream: id, code: HTTP2ErrorCode(rawValue: code)))
     }

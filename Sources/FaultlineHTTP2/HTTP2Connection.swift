@@ -86,6 +86,10 @@ public final class HTTP2Connection {
     /// Why nghttp2 found a received frame invalid (its `on_invalid_frame_recv`), by stream, for
     /// the `.streamError` or `.connectionError` reported when its RST_STREAM or GOAWAY is written.
     var invalidFrameReasons: [Int32: String] = [:]
+    /// Received DATA payload that was never delivered as `.data` (its frame was rejected when it
+    /// completed): the caller cannot `consumed` it, so we credit the connection window
+    /// ourselves, outside the callbacks (§6.9.1: DATA counts against the window either way).
+    var undeliveredData = 0
 
     /// Creates the connection and queues our SETTINGS (RFC 9113 §3.4: the server's preface is
     /// its SETTINGS; a client's preface is the magic string and SETTINGS, which
@@ -181,6 +185,7 @@ public final class HTTP2Connection {
                 if processed == 0 { break }
                 offset += processed
             }
+            creditUndeliveredData()
             flushAnswers()
         }
         return takeEvents()
@@ -207,10 +212,19 @@ public final class HTTP2Connection {
     /// RST_STREAM, GOAWAY), drained with `nghttp2_session_mem_send`. Empty when there is nothing.
     /// Call after every other method, when the socket can take bytes; then ``takeEvents()``.
     public func takeOutput() -> [UInt8] {
+        creditUndeliveredData()
         var output = pendingOutput
         pendingOutput = []
         output += drainSession()
         return output
+    }
+
+    /// Gives the connection window back for ``undeliveredData``
+    /// (`nghttp2_session_consume_connection`; nghttp2 sends the WINDOW_UPDATE when due).
+    private func creditUndeliveredData() {
+        guard !failed, undeliveredData > 0 else { return }
+        _ = nghttp2_session_consume_connection(session, undeliveredData)
+        undeliveredData = 0
     }
 
     /// Events that arose outside ``receive(_:)`` — while sending (a stream closed by our

@@ -76,6 +76,27 @@ import Testing
         #expect(pair.server.bufferedOutboundBytes(stream: stalled) == stalledBody.count - Self.mebibyte)
     }
 
+    @Test func receiveDoesNotPullDataTheCallerDidNotAskFor() throws {
+        let pair = try ConnectionPair()
+        pair.clientConsumes = false
+        let id = try pair.client.startRequest(headers: request("GET", "/"), endStream: true)
+        pair.pump()
+        pair.server.sendResponseHead(stream: id, headers: fields([(":status", "200")]), endStream: false)
+        pair.server.sendData(stream: id, Self.body(Self.mebibyte + 100, seed: 4)[...], endStream: true)
+        pair.pump()
+        #expect(pair.server.bufferedOutboundBytes(stream: id) == 100)
+        // The window opens (WINDOW_UPDATE arrives) but DATA waits for takeOutput.
+        pair.client.consumed(stream: id, bytes: Self.mebibyte)
+        let update = pair.client.takeOutput()
+        #expect(Frame.parse(update).ofType(Frame.windowUpdate).map(\.stream) == [id])
+        #expect(pair.server.receive(update).isEmpty)
+        #expect(pair.server.bufferedOutboundBytes(stream: id) == 100)
+        #expect(pair.server.wantsWrite)
+        let data = Frame.parse(pair.server.takeOutput()).ofType(Frame.data)
+        #expect(data.map(\.payload.count) == [100])
+        #expect(pair.server.bufferedOutboundBytes(stream: id) == 0)
+    }
+
     @Test func aRequestBodyWaitsForTheServer() throws {
         var serverLimits = HTTP2Connection.Limits()
         serverLimits.initialWindowSize = 1000

@@ -121,6 +121,11 @@ import Testing
     @Test func continuationFloodIsAConnectionError() throws {
         var limits = HTTP2Connection.Limits()
         limits.maxContinuations = 3
+        // One CONTINUATION over the limit is enough (and so is a flood of them).
+        for count in [4, 50] {
+            let (events, _, _) = try MalformedInputTests.serve(Self.continuations(count), limits)
+            #expect(events.connectionErrors.count == 1, "\(count) CONTINUATION frames")
+        }
         let (events, frames, server) = try MalformedInputTests.serve(Self.continuations(50), limits)
         #expect(events.connectionErrors.count == 1)
         if case .connectionError(let code, let reason)? = events.connectionErrors.first {

@@ -111,6 +111,26 @@ import Testing
         #expect(events.about(1).last == .streamClosed(stream: 1, code: .protocolError))
     }
 
+    @Test func aRejectedDataFrameStillGivesTheConnectionWindowBack() throws {
+        var limits = HTTP2Connection.Limits()
+        limits.connectionWindowSize = 65535  // WINDOW_UPDATE once 32,768 bytes are consumed
+        let block = [(":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/"), ("content-length", "40000")]
+        let chunk = [UInt8](repeating: 0x61, count: 16384)
+        let input =
+            Frame.clientPreface + Frame.headers(stream: 1, block).bytes + Frame.data(stream: 1, chunk).bytes
+            + Frame.data(stream: 1, chunk, endStream: true).bytes  // 32,768 bytes, not 40,000
+        let server = try HTTP2Connection(role: .server, limits: limits)
+        let events = server.receive(input)
+        #expect(events.body(1).count == chunk.count)  // the first frame; the second broke the rule
+        #expect(events.streamErrors == [1])
+        _ = server.takeOutput()
+        // The caller hands on what it got; the rejected frame is credited by the connection.
+        server.consumed(stream: 1, bytes: chunk.count)
+        let updates = Frame.parse(server.takeOutput()).ofType(Frame.windowUpdate)
+        #expect(updates.map(\.stream) == [0])
+        #expect(updates.map(\.payload) == [Frame.be32(32768)])
+    }
+
     @Test func contentLengthSmallerThanTheData() throws {
         let block = [(":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/"), ("content-length", "2")]
         let input =
@@ -128,6 +148,19 @@ import Testing
         let (events, frames, _) = try Self.serve(input)
         #expect(events.streamErrors == [1])
         #expect(frames.ofType(Frame.rstStream).map(\.errorCode) == [.protocolError])
+    }
+
+    @Test func refusalsAreEventsOfTheReceiveThatCausedThem() throws {
+        // nghttp2 decides on RST_STREAM and GOAWAY inside mem_recv without always telling a
+        // callback; receive() drains those frames so the event comes now, not at takeOutput.
+        let server = try serverAfterPreface()
+        let block = Self.getBlock.filter { $0.0 != ":path" }
+        #expect(server.receive(Frame.headers(stream: 1, block, endStream: true).bytes).streamErrors == [1])
+        #expect(server.receive(Frame.headers(stream: 0, Self.getBlock).bytes).connectionErrors.count == 1)
+        #expect(server.wantsWrite)
+        let frames = Frame.parse(server.takeOutput())
+        #expect(frames.map(\.type) == [Frame.rstStream, Frame.goAway])
+        #expect(server.takeEvents() == [])
     }
 
     @Test func truncatedAndRandomInputNeverCrashes() throws {
