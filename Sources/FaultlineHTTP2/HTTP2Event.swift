@@ -40,5 +40,9 @@ public enum HTTP2Event: Sendable, Equatable {
     /// from, this connection) queued a GOAWAY with `code` — take it with
     /// ``HTTP2Connection/takeOutput()``, write it, then close the socket once
     /// ``HTTP2Connection/isFinished``. `reason` is nghttp2's text (no field values).
+    /// No new stream is accepted. Usually nothing more is read either and no further events
+    /// come for open streams (treat them as failed); the exception is nghttp2's rapid-reset
+    /// GOAWAY (INTERNAL_ERROR), after which streams up to its last stream ID may still finish
+    /// before ``HTTP2Connection/isFinished`` (the caller may as well close).
     case connectionError(code: HTTP2ErrorCode, reason: String)
 }

@@ -182,6 +182,41 @@ import Testing
         #expect(server.isFinished)
     }
 
+    // MARK: Answers nobody reads (RFC 9113 §10.5)
+
+    @Test func aPingFloodInOneReadIsAConnectionError() throws {
+        let server = try serverAfterPreface()
+        let pings = (0..<1500).flatMap { Frame.ping(UInt64($0)).bytes }
+        let events = server.receive(pings)
+        #expect(events.connectionErrors.count == 1)
+        if case .connectionError(let code, let reason)? = events.connectionErrors.first {
+            #expect(code == .enhanceYourCalm)
+            #expect(reason.contains("flood"))
+        }
+        let frames = Frame.parse(server.takeOutput())
+        #expect(frames.last?.type == Frame.goAway && frames.last?.errorCode == .enhanceYourCalm)
+        #expect(server.isFinished)
+    }
+
+    @Test func answersPileUpOnlyToTheFlushLimitThenNghttp2sOwnLimitApplies() throws {
+        // A peer that sends PINGs and never reads; the caller keeps reading and never writes.
+        let server = try serverAfterPreface()
+        let batch = (0..<500).flatMap { Frame.ping(UInt64($0)).bytes }
+        var events: [HTTP2Event] = []
+        var batches = 0
+        while events.connectionErrors.isEmpty, batches < 100 {
+            events += server.receive(batch)
+            batches += 1
+        }
+        #expect(events.connectionErrors.count == 1)
+        // 64 KiB of PING ACKs (17 bytes each) are taken out of nghttp2; then its own limit of
+        // 1000 queued ACKs ends the connection.
+        let acks = Frame.parse(server.takeOutput()).ofType(Frame.ping)
+        #expect(acks.count >= HTTP2Connection.controlFlushLimit / 17)
+        #expect(acks.count < HTTP2Connection.controlFlushLimit / 17 + 1000)
+        #expect(batches < 20)
+    }
+
     // MARK: Limits themselves
 
     @Test func invalidLimitsAreRefused() {
