@@ -11,11 +11,13 @@ public struct HTTP2Error: Error, Hashable, Sendable, CustomStringConvertible {
     /// One human sentence: what failed and why.
     public let message: String
 
+    /// An error with one of the codes below (or a caller's own) and its sentence.
     public init(code: String, message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 
     // MARK: Codes

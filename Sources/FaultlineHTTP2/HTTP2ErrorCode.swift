@@ -3,8 +3,10 @@
 /// A struct rather than an enum: a peer may send any 32-bit value, and "unknown or unsupported
 /// error codes MUST NOT trigger any special behavior" (§7), so an unknown code is kept as it came.
 public struct HTTP2ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The 32-bit code as on the wire.
     public let rawValue: UInt32
 
+    /// Any code, known or not.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Graceful shutdown, or a stream ended without a problem (0x0).

@@ -6,7 +6,9 @@
 /// (obs-text, RFC 9110 §5.5) is read byte for byte as Latin-1 and written back the same way, so a
 /// relayed field is unchanged.
 public struct HTTP2Header: Sendable, Equatable, CustomStringConvertible {
+    /// The field name, lowercase for HTTP/2 (pseudo-headers start with ":").
     public var name: String
+    /// The field value, without surrounding whitespace (§8.2.1).
     public var value: String
     /// The field is sent with HPACK's "never indexed" representation (RFC 7541 §6.2.3): it never
     /// enters a compression table, which protects secrets from compression attacks (§7.1.3).
@@ -17,6 +19,7 @@ public struct HTTP2Header: Sendable, Equatable, CustomStringConvertible {
     /// byte); it is encoded back the same way.
     var encodesAsLatin1 = false
 
+    /// A field to send, or to compare with a received one.
     public init(_ name: String, _ value: String, neverIndexed: Bool = false) {
         self.name = name
         self.value = value

@@ -4,10 +4,14 @@ public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
     public var identifier: UInt16
     public var value: UInt32
 
+    /// A parameter as a SETTINGS frame carries it.
     public init(identifier: UInt16, value: UInt32) {
         self.identifier = identifier
         self.value = value
     }
+
+    // The identifiers of RFC 9113 §6.5.2 (and the two extensions nghttp2 1.52 knows), for
+    // ``identifier``.
 
     public static let headerTableSize: UInt16 = 0x1
     public static let enablePush: UInt16 = 0x2
