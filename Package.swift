@@ -52,6 +52,10 @@ let package = Package(
         .target(name: "FaultlineRules", dependencies: ["FaultlineCore", "FaultlineConfig"], swiftSettings: strictSettings),
         .target(name: "FaultlineTrace", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
         .target(name: "FaultlineTLS", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
+        // Sans-I/O HTTP/2 (RFC 9113) over nghttp2: bytes in, events out, frames to send out.
+        .target(
+            name: "FaultlineHTTP2", dependencies: ["FaultlineCore", "FaultlineHTTP1", "CNghttp2"],
+            swiftSettings: strictSettings),
         .target(
             name: "FaultlineContract", dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),
@@ -167,6 +171,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTLSTests", dependencies: ["FaultlineTLS", "COpenSSL"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineHTTP2Tests", dependencies: ["FaultlineHTTP2", "FaultlineHTTP1"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineContractTests", dependencies: ["FaultlineContract", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),

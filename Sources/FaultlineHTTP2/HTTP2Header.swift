@@ -1,0 +1,57 @@
+/// One field line of an HTTP/2 header block: a pseudo-header (`:method`, `:status`, …, RFC 9113
+/// §8.3) or a regular field, in the order it came or is to be sent.
+///
+/// Names are lowercase on the wire (§8.2.1); nghttp2 rejects received uppercase names and
+/// lowercases the names we send. Values keep their bytes: a received value that is not UTF-8
+/// (obs-text, RFC 9110 §5.5) is read byte for byte as Latin-1 and written back the same way, so a
+/// relayed field is unchanged.
+public struct HTTP2Header: Sendable, Equatable, CustomStringConvertible {
+    /// The field name, lowercase for HTTP/2 (pseudo-headers start with ":").
+    public var name: String
+    /// The field value, without surrounding whitespace (§8.2.1).
+    public var value: String
+    /// The field is sent with HPACK's "never indexed" representation (RFC 7541 §6.2.3): it never
+    /// enters a compression table, which protects secrets from compression attacks (§7.1.3).
+    /// Received fields carry the flag as the peer sent it; an intermediary must forward such a
+    /// field with the same representation (§6.2.3).
+    public var neverIndexed: Bool
+    /// The value arrived as bytes that are not UTF-8 and was read as Latin-1 (one scalar per
+    /// byte); it is encoded back the same way.
+    var encodesAsLatin1 = false
+
+    /// A field to send, or to compare with a received one.
+    public init(_ name: String, _ value: String, neverIndexed: Bool = false) {
+        self.name = name
+        self.value = value
+        self.neverIndexed = neverIndexed
+    }
+
+    /// Whether this is a pseudo-header field (its name starts with ":", RFC 9113 §8.3).
+    public var isPseudoHeader: Bool { name.utf8.first == UInt8(ascii: ":") }
+
+    /// "name: value", for test failures and logs (values may be secrets: do not trace this).
+    public var description: String { "\(name): \(value)" }
+
+    // MARK: Bytes
+
+    /// A field read from the wire: the name is a lowercase token (nghttp2 checked it), the value
+    /// is UTF-8 if it decodes as such, Latin-1 otherwise.
+    init(nameBytes: UnsafeBufferPointer<UInt8>, valueBytes: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
+        name = String(decoding: nameBytes, as: UTF8.self)
+        if let text = String(validating: valueBytes, as: UTF8.self) {
+            value = text
+        } else {
+            var scalars = String.UnicodeScalarView()
+            scalars.append(contentsOf: valueBytes.lazy.map { Unicode.Scalar($0) })
+            value = String(scalars)
+            encodesAsLatin1 = true
+        }
+        self.neverIndexed = neverIndexed
+    }
+
+    /// The value as it goes on the wire.
+    var valueBytes: [UInt8] {
+        guard encodesAsLatin1 else { return Array(value.utf8) }
+        return value.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
+    }
+}
