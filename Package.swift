@@ -68,8 +68,8 @@ let package = Package(
         .target(
             name: "FaultlineProxy",
             dependencies: [
-                "FaultlineCore", "FaultlineConfig", "FaultlineFlow", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS",
-                "FaultlineTrace",
+                "FaultlineCore", "FaultlineConfig", "FaultlineFlow", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlineRules",
+                "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         // Captures read back (and HAR 1.2 both ways): the model replay, export and rule
@@ -98,8 +98,8 @@ let package = Package(
         .target(
             name: "FaultlineServer",
             dependencies: [
-                "FaultlineConfig", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
-                "FaultlineRules", "FaultlineTLS", "FaultlineTrace",
+                "FaultlineConfig", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlinePosix",
+                "FaultlineProxy", "FaultlineRules", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         // The proxy-in-a-test core: no test framework, so the demo (and `faultline`) can use it
@@ -183,8 +183,8 @@ let package = Package(
         .testTarget(
             name: "FaultlineProxyTests",
             dependencies: [
-                "FaultlineCore", "FaultlineFlow", "FaultlineProxy", "FaultlineHTTP1", "FaultlineRules", "FaultlineTLS",
-                "FaultlineTrace",
+                "FaultlineCore", "FaultlineFlow", "FaultlineProxy", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlineRules",
+                "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .testTarget(

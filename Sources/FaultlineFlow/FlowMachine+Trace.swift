@@ -42,6 +42,7 @@ extension FlowMachine {
             if request.kind != .connect { fields.append(.target("path", request.path)) }
         }
         fields.append(.string("version", request.version))
+        if let stream = request.stream { fields.append(.int("stream", stream)) }
         fields.append(.headers("headers", request.headers.map { (name: $0.name, value: $0.value) }))
         if let decision {
             fields.append(.string("role", decision.role))

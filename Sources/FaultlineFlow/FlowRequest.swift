@@ -23,10 +23,12 @@ public struct FlowRequest: Sendable, Equatable {
     /// What goes upstream as the request's authority (`Host`, `:authority`).
     public var authority: String
     public var body: FlowBodyLength
+    /// The HTTP/2 stream the request came on (RFC 9113 §5.1.1); nil for HTTP/1.
+    public var stream: Int32?
 
     public init(
         kind: FlowKind, method: String, endpoint: UpstreamEndpoint, path: String, query: String?, outboundTarget: String,
-        url: String, version: String, headers: HTTPHeaders, authority: String, body: FlowBodyLength
+        url: String, version: String, headers: HTTPHeaders, authority: String, body: FlowBodyLength, stream: Int32? = nil
     ) {
         self.kind = kind
         self.method = method
@@ -39,6 +41,7 @@ public struct FlowRequest: Sendable, Equatable {
         self.headers = headers
         self.authority = authority
         self.body = body
+        self.stream = stream
     }
 }
 

@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlineFlow
+import FaultlineHTTP2
 import FaultlinePosix
 import FaultlineProxy
 import FaultlineTLS
@@ -39,16 +40,18 @@ extension ClientConnectionHandler {
         interceptedFlow = interception.flow
         guard startClientTLS(certificateHost: interception.certificateHost) else { return }
         // Offer upstream only what the client offered and we speak (none if it offered none).
-        upstreams.alpn = ServerTLSConfiguration.applicationProtocols.filter(interception.offeredALPN.contains)
+        upstreams.alpn = ServerTLSConfiguration.upstreamApplicationProtocols.filter(interception.offeredALPN.contains)
         // The requests inside are for the name the client asked for in SNI (the certificate it
         // accepted names it, so the upstream's must too), sent to the address it CONNECTed to.
         let target = interception.target
         let name = interception.certificateHost
         let upstream = UpstreamEndpoint(
             scheme: "https", host: name, port: target.port, connectHost: name == target.host ? nil : target.host)
-        session = context.makeSession(
-            connectionID: client.id, mode: .reverse(upstream), intercepting: false, keepsClientHost: true)
-        perform(session.start())
+        guard
+            replaceSession(
+                configuration: context.proxyConfiguration(mode: .reverse(upstream), intercepting: false, keepsClientHost: true),
+                http2: false)
+        else { return }
         interception.clientBytes.withUnsafeBytes { clientTLSEvents(client.receive($0)) }
         if interception.clientReachedEOF, client.socket.isOpen {
             clientTLSEvents(client.receiveEOF())
@@ -68,6 +71,10 @@ extension ClientConnectionHandler {
                 // Says how the client's TLS got here: a CONNECT opened up, or a TLS listener.
                 fields.append(.bool("intercepted", interceptedFlow != nil))
                 context.trace.record(.tlsHandshake, connection: client.id, flow: interceptedFlow, fields)
+                // The client chose h2 from what we offered (RFC 9113 §3.2): HTTP/2 from its first byte.
+                if info.alpn == HTTP2Connection.alpn, !replaceSession(configuration: sessionConfiguration, http2: true) {
+                    return
+                }
             case .plaintext(let bytes):
                 bytes.withUnsafeBytes { perform(session.clientDidRead($0)) }
             case .closeNotify:

@@ -1,12 +1,14 @@
 import FaultlineCore
 import FaultlineFlow
+import FaultlineHTTP2
 import FaultlinePosix
 import FaultlineProxy
 import FaultlineTLS
 import FaultlineTrace
 
-/// Drives one client connection's session (`ClientSession`: HTTP/1.1 today) on its event loop: feeds it what the client
-/// and upstream sockets report, and carries out the actions it returns.
+/// Drives one client connection's session (`ClientSession`: HTTP/1.1, or HTTP/2 once ALPN or the
+/// h2c preface says so) on its event loop: feeds it what the client and upstream sockets report,
+/// and carries out the actions it returns.
 ///
 /// Either side may speak TLS (an intercepted or TLS-listener client, an `https` upstream): the
 /// `Channel`s encrypt what the session writes and decrypt what the sockets read, so the session
@@ -29,6 +31,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
 
     var client: Channel
     var session: any ClientSession
+    /// The settings `session` was made with, for an HTTP/2 session that replaces it.
+    var sessionConfiguration: ProxyConfiguration
+    /// Set while a plain connection's first bytes may still be the h2c preface.
+    private var prefaceSniffer: HTTP2PrefaceSniffer?
     let context: LoopContext
     /// The upstream connections of this connection's flows.
     let upstreams: UpstreamLinks
@@ -50,9 +56,12 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     /// Why the connection closed when the session cannot know (a TLS failure).
     var closeReason: String?
 
-    init(client: StreamConnection, session: any ClientSession, context: LoopContext) {
+    /// A handler whose client speaks HTTP/1.1 until ALPN or its first bytes say otherwise.
+    init(client: StreamConnection, configuration: ProxyConfiguration, context: LoopContext) {
         self.client = Channel(socket: client)
-        self.session = session
+        self.session = HTTP1ProxySession(
+            connectionID: client.id, configuration: configuration, trace: context.trace, flowIDs: context.flowIDs)
+        self.sessionConfiguration = configuration
         self.context = context
         self.upstreams = UpstreamLinks(context: context)
         self.timers = TimerSet(loop: context.loop)
@@ -65,12 +74,34 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     }
 
     /// Starts reading the client. With `tlsFallbackHost` the client speaks TLS from its first byte
-    /// (a TLS listener): the certificate names its SNI host, else `tlsFallbackHost`.
-    func start(tlsFallbackHost: String? = nil) {
+    /// (a TLS listener): the certificate names its SNI host, else `tlsFallbackHost`. With
+    /// `sniffsHTTP2`, a client that opens with the HTTP/2 preface gets an HTTP/2 session.
+    func start(tlsFallbackHost: String? = nil, sniffsHTTP2: Bool = false) {
         client.socket.delegate = self
         perform(session.start())
         if let tlsFallbackHost { startClientTLS(certificateHost: tlsFallbackHost) }
+        if sniffsHTTP2 { prefaceSniffer = HTTP2PrefaceSniffer() }
         client.socket.start()
+    }
+
+    /// Serves the client with a new session from now on (the old one has read nothing that
+    /// matters: a `CONNECT` that is done, or nothing at all). False, and the connection closing,
+    /// when an HTTP/2 session cannot be made.
+    @discardableResult
+    func replaceSession(configuration: ProxyConfiguration, http2: Bool) -> Bool {
+        do {
+            session = try context.makeSession(connectionID: client.id, configuration: configuration, http2: http2)
+        } catch {
+            context.trace.record(
+                .protocolError, connection: client.id,
+                [.string("side", "proxy"), .string("code", "http2-\(error.code)"), .string("message", error.message)])
+            closeReason = "http2-setup-failed"
+            client.socket.close()
+            return false
+        }
+        sessionConfiguration = configuration
+        perform(session.start())
+        return true
     }
 
     // MARK: Carrying out actions
@@ -241,18 +272,41 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
         if client.tls != nil {
             clientTLSEvents(client.receive(bytes))
+        } else if prefaceSniffer != nil {
+            sniff(bytes)
         } else {
             perform(session.clientDidRead(bytes))
         }
+    }
+
+    /// The first reads of a plain connection: HTTP/1.1 unless they are the h2c preface.
+    private func sniff(_ bytes: UnsafeRawBufferPointer) {
+        let held: [UInt8]
+        switch prefaceSniffer!.receive(bytes) {
+        case .undecided:
+            return
+        case .http1(let bytes):
+            held = bytes
+        case .http2(let bytes):
+            held = bytes
+            guard replaceSession(configuration: sessionConfiguration, http2: true) else { return }
+        }
+        prefaceSniffer = nil
+        if !held.isEmpty { held.withUnsafeBytes { perform(session.clientDidRead($0)) } }
+        if client.socket.isOpen { perform(session.clientDidRead(bytes)) }
     }
 
     func streamConnectionDidReadEOF(_ connection: StreamConnection) {
         if client.tls != nil {
             clientTLSEvents(client.receiveEOF())
             clientInputDidEnd()
-        } else {
-            perform(session.clientDidReadEOF())
+            return
         }
+        if let held = prefaceSniffer?.receiveEOF() {
+            prefaceSniffer = nil
+            if !held.isEmpty { held.withUnsafeBytes { perform(session.clientDidRead($0)) } }
+        }
+        perform(session.clientDidReadEOF())
     }
 
     func streamConnectionDidDrainOutbound(_ connection: StreamConnection) {

@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlineFlow
+import FaultlineHTTP2
 import FaultlinePosix
 import FaultlineProxy
 import FaultlineTLS
@@ -53,26 +54,43 @@ final class LoopContext: @unchecked Sendable {
         ]
         if listener.tls { fields.append(.bool("tls", true)) }
         trace.record(.connectionOpened, connection: connection.id, fields)
-        let session = makeSession(connectionID: connection.id, mode: listener.mode, intercepting: !listener.tls)
-        let handler = ClientConnectionHandler(client: connection, session: session, context: self)
+        let handler = ClientConnectionHandler(
+            client: connection, configuration: proxyConfiguration(mode: listener.mode, intercepting: !listener.tls),
+            context: self)
         handlers[connection.id] = handler
-        // A TLS listener presents the certificate of the SNI name, or of the address dialled.
-        handler.start(tlsFallbackHost: listener.tls ? connection.localAddress?.ipAddress ?? "localhost" : nil)
+        // A TLS listener presents the certificate of the SNI name, or of the address dialled; a
+        // plain one tells h2c with prior knowledge (RFC 9113 §3.3) by its preface.
+        if listener.tls {
+            handler.start(tlsFallbackHost: connection.localAddress?.ipAddress ?? "localhost")
+        } else {
+            handler.start(sniffsHTTP2: configuration.http2PriorKnowledge)
+        }
     }
 
-    /// A session for a client connection (or for the HTTP inside an intercepted one) in `mode`,
-    /// with the current rules. `intercepting`: whether a `CONNECT` on it may be opened up;
+    /// The proxy settings of a client connection (or of the HTTP inside an intercepted one) in
+    /// `mode`, with the current rules. `intercepting`: whether a `CONNECT` on it may be opened up;
     /// `keepsClientHost`: forward the client's own `Host` (the HTTP inside an intercepted tunnel).
-    func makeSession(
-        connectionID: ConnectionID, mode: ProxyMode, intercepting: Bool, keepsClientHost: Bool = false
-    ) -> HTTP1ProxySession {
+    func proxyConfiguration(mode: ProxyMode, intercepting: Bool, keepsClientHost: Bool = false) -> ProxyConfiguration {
         var proxy = configuration.proxy
         proxy.mode = mode
         proxy.keepsClientHost = keepsClientHost
         proxy.policy = rules.policy
         proxy.interception = intercepting ? configuration.tls?.interception : nil
         if let timeout = configuration.tls?.handshakeTimeout { proxy.clientHelloTimeout = timeout }
-        return HTTP1ProxySession(connectionID: connectionID, configuration: proxy, trace: trace, flowIDs: flowIDs)
+        return proxy
+    }
+
+    /// A session speaking HTTP/1.1 or HTTP/2 to the client. Throws when nghttp2 cannot make an
+    /// HTTP/2 session (out of memory).
+    func makeSession(
+        connectionID: ConnectionID, configuration proxy: ProxyConfiguration, http2: Bool
+    ) throws(HTTP2Error) -> any ClientSession {
+        guard http2 else {
+            return HTTP1ProxySession(connectionID: connectionID, configuration: proxy, trace: trace, flowIDs: flowIDs)
+        }
+        return try HTTP2ProxySession(
+            connectionID: connectionID, configuration: proxy, trace: trace, flowIDs: flowIDs,
+            limits: configuration.http2Limits)
     }
 
     func remove(_ handler: ClientConnectionHandler, id: ConnectionID) {
@@ -85,7 +103,7 @@ final class LoopContext: @unchecked Sendable {
     /// (offering `alpn`), and reports on this loop. The channel comes started: the completion
     /// must set the socket's delegate before it returns.
     func openConnection(
-        to endpoint: UpstreamEndpoint, alpn: [String] = ServerTLSConfiguration.applicationProtocols,
+        to endpoint: UpstreamEndpoint, alpn: [String] = ServerTLSConfiguration.upstreamApplicationProtocols,
         completion: @escaping (Result<Channel, UpstreamFailure>) -> Void
     ) {
         loop.assertInEventLoop()

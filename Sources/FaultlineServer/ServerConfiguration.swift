@@ -1,5 +1,6 @@
 public import FaultlinePosix
 public import FaultlineFlow
+public import FaultlineHTTP2
 public import FaultlineProxy
 
 /// One address to listen on and what to do with the requests that arrive there.
@@ -37,6 +38,12 @@ public struct ServerConfiguration: Sendable {
     public var tls: ServerTLSConfiguration?
     /// Answer every flow's upstream from a recording (`faultline replay serve`); nil: the network.
     public var replay: (any ReplayResponder)?
+    /// A plain listener serves HTTP/2 to a client that opens with its preface (h2c with prior
+    /// knowledge, RFC 9113 §3.3); false: such a client gets HTTP/1.1's answer (`--http1-only`).
+    /// On TLS, ALPN decides (`ServerTLSConfiguration.http2`).
+    public var http2PriorKnowledge = true
+    /// What one HTTP/2 client connection may ask of the proxy (streams, header sizes, windows).
+    public var http2Limits = HTTP2Connection.Limits()
 
     public init(
         listeners: [ListenerConfiguration],

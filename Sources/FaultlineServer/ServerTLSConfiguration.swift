@@ -7,8 +7,11 @@ public import FaultlineTLS
 public struct ServerTLSConfiguration: Sendable {
     /// Signs the certificates presented to intercepted clients and on TLS listeners.
     public let authority: CertificateAuthority
-    /// The client-facing side: minted certificates by SNI, ALPN `http/1.1` (HTTP/2 slots in here).
+    /// The client-facing side: minted certificates by SNI, ALPN `h2` (unless `http2` is off) and
+    /// `http/1.1`, in that order of preference.
     public let serverContext: TLSServerContext
+    /// Clients that offer `h2` in ALPN get HTTP/2 (RFC 9113 §3.2).
+    public let http2: Bool
     /// The upstream-facing side: verification against the system store plus any extra anchors.
     public let clientContext: TLSClientContext
     /// Which `CONNECT` targets have their TLS terminated.
@@ -24,16 +27,18 @@ public struct ServerTLSConfiguration: Sendable {
     public init(
         authority: CertificateAuthority, upstreamTrustAnchorsFile: String? = nil, verifyUpstream: Bool = true,
         interception: InterceptionPolicy = InterceptionPolicy(), handshakeTimeout: Duration = .seconds(10),
-        notices: NoticeBoard = NoticeBoard { _ in }
+        notices: NoticeBoard = NoticeBoard { _ in }, http2: Bool = true
     ) throws(TLSError) {
         self.authority = authority
-        self.serverContext = try TLSServerContext(authority: authority, alpn: ["http/1.1"])
+        self.http2 = http2
+        self.serverContext = try TLSServerContext(authority: authority, alpn: http2 ? ["h2", "http/1.1"] : ["http/1.1"])
         self.clientContext = try TLSClientContext(verify: verifyUpstream, extraTrustAnchorsPEMFile: upstreamTrustAnchorsFile)
         self.interception = interception
         self.handshakeTimeout = handshakeTimeout
         self.notices = notices
     }
 
-    /// What the client side offers and the upstream side asks for: HTTP/1.1 only, for now.
-    static let applicationProtocols = ["http/1.1"]
+    /// What the upstream side asks for: HTTP/1.1 only, for now (every flow has an HTTP/1.1
+    /// upstream, whatever its client speaks).
+    static let upstreamApplicationProtocols = ["http/1.1"]
 }

@@ -74,7 +74,7 @@ final class UpstreamLinks {
     private let context: LoopContext
     weak var owner: (any UpstreamLinksOwner)?
     /// What to offer an `https` upstream in ALPN (RFC 7301).
-    var alpn = ServerTLSConfiguration.applicationProtocols
+    var alpn = ServerTLSConfiguration.upstreamApplicationProtocols
     private var links: [FlowID: Link] = [:]
     /// Flows answered from a recording (`ServerConfiguration.replay`) instead of a connection.
     var replayLinks: [FlowID: ReplayLink] = [:]

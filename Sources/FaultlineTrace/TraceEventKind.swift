@@ -47,4 +47,8 @@ public struct TraceEventKind: RawRepresentable, Hashable, Sendable, ExpressibleB
     public static let tlsHandshake: Self = "tls.handshake"
     /// A TLS handshake or session failed; `side` says with which peer, `code` why.
     public static let tlsFailed: Self = "tls.failed"
+    /// An HTTP/2 peer's SETTINGS (RFC 9113 §6.5): which side sent them, and the values.
+    public static let http2Settings: Self = "http2.settings"
+    /// A GOAWAY either way (RFC 9113 §6.8): which side sent it, its code and last stream.
+    public static let http2GoAway: Self = "http2.goaway"
 }

@@ -37,6 +37,9 @@ enum RunCommand {
         OptionSpec(name: "--idle-timeout", value: "SECONDS", help: "close idle client connections after (default 120)"),
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default: one per CPU)"),
         OptionSpec(
+            name: "--http1-only", value: nil,
+            help: "serve clients HTTP/1.1 only: no h2 in TLS ALPN, no h2c with prior knowledge (default: both)"),
+        OptionSpec(
             name: "--intercept", value: "HOST-GLOB",
             help: "open up TLS only for CONNECTs to these hosts (repeatable; default: every host)"),
         OptionSpec(name: "--ignore", value: "HOST-GLOB", help: "tunnel CONNECTs to these hosts untouched (repeatable)"),
@@ -272,6 +275,7 @@ enum RunCommand {
         if let seconds = try duration(parsed, "--connect-timeout") { configuration.connectTimeout = seconds }
         if let seconds = try duration(parsed, "--response-timeout") { configuration.proxy.responseTimeout = seconds }
         if let seconds = try duration(parsed, "--idle-timeout") { configuration.proxy.clientIdleTimeout = seconds }
+        configuration.http2PriorKnowledge = !parsed.has("--http1-only")
         return configuration
     }
 
@@ -313,7 +317,7 @@ enum RunCommand {
         do {
             var configuration = try ServerTLSConfiguration(
                 authority: authority, upstreamTrustAnchorsFile: parsed.value("--upstream-ca"), verifyUpstream: !insecure,
-                interception: interception, notices: notices)
+                interception: interception, notices: notices, http2: !parsed.has("--http1-only"))
             if let seconds = try duration(parsed, "--tls-handshake-timeout") { configuration.handshakeTimeout = seconds }
             return configuration
         } catch let error as TLSError {

@@ -191,7 +191,8 @@ def test_curl_through_interception_gets_the_origin_answer_and_a_faultline_certif
     client_side = trace.of("tls.handshake", side="client")
     assert len(client_side) == 2, client_side  # curl's, then Python's
     first = client_side[0]
-    assert (first["sni"], first["alpn"], first["version"]) == ("localhost", "http/1.1", "TLSv1.3"), first
+    # curl offers h2 and http/1.1; Faultline prefers h2 (RFC 7301 §3.2, server preference).
+    assert (first["sni"], first["alpn"], first["version"]) == ("localhost", "h2", "TLSv1.3"), first
     assert first["cipher"], first
     assert (first["certificate_host"], first["certificate_minted"]) == ("localhost", True), first
     assert first["intercepted"] is True, first
@@ -565,10 +566,11 @@ def test_tls_1_2_client_is_served(intercepting, tls_origin, certificates):
     assert handshake["version"] == "TLSv1.2", handshake
 
 
-def test_client_offering_only_h2_is_refused_with_no_application_protocol(intercepting, tls_origin, certificates):
-    """Faultline serves HTTP/1.1 inside intercepted TLS; a client that offers only h2 gets the
-    no_application_protocol alert (RFC 7301 §3.2), not a connection it cannot use."""
-    proxy = intercepting("--upstream-ca", certificates["ca.pem"])
+def test_client_offering_only_h2_is_refused_with_http1_only(intercepting, tls_origin, certificates):
+    """With --http1-only Faultline serves HTTP/1.1 alone inside intercepted TLS; a client that
+    offers only h2 gets the no_application_protocol alert (RFC 7301 §3.2), not a connection it
+    cannot use. (Without the flag h2 is chosen: test_h2_clients.py.)"""
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"], "--http1-only")
     raw, status, head = connect_tunnel(proxy.forward.port, f"localhost:{tls_origin.port}")
     context = client_context(proxy.faultline_ca)
     context.set_alpn_protocols(["h2"])

@@ -1,0 +1,231 @@
+import FaultlineCore
+import FaultlineFlow
+import FaultlineHTTP1
+import FaultlineHTTP2
+import FaultlineTrace
+
+/// The client's frames, stream by stream: a request head starts a flow, DATA and trailers feed
+/// it, a reset or a closed stream ends it; the connection's own events go to the trace.
+extension HTTP2ProxySession {
+    mutating func handle(_ events: [HTTP2Event], _ output: inout SessionOutput) {
+        for event in events {
+            switch event {
+            case .headers(let stream, let headers, let endStream):
+                startFlow(stream: stream, headers: headers, endStream: endStream, &output)
+            case .data(let stream, let bytes, let endStream):
+                guard streams[stream] != nil else {
+                    connection.consumed(stream: stream, bytes: bytes.count)
+                    continue
+                }
+                streams[stream]!.uncredited += bytes.count
+                streams[stream]!.flowInput(&output) { $0.requestBody(bytes[...]) }
+                if endStream { endRequest(stream: stream, trailers: nil, &output) }
+            case .trailers(let stream, let headers):
+                endRequest(stream: stream, trailers: HTTP2Headers.http1Fields(headers), &output)
+            case .streamReset(let stream, let code):
+                streams[stream]?.flowInput(&output) { $0.clientGone(reason: "the client reset stream \(stream) (\(code))") }
+            case .streamClosed(let stream, let code):
+                if streams[stream]?.flow != nil {
+                    streams[stream]!.flowInput(&output) { $0.clientGone(reason: "stream \(stream) closed (\(code))") }
+                }
+                forget(stream: stream)
+            case .streamError(let stream, let reason):
+                trace.record(
+                    .protocolError, connection: connectionID, flow: streams[stream]?.flowID,
+                    [.string("side", "client"), .string("code", "http2-stream-error"), .int("stream", stream), .string("message", reason)])
+                streams[stream]?.flowInput(&output) { $0.clientGone(reason: "stream \(stream) was refused: \(reason)") }
+            case .windowAvailable:
+                continue  // the driver asks `wantsUpstreamReadsPaused` again after every input
+            case .settings(let settings):
+                trace.record(
+                    .http2Settings, connection: connectionID,
+                    [.string("side", "client"), .object("settings", settings.map { .int($0.name, Int64($0.value)) })])
+            case .goAway(let lastStreamID, let code, let debug):
+                traceGoAway(sent: false, code: code, lastStreamID: lastStreamID, debug: debug, &output)
+                if state == .open { state = .goingAway }
+            case .connectionError(let code, let reason):
+                trace.record(
+                    .protocolError, connection: connectionID,
+                    [.string("side", "client"), .string("code", "http2-\(code)"), .string("message", reason)])
+                endEveryFlow(reason: "HTTP/2 connection error: \(reason)", &output)
+                if closeReason == nil { closeReason = "http2-\(code)" }
+                if state == .open { state = .goingAway }
+            }
+        }
+    }
+
+    /// A request head (RFC 9113 §8.3.1): routed as the HTTP/1 framing routes a request line, then
+    /// a flow of its own; refused (answered on the stream) when it cannot go anywhere.
+    private mutating func startFlow(stream: Int32, headers: [HTTP2Header], endStream: Bool, _ output: inout SessionOutput) {
+        guard streams[stream] == nil else { return }
+        guard state == .open else {
+            connection.reset(stream: stream, code: .refusedStream)
+            return
+        }
+        let flowID = FlowID(flowIDs.next())
+        var host = HTTP2Stream(
+            streamID: stream, connection: connection, configuration: configuration, trace: trace, connectionID: connectionID,
+            assignedFlow: flowID)
+        host.requestEnded = endStream
+        streams[stream] = host
+        streamOfFlow[flowID] = stream
+        let request: HTTP2Headers.Request
+        do {
+            request = try HTTP2Headers.request(headers)
+        } catch {
+            refuse(stream: stream, flow: flowID, head: nil, route: nil, RequestRoute.Refusal(status: 400, code: error.code, message: error.message), &output)
+            return
+        }
+        let head = HTTPRequestHead(
+            method: request.method, target: Self.target(of: request, mode: configuration.mode), version: .http1_1,
+            headers: HTTP2Headers.http1Fields(of: request))
+        let route: RequestRoute
+        do {
+            route = try RequestRoute.decide(head, mode: configuration.mode)
+        } catch {
+            refuse(stream: stream, flow: flowID, head: head, route: nil, error, &output)
+            return
+        }
+        guard route.kind != .connect, route.kind != .upgrade else {
+            let refusal = RequestRoute.Refusal(
+                status: 501, code: "http2-connect-unsupported",
+                message: "CONNECT and upgrades over HTTP/2 (RFC 9113 §8.5, RFC 8441) are not supported yet; use HTTP/1.1 for tunnels")
+            refuse(stream: stream, flow: flowID, head: head, route: route, refusal, &output)
+            return
+        }
+        if let pseudonym = configuration.viaPseudonym,
+            head.headers.values(name: "via").contains(where: { $0.contains(pseudonym) })
+        {
+            let refusal = RequestRoute.Refusal(
+                status: 508, code: "proxy-loop",
+                message: "the request already passed through this proxy (Via: \(pseudonym)); it would loop")
+            refuse(stream: stream, flow: flowID, head: head, route: route, refusal, &output)
+            return
+        }
+        let length: FlowBodyLength
+        if endStream {
+            length = .none
+        } else if let text = head.headers.first(name: "content-length"), let bytes = Int64(text), bytes >= 0 {
+            length = bytes == 0 ? .none : .known(bytes)
+        } else {
+            length = .unknown
+        }
+        let flowRequest = FlowRequest(
+            kind: route.kind, method: head.method, endpoint: route.endpoint, path: route.path, query: route.query,
+            outboundTarget: route.outboundTarget, url: route.url, version: "HTTP/2", headers: head.headers,
+            authority: configuration.keepsClientHost ? (request.authority ?? route.endpoint.hostHeaderValue) : route.endpoint.hostHeaderValue,
+            body: length, stream: stream)
+        streams[stream]!.flow = FlowMachine(id: flowID, request: flowRequest, environment: environment)
+        streams[stream]!.perform(streams[stream]!.flow!.start(), &output)
+        if endStream { streams[stream]?.flowInput(&output) { $0.requestEnd(trailers: nil) } }
+    }
+
+    /// What `RequestRoute` reads for this request: absolute-form on a forward listener (the
+    /// request names its origin), origin-form on a reverse one, authority-form for CONNECT.
+    static func target(of request: HTTP2Headers.Request, mode: ProxyMode) -> String {
+        if request.method == "CONNECT" { return request.authority ?? "" }
+        guard case .forward = mode, let scheme = request.scheme, let authority = request.authority else {
+            return request.path ?? "/"
+        }
+        return "\(scheme)://\(authority)\(request.path ?? "/")"
+    }
+
+    /// Answers a request that goes nowhere on its own stream (the flow core makes the answer and
+    /// the trace events, as for HTTP/1); the connection carries on.
+    private mutating func refuse(
+        stream: Int32, flow: FlowID, head: HTTPRequestHead?, route: RequestRoute?, _ refusal: RequestRoute.Refusal,
+        _ output: inout SessionOutput
+    ) {
+        let placeholder = UpstreamEndpoint(scheme: "http", host: "", port: 80)
+        let request = FlowRequest(
+            kind: route?.kind ?? .exchange, method: head?.method ?? "", endpoint: route?.endpoint ?? placeholder,
+            path: route?.path ?? "", query: route?.query, outboundTarget: "", url: route?.url ?? head?.target ?? "",
+            version: "HTTP/2", headers: head?.headers ?? HTTPHeaders(), authority: "", body: .none, stream: stream)
+        let actions = FlowMachine.refuse(
+            id: flow, request: request, status: refusal.status, code: refusal.code, message: refusal.message,
+            environment: environment, routed: route != nil)
+        streams[stream]!.perform(actions, &output)
+    }
+
+    private mutating func endRequest(stream: Int32, trailers: HTTPHeaders?, _ output: inout SessionOutput) {
+        guard streams[stream] != nil else { return }
+        streams[stream]!.requestEnded = true
+        streams[stream]!.flowInput(&output) { $0.requestEnd(trailers: trailers) }
+    }
+
+    /// Every open flow ends: the client connection is gone or broken.
+    mutating func endEveryFlow(reason: String, _ output: inout SessionOutput) {
+        for id in Array(streams.keys) where streams[id]?.flow != nil {
+            streams[id]!.flowInput(&output) { $0.clientGone(reason: reason) }
+        }
+    }
+
+    private mutating func forget(stream: Int32) {
+        guard let removed = streams.removeValue(forKey: stream) else { return }
+        streamOfFlow[removed.assignedFlow] = nil
+    }
+
+    /// Runs `body` on the stream of `flow`, if it is still there.
+    mutating func withStream(of flow: FlowID, _ output: inout SessionOutput, _ body: (inout HTTP2Stream, inout SessionOutput) -> Void) {
+        guard let stream = streamOfFlow[flow], streams[stream] != nil else { return }
+        body(&streams[stream]!, &output)
+    }
+
+    /// An upstream input for `flow`; nil when the flow's stream is gone (its connection is not needed).
+    mutating func upstreamInput(_ flow: FlowID, _ body: (inout HTTP2Stream, inout SessionOutput) -> Void) -> [ProxyAction]? {
+        guard streamOfFlow[flow] != nil else { return nil }
+        var output = SessionOutput()
+        withStream(of: flow, &output, body)
+        afterInput(&output)
+        return output.finish()
+    }
+
+    /// After every input: streams whose flow ended drop their flow ID, request DATA the flows took
+    /// is credited back to the client, our frames go out, and the connection closes when done.
+    mutating func afterInput(_ output: inout SessionOutput) {
+        for id in Array(streams.keys) {
+            guard let stream = streams[id] else { continue }
+            if stream.ended { streamOfFlow[stream.assignedFlow] = nil }
+            if stream.uncredited > 0,
+                stream.flow == nil || (stream.flow!.bufferedRequestBytes + (stream.upstream?.pendingByteCount ?? 0))
+                    < configuration.maximumPendingUpstreamBytes
+            {
+                connection.consumed(stream: id, bytes: stream.uncredited)
+                streams[id]!.uncredited = 0
+            }
+        }
+        // Frames taken may close streams (our END_STREAM): handle what that says, a few rounds.
+        for _ in 0..<4 {
+            let bytes = connection.takeOutput()
+            if !bytes.isEmpty { output.writeToClient(bytes) }
+            let events = connection.takeEvents()
+            if events.isEmpty { break }
+            handle(events, &output)
+        }
+        if connection.isFinished || (state == .goingAway && streams.isEmpty) || (clientReachedEOF && streams.isEmpty) {
+            if state != .closed {
+                state = .closed
+                if closeReason == nil { closeReason = clientReachedEOF ? "client-closed" : "http2-goaway" }
+                output.append(.cancelTimer(.clientIdle))
+                output.append(.closeClient(afterFlush: true))
+            }
+            return
+        }
+        if streams.isEmpty, state == .open, !idleArmed {
+            idleArmed = true
+            output.append(.setTimer(.clientIdle, configuration.clientIdleTimeout))
+        } else if !streams.isEmpty, idleArmed {
+            idleArmed = false
+            output.append(.cancelTimer(.clientIdle))
+        }
+    }
+
+    func traceGoAway(
+        sent: Bool, code: HTTP2ErrorCode, lastStreamID: Int32? = nil, debug: String, _ output: inout SessionOutput
+    ) {
+        var fields: [TraceField] = [.string("side", sent ? "proxy" : "client"), .string("code", code.description)]
+        if let lastStreamID { fields.append(.int("last_stream_id", lastStreamID)) }
+        if !debug.isEmpty { fields.append(.string("debug", debug)) }
+        trace.record(.http2GoAway, connection: connectionID, fields)
+    }
+}

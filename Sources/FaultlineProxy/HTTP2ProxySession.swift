@@ -1,0 +1,163 @@
+public import FaultlineCore
+public import FaultlineFlow
+import FaultlineHTTP1
+public import FaultlineHTTP2
+import FaultlineRules
+public import FaultlineTrace
+
+/// One HTTP/2 client connection (RFC 9113), with no I/O of its own: the framing layer between
+/// the client's frames and one flow per stream.
+///
+/// # Theory of operation
+///
+/// An `HTTP2Connection` (FaultlineHTTP2, nghttp2 over memory) turns the client's bytes into
+/// events and our submissions into frames. Each request stream becomes an `HTTP2Stream`: a
+/// `FlowMachine` (the protocol-neutral core: rules, holds, faults, lineages, the flow's trace)
+/// and, for now, an HTTP/1.1 upstream (`HTTP1UpstreamCodec`) of its own, so the streams of one
+/// connection go upstream side by side and a hold on one stream leaves the others alone. The
+/// stream encodes its flow's client actions as HEADERS, DATA, trailers and RST_STREAM.
+///
+/// After every input the connection's queued frames go to the client in one write. Request DATA
+/// is credited back to the client (`consumed`) once its flow has taken it and keeps less than
+/// `maximumPendingUpstreamBytes` waiting, so a held request stops its client stream, not the
+/// connection (RFC 9113 §5.2). Response DATA waits in the connection's per-stream queues while
+/// the client's window is closed; the driver stops reading that flow's upstream when its queue
+/// passes the same bound (`wantsUpstreamReadsPaused(flow:)`).
+///
+/// A protocol error of the client's ends the connection (GOAWAY, then close once written); an
+/// error of one stream resets that stream only.
+public struct HTTP2ProxySession {
+    public let connectionID: ConnectionID
+    let configuration: ProxyConfiguration
+    let trace: TraceRecorder
+    let flowIDs: IDGenerator
+    let environment: FlowEnvironment
+    let connection: HTTP2Connection
+    /// Open streams, by stream ID, and the stream of each flow.
+    var streams: [Int32: HTTP2Stream] = [:]
+    var streamOfFlow: [FlowID: Int32] = [:]
+    public internal(set) var closeReason: String?
+    var state: State = .open
+
+    enum State {
+        case open
+        /// A GOAWAY went out or came in: no new streams; close once the open ones are done.
+        case goingAway
+        case closed
+    }
+
+    /// The idle timer is armed (no stream is open).
+    var idleArmed = false
+    /// The client shut down its sending side.
+    var clientReachedEOF = false
+
+    /// A session for a client connection that speaks HTTP/2 (h2 chosen by ALPN, or h2c with
+    /// prior knowledge, RFC 9113 §3.3).
+    public init(
+        connectionID: ConnectionID, configuration: ProxyConfiguration, trace: TraceRecorder, flowIDs: IDGenerator,
+        limits: HTTP2Connection.Limits = HTTP2Connection.Limits()
+    ) throws(HTTP2Error) {
+        self.connectionID = connectionID
+        self.configuration = configuration
+        self.trace = trace
+        self.flowIDs = flowIDs
+        self.environment = FlowEnvironment(
+            policy: configuration.policy, responseTimeout: configuration.responseTimeout,
+            makeBodyDigest: { trace.makeBodyDigest() }, capture: trace.capture)
+        connection = try HTTP2Connection(role: .server, limits: limits)
+    }
+}
+
+extension HTTP2ProxySession: ClientSession {
+    public mutating func start() -> [ProxyAction] {
+        var output = SessionOutput()
+        afterInput(&output)  // our SETTINGS (RFC 9113 §3.4), and the idle timer
+        return output.finish()
+    }
+
+    public mutating func clientDidRead(_ bytes: UnsafeRawBufferPointer) -> [ProxyAction] {
+        var output = SessionOutput()
+        guard state != .closed else { return [] }
+        handle(connection.receive(bytes), &output)
+        afterInput(&output)
+        return output.finish()
+    }
+
+    /// The client sends nothing more; its streams' answers may still go out. A held flow has
+    /// nobody waiting for it, as on HTTP/1 (a client that stops sending while it waits has left).
+    public mutating func clientDidReadEOF() -> [ProxyAction] {
+        var output = SessionOutput()
+        clientReachedEOF = true
+        for id in Array(streams.keys) where streams[id]?.flow?.isHeld == true {
+            streams[id]!.flowInput(&output) { $0.clientGone(reason: "client closed the connection while its flow was held") }
+        }
+        afterInput(&output)
+        return output.finish()
+    }
+
+    public mutating func clientDidClose() -> [ProxyAction] {
+        var output = SessionOutput()
+        endEveryFlow(reason: "client closed the connection", &output)
+        if closeReason == nil { closeReason = "client-closed" }
+        state = .closed
+        return output.finish()
+    }
+
+    public mutating func timerFired(_ timer: SessionTimer) -> [ProxyAction] {
+        var output = SessionOutput()
+        switch timer {
+        case .clientIdle:
+            idleArmed = false
+            guard streams.isEmpty, state == .open else { break }
+            // RFC 9113 §6.8: a graceful close names the last stream processed.
+            connection.goAway(code: .noError, debug: "idle")
+            traceGoAway(sent: true, code: .noError, debug: "idle", &output)
+            state = .goingAway
+            if closeReason == nil { closeReason = "idle-timeout" }
+        case .flow(let id, let flowTimer):
+            withStream(of: id, &output) { stream, output in stream.flowInput(&output) { $0.timerFired(flowTimer) } }
+        }
+        afterInput(&output)
+        return output.finish()
+    }
+
+    public mutating func holdEnded(flow id: FlowID, _ ending: HoldEnding) -> [ProxyAction] {
+        var output = SessionOutput()
+        withStream(of: id, &output) { stream, output in stream.flowInput(&output) { $0.holdEnded(ending) } }
+        afterInput(&output)
+        return output.finish()
+    }
+
+    public mutating func upstreamDidConnect(flow id: FlowID, _ info: UpstreamConnectionInfo) -> [ProxyAction] {
+        upstreamInput(id) { stream, output in stream.flowUpstreamConnected(id, info, &output) } ?? [.closeUpstream(id)]
+    }
+
+    public mutating func upstreamDidFailToConnect(flow id: FlowID, _ failure: UpstreamFailure) -> [ProxyAction] {
+        upstreamInput(id) { stream, output in stream.flowUpstreamFailed(id, failure, &output) } ?? []
+    }
+
+    public mutating func upstreamDidRead(flow id: FlowID, _ bytes: UnsafeRawBufferPointer) -> [ProxyAction] {
+        upstreamInput(id) { stream, output in stream.flowUpstreamRead(id, bytes, &output) } ?? []
+    }
+
+    public mutating func upstreamDidReadEOF(flow id: FlowID) -> [ProxyAction] {
+        upstreamInput(id) { stream, output in stream.flowUpstreamEOF(id, &output) } ?? []
+    }
+
+    public mutating func upstreamDidClose(flow id: FlowID) -> [ProxyAction] {
+        upstreamInput(id) { stream, output in stream.flowUpstreamClosed(id, &output) } ?? []
+    }
+
+    /// Flow control does the pausing: a stream the client stops reading stops only itself.
+    public var wantsClientReadsPaused: Bool { false }
+
+    /// A flow's upstream pauses while its response waits behind a gate or its client stream's
+    /// queue is full (the client's window is closed): only that flow.
+    public func wantsUpstreamReadsPaused(flow id: FlowID) -> Bool {
+        guard let streamID = streamOfFlow[id], let stream = streams[streamID] else { return false }
+        return (stream.flow?.bufferedResponseBytes ?? 0) > HTTP1ProxySession.heldResponseLimit
+            || connection.bufferedOutboundBytes(stream: streamID) > configuration.maximumPendingUpstreamBytes
+    }
+
+    public var isClosed: Bool { state == .closed }
+}

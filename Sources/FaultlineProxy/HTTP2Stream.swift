@@ -1,0 +1,86 @@
+import FaultlineCore
+import FaultlineFlow
+import FaultlineHTTP1
+import FaultlineHTTP2
+import FaultlineTrace
+
+/// One request stream of an HTTP/2 client connection: its flow, the flow's HTTP/1.1 upstream,
+/// and the encoding of the flow's client actions as frames of the stream (RFC 9113 §8.1).
+///
+/// It shares the upstream, timer and trace handling of every HTTP/1 upstream (`HTTP1FlowHost`);
+/// what it adds is the client side: a response head becomes HEADERS (`:status`, connection-specific
+/// fields removed, §8.2.2), body bytes DATA, the end END_STREAM or trailers, and a broken client
+/// RST_STREAM — only this stream, never the connection.
+struct HTTP2Stream: HTTP1FlowHost {
+    let streamID: Int32
+    let connection: HTTP2Connection
+    let configuration: ProxyConfiguration
+    let trace: TraceRecorder
+    let connectionID: ConnectionID
+    /// The flow this stream carries (kept after the flow ends, to drop the session's index entry).
+    let assignedFlow: FlowID
+    var flow: FlowMachine?
+    var upstream: HTTP1UpstreamCodec?
+    /// The client's request is complete (END_STREAM or trailers received).
+    var requestEnded = false
+    /// Request DATA bytes the client sent that are not yet credited back to it (`consumed`).
+    var uncredited = 0
+    /// The flow ended; the session drops the stream after the current input.
+    var ended = false
+
+    var traceConnection: ConnectionID? { connectionID }
+    var flowID: FlowID? { flow?.id }
+    var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
+    var hasUpstream: Bool { upstream != nil }
+    var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
+
+    mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput) {
+        for action in actions {
+            switch action {
+            case .openUpstream, .sendRequestHead, .sendRequestBody, .sendRequestEnd, .releaseUpstream, .closeUpstream,
+                .armTimer, .cancelTimer, .stepLineage, .trace:
+                performCommon(action, &output)
+            case .hold, .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
+                performForDriver(action, &output)
+            case .sendInterim(_, let head):
+                connection.sendResponseHead(
+                    stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: head.headers),
+                    endStream: false)
+            case .sendResponseHead(_, let head, let length, _):
+                var fields = head.headers
+                // The length the upstream stated holds for HTTP/2 too (RFC 9113 §8.1.1); any other
+                // framing is HTTP/1's and goes (§8.2.2 drops Transfer-Encoding).
+                fields.remove(name: "content-length")
+                if case .known(let bytes) = length { fields.add(name: "content-length", value: String(bytes)) }
+                connection.sendResponseHead(
+                    stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: fields),
+                    endStream: length == .none)
+            case .sendResponseBody(_, let bytes):
+                connection.sendData(stream: streamID, bytes, endStream: false)
+            case .sendResponseEnd(_, let trailers):
+                if let trailers, !trailers.isEmpty {
+                    connection.sendTrailers(stream: streamID, headers: HTTP2Headers.fields(fromHTTP1: trailers))
+                } else {
+                    connection.sendData(stream: streamID, [], endStream: true)
+                }
+            case .breakClient(_, let how):
+                connection.reset(stream: streamID, code: Self.resetCode(for: how))
+            case .ended:
+                // A request body still coming is read and credited by the session until it ends
+                // (a RST_STREAM NO_ERROR here, RFC 9113 §8.1, could overtake the response's last
+                // DATA, which nghttp2 may still hold for flow control).
+                ended = true
+                flow = nil
+            }
+        }
+    }
+
+    /// A broken client, in HTTP/2 terms: the stream is reset, the connection lives on. A body the
+    /// framing cannot parse has no HTTP/2 form (DATA has no chunk lines): PROTOCOL_ERROR.
+    static func resetCode(for how: ClientBreak) -> HTTP2ErrorCode {
+        switch how {
+        case .reset, .close, .closeAfterFlush: return .internalError
+        case .malformedBody: return .protocolError
+        }
+    }
+}
