@@ -11,6 +11,7 @@ It keeps the session-boundary contract (README.md, "Checking a trace") the simpl
 - its own cookie handling: it sends only the session cookie its login issued, and ignores
   Set-Cookie after logout. (httpx's cookie jar is switched off so nothing is kept behind its back.)
 """
+import contextlib
 import http.cookiejar
 import threading
 from dataclasses import dataclass
@@ -45,9 +46,18 @@ def session_cookie(response):
 
 
 class SessionClient:
-    def __init__(self, proxy_url, base_url, timeout=20):
+    def __init__(self, proxy_url, base_url, timeout=20, http2=False, single_flight=True, refresh_barrier=None):
+        """Calls `base_url` through the forward proxy `proxy_url` (None: straight to `base_url`,
+        e.g. a reverse listener). `http2`: HTTP/2 only (h2c with prior knowledge on http://), so
+        concurrent calls are streams of one connection. `single_flight=False` is the classic
+        flaw: every rejected call refreshes on its own, with whatever refresh token it read;
+        `refresh_barrier` (a threading.Barrier) makes those refreshes leave together, as three
+        screens woken by the same 401s would, so the race is the same on every run."""
         self.base_url = base_url
-        self.http = httpx.Client(proxy=proxy_url, trust_env=False, timeout=timeout, cookies=_no_cookie_jar())
+        self.single_flight = single_flight
+        self.refresh_barrier = refresh_barrier
+        self.http = httpx.Client(proxy=proxy_url, trust_env=False, timeout=timeout, cookies=_no_cookie_jar(),
+                                 http2=http2, http1=not http2)
         self._state = threading.Lock()  # guards the fields below; never held across a request
         self._refreshing = threading.Lock()  # the single flight
         self.access = None
@@ -95,12 +105,16 @@ class SessionClient:
 
     def refresh_after_rejection(self, rejected_access):
         """Refreshes unless someone already replaced `rejected_access` (single flight)."""
-        with self._refreshing:
+        with self._refreshing if self.single_flight else contextlib.nullcontext():
             with self._state:
-                if self.logged_out or self.access != rejected_access or self.refresh_token is None:
+                if self.logged_out or self.refresh_token is None:
+                    return
+                if self.single_flight and self.access != rejected_access:
                     return
                 refresh_token = self.refresh_token
                 self.refreshes += 1
+            if self.refresh_barrier is not None:
+                self.refresh_barrier.wait(timeout=10)
             response = self.http.post(
                 f"{self.base_url}/oauth/token", data={"grant_type": "refresh_token", "refresh_token": refresh_token})
             with self._state:
