@@ -128,12 +128,35 @@ extension HTTP2Connection {
     /// Resets `stream` with `code` (RST_STREAM, RFC 9113 §6.4) and drops its queued data.
     /// `.streamClosed` follows once the frame is written (client role: a request whose HEADERS
     /// were not sent yet is just withdrawn). Call ``takeOutput()`` afterwards.
-    public func reset(stream: Int32, code: HTTP2ErrorCode) {
+    ///
+    /// With `afterQueuedData`, a response whose head went to nghttp2 with a body still to come
+    /// keeps its place: the RST_STREAM follows the head and every byte queued so far, as the
+    /// flow control window lets them out (a fault "after N body bytes" must show the peer those
+    /// bytes). An RST_STREAM submitted at once would overtake them: nghttp2 sends it first and
+    /// drops the stream's pending HEADERS and DATA.
+    public func reset(stream: Int32, code: HTTP2ErrorCode, afterQueuedData: Bool = false) {
         guard !failed, stream > 0 else { return }
+        if afterQueuedData {
+            let resume = updateStream(stream) { state -> Bool? in
+                guard state.outbound.providerAttached, !state.outbound.finished else { return nil }
+                state.outbound.resetCode = code
+                state.outbound.trailers = nil
+                state.outbound.endRequested = true  // nothing more is queued after it
+                return state.outbound.takeDeferral()
+            }
+            if let resume = resume ?? nil {
+                if resume { nghttp2_session_resume_data(session, stream) }
+                return
+            }
+        }
+        submitReset(stream: stream, code: code)
+        updateStream(stream) { $0.outbound.discard() }
+    }
+
+    private func submitReset(stream: Int32, code: HTTP2ErrorCode) {
         if nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue) == 0 {
             resetsWeSubmitted.insert(stream)
         }
-        updateStream(stream) { $0.outbound.discard() }
     }
 
     /// Sends GOAWAY (RFC 9113 §6.8) with `code` and `debug` as its debug data: the peer may start
@@ -181,10 +204,19 @@ extension HTTP2Connection {
     func readOutbound(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: inout UInt32) -> Int {
         if pausingData { return Int(NGHTTP2_ERR_PAUSE.rawValue) }
         var trailers: [HTTP2Header]?
+        var resetCode: HTTP2ErrorCode?
         var drained = false
         let result = updateStream(stream) { state -> Int in
             let count = state.outbound.read(into: buffer, limit: length)
             guard state.outbound.isEmpty else { return count }
+            if let code = state.outbound.resetCode {
+                // The last queued bytes go in this frame (without END_STREAM); the RST_STREAM,
+                // submitted below, is the next frame nghttp2 sends for the stream.
+                resetCode = code
+                state.outbound.resetCode = nil
+                state.outbound.finished = true
+                return count > 0 ? count : Int(NGHTTP2_ERR_DEFERRED.rawValue)
+            }
             if state.outbound.endRequested {
                 flags |= NGHTTP2_DATA_FLAG_EOF.rawValue
                 state.outbound.finished = true
@@ -212,6 +244,7 @@ extension HTTP2Connection {
             let submitted = NameValueList.with(trailers) { nghttp2_submit_trailer(session, stream, $0, $1) }
             if submitted != 0 { refuseSubmission(stream: stream, what: "the trailers", submitted) }
         }
+        if let resetCode { submitReset(stream: stream, code: resetCode) }
         if drained { events.append(.windowAvailable(stream: stream)) }
         return result
     }

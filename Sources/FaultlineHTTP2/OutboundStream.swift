@@ -12,6 +12,8 @@ struct OutboundStream {
     var endRequested = false
     /// Trailers to send after the queue, ending the stream (RFC 9113 §8.1).
     var trailers: [HTTP2Header]?
+    /// RST_STREAM to send after the queue, instead of an end (`reset(afterQueuedData: true)`).
+    var resetCode: HTTP2ErrorCode?
     /// HEADERS went to nghttp2 with our data provider: the provider reads this queue.
     var providerAttached = false
     /// The provider last answered NGHTTP2_ERR_DEFERRED (the queue was empty): more data must
@@ -62,6 +64,7 @@ struct OutboundStream {
         first = 0
         count = 0
         trailers = nil
+        resetCode = nil
         finished = true
     }
 }

@@ -64,7 +64,9 @@ struct HTTP2Stream: HTTP1FlowHost {
                     connection.sendData(stream: streamID, [], endStream: true)
                 }
             case .breakClient(_, let how):
-                connection.reset(stream: streamID, code: Self.resetCode(for: how))
+                // What the flow handed over before the break reaches the client first (a
+                // "close after N body bytes" shows N bytes), then the stream is reset.
+                connection.reset(stream: streamID, code: Self.resetCode(for: how), afterQueuedData: true)
             case .ended:
                 // A request body still coming is read and credited by the session until it ends
                 // (a RST_STREAM NO_ERROR here, RFC 9113 §8.1, could overtake the response's last

@@ -43,6 +43,42 @@ import Testing
         #expect(pair.serverEvents.about(id).last == .streamClosed(stream: id, code: .enhanceYourCalm))
     }
 
+    /// A reset after queued data keeps the response head and every byte queued before it, in
+    /// order, then RST_STREAM (a fault "after N body bytes"); a plain reset would overtake them.
+    @Test(arguments: [true, false]) func aResetAfterQueuedDataFollowsTheBytes(afterQueuedData: Bool) throws {
+        let pair = try ConnectionPair()
+        let id = try pair.client.startRequest(headers: request("GET", "/"), endStream: true)
+        pair.pump()
+        pair.server.sendResponseHead(stream: id, headers: fields([(":status", "200")]), endStream: false)
+        pair.server.sendData(stream: id, bytes("first part")[...], endStream: false)
+        pair.server.reset(stream: id, code: .cancel, afterQueuedData: afterQueuedData)
+        // Nothing queued after the reset goes out.
+        pair.server.sendData(stream: id, bytes("never")[...], endStream: true)
+        pair.pump()
+        #expect(pair.serverFrames.ofType(Frame.rstStream).map(\.errorCode) == [.cancel])
+        let types = pair.serverFrames.filter { $0.stream == id }.map(\.type)
+        if afterQueuedData {
+            #expect(types == [Frame.headers, Frame.data, Frame.rstStream])
+            #expect(pair.clientEvents.body(id) == bytes("first part"))
+            #expect(pair.clientEvents.about(id).contains { if case .headers = $0 { true } else { false } })
+        } else {
+            #expect(types == [Frame.rstStream])
+            #expect(pair.clientEvents.body(id).isEmpty)
+        }
+        #expect(pair.clientEvents.about(id).last == .streamClosed(stream: id, code: .cancel))
+    }
+
+    /// With the queue empty and no head yet, a reset after queued data is a plain reset.
+    @Test func aResetAfterQueuedDataWithNothingQueuedIsImmediate() throws {
+        let pair = try ConnectionPair()
+        let id = try pair.client.startRequest(headers: request("GET", "/"), endStream: true)
+        pair.pump()
+        pair.server.reset(stream: id, code: .refusedStream, afterQueuedData: true)
+        pair.pump()
+        #expect(pair.serverFrames.filter { $0.stream == id }.map(\.type) == [Frame.rstStream])
+        #expect(pair.clientEvents.about(id).last == .streamClosed(stream: id, code: .refusedStream))
+    }
+
     @Test func aRequestResetBeforeItsHeadersLeftIsWithdrawn() throws {
         let pair = try ConnectionPair()
         let id = try pair.client.startRequest(headers: request("GET", "/"), endStream: true)

@@ -27,11 +27,17 @@ whatever they were told (curl learned --proxy-http2 in 8.1), and do h2 inside a 
 import json
 import os
 import re
+import socket
 import ssl
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 
+import h2.config
+import h2.connection
+import h2.events
+import h2.settings
 import httpx
 
 from . import h2load_output
@@ -470,3 +476,89 @@ def httpx_h2_get(client, url, **request):
         return result
     return HttpxResult(response.status_code, response.http_version, response.content,
                        list(response.headers.items()))
+
+
+# -- a raw multiplexing client (Python's h2) -----------------------------------------------------
+
+
+@dataclass
+class StreamOutcome:
+    """What one stream of `h2_exchange` got: response headers and trailers as sent, the body,
+    and the RST_STREAM code if the peer reset it."""
+
+    stream: int
+    headers: list = field(default_factory=list)  # [(name, value)] of the response head
+    trailers: list = field(default_factory=list)
+    body: bytes = b""
+    reset: int | None = None  # RST_STREAM error code
+    ended: bool = False  # END_STREAM received
+
+    @property
+    def status(self):
+        return next((int(value) for name, value in self.headers if name == ":status"), None)
+
+    @property
+    def reset_name(self):
+        return None if self.reset is None else ERROR_CODES.get(self.reset, f"0x{self.reset:x}")
+
+
+@dataclass
+class ExchangeResult:
+    streams: list  # StreamOutcome per request, in request order
+    goaway: dict | None = None  # {"last_stream_id", "error_code", "error"} of a GOAWAY received
+    closed: bool = False  # the peer closed the connection
+
+
+def h2_exchange(port, requests, host="127.0.0.1", timeout=20):
+    """Opens one h2c connection (prior knowledge) to `host:port` and sends every request at
+    once, each on its own stream: `requests` are (method, path, headers[, body]) with `headers`
+    a list of (name, value). Reads until every stream ended or was reset, the connection closed,
+    or `timeout` (then raises). For orderings clients such as httpx cannot show: several streams
+    of one connection, some reset by the peer and others not."""
+    connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+    connection.local_settings.update({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 1 << 24})
+    deadline = time.monotonic() + timeout
+    outcomes, by_stream = [], {}
+    result = ExchangeResult(outcomes)
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        connection.initiate_connection()
+        connection.increment_flow_control_window(1 << 24)
+        for request in requests:
+            method, path, headers, body = (*request, b"")[:4]
+            stream = connection.get_next_available_stream_id()
+            pseudo = [(":method", method), (":scheme", "http"), (":authority", f"{host}:{port}"), (":path", path)]
+            connection.send_headers(stream, pseudo + list(headers), end_stream=not body)
+            if body:
+                connection.send_data(stream, body, end_stream=True)
+            outcome = StreamOutcome(stream)
+            outcomes.append(outcome)
+            by_stream[stream] = outcome
+        sock.sendall(connection.data_to_send())
+        while not all(outcome.ended or outcome.reset is not None for outcome in outcomes):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"h2_exchange: streams still open after {timeout}s: {outcomes}")
+            sock.settimeout(remaining)
+            data = sock.recv(65536)
+            if not data:
+                result.closed = True
+                break
+            for event in connection.receive_data(data):
+                outcome = by_stream.get(getattr(event, "stream_id", None))
+                if isinstance(event, h2.events.ResponseReceived):
+                    outcome.headers = list(event.headers)
+                elif isinstance(event, h2.events.TrailersReceived):
+                    outcome.trailers = list(event.headers)
+                elif isinstance(event, h2.events.DataReceived):
+                    outcome.body += event.data
+                    connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                elif isinstance(event, h2.events.StreamEnded):
+                    outcome.ended = True
+                elif isinstance(event, h2.events.StreamReset):
+                    outcome.reset = int(event.error_code)
+                elif isinstance(event, h2.events.ConnectionTerminated):
+                    code = int(event.error_code)
+                    result.goaway = {"last_stream_id": event.last_stream_id, "error_code": code,
+                                     "error": ERROR_CODES.get(code, f"0x{code:x}")}
+            sock.sendall(connection.data_to_send())
+    return result
