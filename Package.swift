@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineCore", "FaultlineHTTP1"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineConfigTests", dependencies: ["FaultlineConfig"], swiftSettings: strictSettings),
         .testTarget(
-            name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig"], swiftSettings: strictSettings),
+            name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig", "FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineReplayTests",
@@ -172,7 +172,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlineTLSTests", dependencies: ["FaultlineTLS", "COpenSSL"], swiftSettings: strictSettings),
         .testTarget(
-            name: "FaultlineHTTP2Tests", dependencies: ["FaultlineHTTP2", "FaultlineHTTP1"], swiftSettings: strictSettings),
+            name: "FaultlineHTTP2Tests", dependencies: ["FaultlineCore", "FaultlineHTTP2", "FaultlineHTTP1"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineContractTests", dependencies: ["FaultlineContract", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),

@@ -26,6 +26,10 @@ public enum FlowAction: Sendable {
     case sendResponseBody(FlowID, ArraySlice<UInt8>)
     case sendResponseEnd(FlowID, trailers: HTTPHeaders?)
     case breakClient(FlowID, ClientBreak)
+    /// End the client connection gracefully (`fault: goaway`): on HTTP/2 a GOAWAY with `code`
+    /// naming this flow's stream, or the one before it, as the last processed (RFC 9113 §6.8);
+    /// on HTTP/1.1 the connection closes after this exchange.
+    case goAwayClient(FlowID, code: HTTP2ErrorCode, thisStreamProcessed: Bool)
 
     // MARK: Time
     /// Arm (or re-arm) a timer of the flow; answered with `timerFired`.
@@ -63,7 +67,7 @@ public enum FlowAction: Sendable {
         case .openUpstream(let flow, _), .sendRequestHead(let flow, _), .sendRequestBody(let flow, _),
             .sendRequestEnd(let flow, _), .releaseUpstream(let flow), .closeUpstream(let flow),
             .sendInterim(let flow, _), .sendResponseHead(let flow, _, _, _), .sendResponseBody(let flow, _),
-            .sendResponseEnd(let flow, _), .breakClient(let flow, _), .armTimer(let flow, _, _),
+            .sendResponseEnd(let flow, _), .breakClient(let flow, _), .goAwayClient(let flow, _, _), .armTimer(let flow, _, _),
             .cancelTimer(let flow, _), .unregisterHold(let flow), .observed(let flow, _), .ruleFired(let flow, _),
             .throttle(let flow, _, _), .stepLineage(let flow, _), .trace(let flow, _, _), .ended(let flow, _),
             .duplicateBody(let flow, _), .duplicateEnd(let flow, _):

@@ -27,9 +27,31 @@ extension FlowMachine {
         end(.aborted, &output)
     }
 
+    /// Traces a transport fault and breaks the client side the way it says. False when that
+    /// ends the flow; true when the flow goes on (a GOAWAY that keeps this stream).
+    mutating func inject(_ fault: TransportFault, phase: RulePhase, _ output: inout FlowOutput) -> Bool {
+        traceFault(fault, phase: phase, &output)
+        if case .goAway(thisStreamProcessed: true) = fault {
+            output.append(.goAwayClient(id, code: faultCode ?? .noError, thisStreamProcessed: true))
+            return true
+        }
+        breakClient(fault, &output)
+        return false
+    }
+
+    /// The HTTP/2 error code the rule of the fault that fired gave (the response phase's, else
+    /// the request phase's): for the RST_STREAM, or the GOAWAY, that breaks the client.
+    public var faultCode: HTTP2ErrorCode? {
+        responsePlan.fault != nil ? responsePlan.faultCode : requestPlan.faultCode
+    }
+
     /// Breaks the client side the way a transport fault says.
     mutating func breakClient(_ fault: TransportFault, _ output: inout FlowOutput) {
         switch fault {
+        case .goAway:
+            // This stream is not processed: HTTP/2 refuses it with the GOAWAY, HTTP/1.1 closes.
+            output.append(.goAwayClient(id, code: faultCode ?? .noError, thisStreamProcessed: false))
+            abort(.close, &output)
         case .reset:
             abort(.reset, &output)
         case .closeBeforeResponse, .closeMidBody, .truncate:
@@ -180,6 +202,7 @@ extension TransportFault {
         case .truncate: return "truncate"
         case .stall: return "stall"
         case .malformedChunk: return "malformed-chunk"
+        case .goAway: return "goaway"
         }
     }
 }

@@ -24,11 +24,7 @@ extension FlowMachine {
             // The body outgrew the limit while the decision read it: everything so far waits here.
             streamCopies(prefix: pendingBody, &output)
         }
-        if let fault = requestPlan.fault {
-            traceFault(fault, phase: .request, &output)
-            breakClient(fault, &output)
-            return
-        }
+        if let fault = requestPlan.fault, !inject(fault, phase: .request, &output) { return }
         applyRequestEdits()
         if let hold = requestPlan.hold {
             state = .requestHeld(hold)

@@ -45,9 +45,7 @@ extension FlowMachine {
             arm(.stall, duration, &output)
             return
         case let fault?:
-            traceFault(fault, phase: .response, &output)
-            breakClient(fault, &output)
-            return
+            guard inject(fault, phase: .response, &output) else { return }
         case nil:
             break
         }

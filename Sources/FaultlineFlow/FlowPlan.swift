@@ -1,3 +1,4 @@
+public import FaultlineCore
 public import FaultlineRules
 
 /// What the rules that fired on a flow's request ask for, folded into one plan the session follows
@@ -8,6 +9,8 @@ public import FaultlineRules
 /// slowest throttle applies and request rewrites apply in turn.
 public struct RequestPlan: Sendable, Equatable {
     public var fault: TransportFault?
+    /// The HTTP/2 error code the fault's rule gave, if any.
+    public var faultCode: HTTP2ErrorCode?
     public var respond: SyntheticResponse?
     public var hold: HoldSpec?
     public var delay: Duration = .zero
@@ -24,7 +27,11 @@ public struct RequestPlan: Sendable, Equatable {
     public init(_ fired: [FiredRule]) {
         for action in fired.flatMap(\.actions) {
             switch action {
-            case .fault(let fault): if self.fault == nil { self.fault = fault }
+            case .fault(let fault, let code):
+                if self.fault == nil {
+                    self.fault = fault
+                    faultCode = code
+                }
             case .respond(let response): if respond == nil { respond = response }
             case .hold(let spec): if hold == nil { hold = spec }
             case .delay(let duration): delay += duration
@@ -45,6 +52,8 @@ public struct RequestPlan: Sendable, Equatable {
 /// hold, delay, then respond (replacing the response) or rewrite + cookies, with throttling.
 public struct ResponsePlan: Sendable, Equatable {
     public var fault: TransportFault?
+    /// The HTTP/2 error code the fault's rule gave, if any.
+    public var faultCode: HTTP2ErrorCode?
     public var respond: SyntheticResponse?
     public var hold: HoldSpec?
     public var delay: Duration = .zero
@@ -59,7 +68,11 @@ public struct ResponsePlan: Sendable, Equatable {
     public init(_ fired: [FiredRule]) {
         for action in fired.flatMap(\.actions) {
             switch action {
-            case .fault(let fault): if self.fault == nil { self.fault = fault }
+            case .fault(let fault, let code):
+                if self.fault == nil {
+                    self.fault = fault
+                    faultCode = code
+                }
             case .respond(let response): if respond == nil { respond = response }
             case .hold(let spec): if hold == nil { hold = spec }
             case .delay(let duration): delay += duration

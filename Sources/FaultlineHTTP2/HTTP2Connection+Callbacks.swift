@@ -1,3 +1,4 @@
+import FaultlineCore
 import CNghttp2
 
 // nghttp2 calls these from inside `mem_recv` and `mem_send`. They record events and stream

@@ -1,3 +1,4 @@
+import FaultlineCore
 import CNghttp2
 
 extension HTTP2Connection {

@@ -1,3 +1,4 @@
+public import FaultlineCore
 import CNghttp2
 
 // What the caller sends: heads, per-stream data queues read by one nghttp2 data provider,

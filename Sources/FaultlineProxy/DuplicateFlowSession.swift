@@ -107,7 +107,7 @@ extension DuplicateFlowSession: HTTP1FlowHost {
             case .ended:
                 flow = nil
                 upstream = nil
-            case .sendInterim, .sendResponseHead, .sendResponseBody, .sendResponseEnd, .breakClient, .hold,
+            case .sendInterim, .sendResponseHead, .sendResponseBody, .sendResponseEnd, .breakClient, .goAwayClient, .hold,
                 .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
                 // No client and no rules: the core sends a copy's response nowhere.
                 break

@@ -27,6 +27,10 @@ extension HTTP1ProxySession: HTTP1FlowHost {
             sendResponseEnd(trailers: trailers, &output)
         case .breakClient(_, let how):
             breakClient(how, &output)
+        case .goAwayClient:
+            // HTTP/1.1's graceful end: `Connection: close` on this response, then close (RFC 9112
+            // §9.6); a flow that is not processed is broken right after, closing at once.
+            exchange?.closeAfter = true
         case .hold, .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
             performForDriver(action, &output)
         case .ended(_, let outcome):

@@ -183,8 +183,13 @@ extension HTTP2ProxySession {
     /// After every input: streams whose flow ended drop their flow ID, request DATA the flows took
     /// is credited back to the client, our frames go out, and the connection closes when done.
     mutating func afterInput(_ output: inout SessionOutput) {
-        for id in Array(streams.keys) {
+        // In stream order: of several GOAWAYs asked for at once, the lowest stream's must lead.
+        for id in streams.keys.sorted() {
             guard let stream = streams[id] else { continue }
+            if let goAway = stream.requestedGoAway {
+                streams[id]!.requestedGoAway = nil
+                goAwayForFault(stream: id, goAway.code, thisStreamProcessed: goAway.thisStreamProcessed, &output)
+            }
             if stream.ended { streamOfFlow[stream.assignedFlow] = nil }
             if stream.uncredited > 0,
                 stream.flow == nil || (stream.flow!.bufferedRequestBytes + (stream.upstream?.pendingByteCount ?? 0))
@@ -218,6 +223,23 @@ extension HTTP2ProxySession {
             idleArmed = false
             output.append(.cancelTimer(.clientIdle))
         }
+    }
+
+    /// A `goaway` fault of the flow on `stream`: GOAWAY naming that stream, or the one before it
+    /// (client streams are odd, RFC 9113 §5.1.1), as the last processed; nghttp2 then refuses
+    /// the later streams, and the connection closes once the kept ones are done.
+    private mutating func goAwayForFault(
+        stream: Int32, _ code: HTTP2ErrorCode, thisStreamProcessed: Bool, _ output: inout SessionOutput
+    ) {
+        let last = thisStreamProcessed ? stream : max(0, stream - 2)
+        // A later GOAWAY may only lower the last stream (§6.8): a second fault on a later stream
+        // is already covered by the first.
+        if let sent = goAwayLastStream, last >= sent { return }
+        goAwayLastStream = last
+        connection.goAway(code: code, lastStreamID: last, debug: "faultline fault")
+        traceGoAway(sent: true, code: code, lastStreamID: last, debug: "faultline fault", &output)
+        if state == .open { state = .goingAway }
+        if closeReason == nil { closeReason = "http2-goaway" }
     }
 
     func traceGoAway(

@@ -50,6 +50,8 @@ public struct HTTP2ProxySession {
     var idleArmed = false
     /// The client shut down its sending side.
     var clientReachedEOF = false
+    /// The last stream ID of the GOAWAY a fault sent, if one did.
+    var goAwayLastStream: Int32?
 
     /// A session for a client connection that speaks HTTP/2 (h2 chosen by ALPN, or h2c with
     /// prior knowledge, RFC 9113 §3.3).

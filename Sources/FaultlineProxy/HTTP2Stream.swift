@@ -27,6 +27,8 @@ struct HTTP2Stream: HTTP1FlowHost {
     var uncredited = 0
     /// The flow ended; the session drops the stream after the current input.
     var ended = false
+    /// A `goaway` fault asked for a GOAWAY, which the session sends after the current input.
+    var requestedGoAway: (code: HTTP2ErrorCode, thisStreamProcessed: Bool)?
 
     var traceConnection: ConnectionID? { connectionID }
     var flowID: FlowID? { flow?.id }
@@ -64,9 +66,14 @@ struct HTTP2Stream: HTTP1FlowHost {
                     connection.sendData(stream: streamID, [], endStream: true)
                 }
             case .breakClient(_, let how):
+                // A GOAWAY that leaves this stream unprocessed closes it (nghttp2 does, once the
+                // frame is out; the client learns it from last-stream-id, RFC 9113 §6.8).
+                guard requestedGoAway == nil else { continue }
                 // What the flow handed over before the break reaches the client first (a
                 // "close after N body bytes" shows N bytes), then the stream is reset.
-                connection.reset(stream: streamID, code: Self.resetCode(for: how), afterQueuedData: true)
+                connection.reset(stream: streamID, code: flow?.faultCode ?? Self.resetCode(for: how), afterQueuedData: true)
+            case .goAwayClient(_, let code, let thisStreamProcessed):
+                requestedGoAway = (code, thisStreamProcessed)
             case .ended:
                 // A request body still coming is read and credited by the session until it ends
                 // (a RST_STREAM NO_ERROR here, RFC 9113 §8.1, could overtake the response's last

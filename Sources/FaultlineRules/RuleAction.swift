@@ -1,4 +1,5 @@
 public import FaultlineConfig
+public import FaultlineCore
 
 /// What a rule does to a flow.
 public enum RuleAction: Sendable, Equatable {
@@ -22,8 +23,9 @@ public enum RuleAction: Sendable, Equatable {
     case delay(Duration)
     /// Pace the body in this phase's direction.
     case throttle(bytesPerSecond: Int)
-    /// Break the transport.
-    case fault(TransportFault)
+    /// Break the transport. `code`: the HTTP/2 error code (RFC 9113 §7) of the RST_STREAM the
+    /// break sends on an HTTP/2 connection, or of the GOAWAY for `goAway`; HTTP/1.1 has none.
+    case fault(TransportFault, code: HTTP2ErrorCode? = nil)
 }
 
 /// A complete response made by a rule.
@@ -146,4 +148,10 @@ public enum TransportFault: Sendable, Equatable {
     case stall(Duration)
     /// Send a chunked body whose chunk-size line is not valid hex.
     case malformedChunk
+    /// End the client connection gracefully (RFC 9113 §6.8). On HTTP/2, GOAWAY names this
+    /// stream as the last one processed (`thisStreamProcessed`: the flow goes on, later streams
+    /// are refused) or the stream before it (this stream and later ones are refused, safe to
+    /// retry); the connection closes once the streams it keeps are done. On HTTP/1.1 the
+    /// connection closes after this response, or before it when this request is not processed.
+    case goAway(thisStreamProcessed: Bool)
 }

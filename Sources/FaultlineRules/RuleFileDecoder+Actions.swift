@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineConfig
 
 /// An action as written: the model value plus what phase checks and error messages need.
@@ -26,8 +27,10 @@ extension RuleFileDecoder {
         "respond", "rewrite", "route", "hold", "setCookie", "stripCookie", "duplicate", "delay", "throttle", "fault",
     ]
     static let faultKinds = [
-        "reset", "close-before-response", "close-mid-body", "truncate", "stall", "malformed-chunk",
+        "reset", "close-before-response", "close-mid-body", "truncate", "stall", "malformed-chunk", "goaway",
     ]
+    /// `lastStream` of a `goaway` fault: which stream its GOAWAY names as the last processed.
+    static let goAwayLastStreams = ["previous", "this"]
     /// Faults that break a response that is being delivered, so they need the response phase.
     static let responseOnlyFaults = ["close-mid-body", "truncate", "malformed-chunk"]
     /// Stall length when `fault: "stall"` gives no `seconds`.
@@ -92,7 +95,7 @@ extension RuleFileDecoder {
                     bytesPerSecond: try value.int(
                         "'throttle'", in: 1...Int.max, expected: "a positive integer (bytes per second)"))
             }
-        case "fault": return fault(value).map(RuleAction.fault)
+        case "fault": return fault(value).map { RuleAction.fault($0.fault, code: $0.code) }
         default: preconditionFailure("action '\(name)' is not decoded here (a rewrite is a RewriteDraft first)")
         }
     }
@@ -101,12 +104,12 @@ extension RuleFileDecoder {
     private func responseOnlyName(_ action: RuleAction, _ name: String) -> String? {
         switch action {
         case .setCookie, .stripCookie: return "'\(name)'"
-        case .fault(let fault):
+        case .fault(let fault, _):
             switch fault {
             case .closeMidBody: return "fault 'close-mid-body'"
             case .truncate: return "fault 'truncate'"
             case .malformedChunk: return "fault 'malformed-chunk'"
-            case .reset, .closeBeforeResponse, .stall: return nil
+            case .reset, .closeBeforeResponse, .stall, .goAway: return nil
             }
         case .respond, .rewrite, .rewriteRequest, .route, .hold, .duplicate, .delay, .throttle: return nil
         }
@@ -212,16 +215,18 @@ extension RuleFileDecoder {
         return spec
     }
 
-    /// `fault: "kind"` or `{ kind, bytes?, seconds? }`. `close-mid-body` sends `bytes` of the body
-    /// (default 0: right after the head); `truncate` needs `bytes` (the model has no "half the
-    /// body" value); `stall` lasts `seconds` (default 30).
-    private func fault(_ node: ConfigNode) -> TransportFault? {
+    /// `fault: "kind"` or `{ kind, bytes?, seconds?, code?, lastStream? }`. `close-mid-body` sends
+    /// `bytes` of the body (default 0: right after the head); `truncate` needs `bytes` (the model
+    /// has no "half the body" value); `stall` lasts `seconds` (default 30). `code` is the HTTP/2
+    /// error code of the break (a name from RFC 9113 §7 or a number); `lastStream` ("previous" or
+    /// "this") says which stream a `goaway` names as the last one processed.
+    private func fault(_ node: ConfigNode) -> (fault: TransportFault, code: HTTP2ErrorCode?)? {
         var kindNode = node
         var reader: ConfigObjectReader?
         if case .object = node.kind {
             guard
                 let object = diagnostics.object(
-                    node, name: "'fault'", context: "'fault'", allowed: ["kind", "bytes", "seconds"]),
+                    node, name: "'fault'", context: "'fault'", allowed: ["kind", "bytes", "seconds", "code", "lastStream"]),
                 let kind = diagnostics.attempt({ try object.requiredNode("kind") })
             else { return nil }
             reader = object
@@ -236,6 +241,8 @@ extension RuleFileDecoder {
         }
         var bytes: Int?
         var seconds: Duration?
+        var code: HTTP2ErrorCode?
+        var thisStreamProcessed = false
         if let reader {
             if let member = reader.member("bytes") {
                 if kind == "close-mid-body" || kind == "truncate" {
@@ -252,11 +259,21 @@ extension RuleFileDecoder {
                     diagnostics.report("'seconds' applies only to the 'stall' fault", at: member.keyLocation)
                 }
             }
+            if let member = reader.member("code") { code = errorCode(member.value) }
+            if let member = reader.member("lastStream") {
+                if kind == "goaway" {
+                    thisStreamProcessed =
+                        diagnostics.attempt({ try member.value.choice("'lastStream'", of: Self.goAwayLastStreams) }) == "this"
+                } else {
+                    diagnostics.report("'lastStream' applies only to the 'goaway' fault", at: member.keyLocation)
+                }
+            }
         }
+        let fault: TransportFault
         switch kind {
-        case "reset": return .reset
-        case "close-before-response": return .closeBeforeResponse
-        case "close-mid-body": return .closeMidBody(afterBytes: bytes ?? 0)
+        case "reset": fault = .reset
+        case "close-before-response": fault = .closeBeforeResponse
+        case "close-mid-body": fault = .closeMidBody(afterBytes: bytes ?? 0)
         case "truncate":
             guard let bytes else {
                 if reader?.member("bytes") == nil {
@@ -266,10 +283,24 @@ extension RuleFileDecoder {
                 }
                 return nil
             }
-            return .truncate(bytes: bytes)
-        case "stall": return .stall(seconds ?? Self.defaultStall)
-        case "malformed-chunk": return .malformedChunk
+            fault = .truncate(bytes: bytes)
+        case "stall": fault = .stall(seconds ?? Self.defaultStall)
+        case "malformed-chunk": fault = .malformedChunk
+        case "goaway": fault = .goAway(thisStreamProcessed: thisStreamProcessed)
         default: preconditionFailure("unlisted fault kind '\(kind)'")
         }
+        return (fault, code)
+    }
+
+    /// An HTTP/2 error code: its RFC 9113 §7 name ("REFUSED_STREAM") or a number (any 32-bit
+    /// value: a peer must treat unknown codes as INTERNAL_ERROR, which is worth testing).
+    private func errorCode(_ node: ConfigNode) -> HTTP2ErrorCode? {
+        let names = HTTP2ErrorCode.named.map(\.description)
+        if case .number = node.kind {
+            return diagnostics.attempt { try node.int("'code'", in: 0...Int(UInt32.max)) }.map {
+                HTTP2ErrorCode(rawValue: UInt32($0))
+            }
+        }
+        return diagnostics.attempt({ try node.choice("'code'", of: names) }).flatMap(HTTP2ErrorCode.init(name:))
     }
 }

@@ -39,7 +39,7 @@ struct FlowActionRenderer {
         case .openUpstream(let id, _), .sendRequestHead(let id, _), .sendRequestBody(let id, _),
             .sendRequestEnd(let id, _), .releaseUpstream(let id), .closeUpstream(let id), .sendInterim(let id, _),
             .sendResponseHead(let id, _, _, _), .sendResponseBody(let id, _), .sendResponseEnd(let id, _),
-            .breakClient(let id, _), .armTimer(let id, _, _), .cancelTimer(let id, _), .unregisterHold(let id),
+            .breakClient(let id, _), .goAwayClient(let id, _, _), .armTimer(let id, _, _), .cancelTimer(let id, _), .unregisterHold(let id),
             .observed(let id, _), .ruleFired(let id, _), .throttle(let id, _, _), .stepLineage(let id, _),
             .trace(let id, _, _), .ended(let id, _), .duplicateBody(let id, _), .duplicateEnd(let id, _):
             return id
@@ -82,6 +82,8 @@ struct FlowActionRenderer {
             return "client end" + Self.trailers(trailers)
         case .breakClient(_, let how):
             return "break \(Self.clientBreak(how))"
+        case .goAwayClient(_, let code, let thisStreamProcessed):
+            return "goaway \(code)" + (thisStreamProcessed ? " keeping this stream" : "")
         case .armTimer(_, let timer, let delay):
             return "arm \(timer.rawValue) \(Self.seconds(delay))"
         case .cancelTimer(_, let timer):

@@ -1,3 +1,4 @@
+import FaultlineCore
 @testable import FaultlineHTTP2
 
 /// A hand-built or parsed HTTP/2 frame (RFC 9113 §4.1), for input nghttp2 would never send and

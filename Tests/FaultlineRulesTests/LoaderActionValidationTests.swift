@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import Testing
 
 @testable import FaultlineRules
@@ -140,11 +141,11 @@ import Testing
     static let faults: [ValidationCase] = [
         ValidationCase.rule(
             "actions: [{ fault: ⟨'resett' }]",
-            #"'fault' must be "reset", "close-before-response", "close-mid-body", "truncate", "stall" or "malformed-chunk", found "resett" (did you mean 'reset'?)"#
+            #"'fault' must be "reset", "close-before-response", "close-mid-body", "truncate", "stall", "malformed-chunk" or "goaway", found "resett" (did you mean 'reset'?)"#
         ),
         ValidationCase.rule(
             "actions: [{ fault: { kind: ⟨'stal' } }]",
-            #"'kind' must be "reset", "close-before-response", "close-mid-body", "truncate", "stall" or "malformed-chunk", found "stal" (did you mean 'stall'?)"#
+            #"'kind' must be "reset", "close-before-response", "close-mid-body", "truncate", "stall", "malformed-chunk" or "goaway", found "stal" (did you mean 'stall'?)"#
         ),
         ValidationCase.rule(
             "phase: 'response', actions: [{ fault: ⟨'truncate' }]",
@@ -165,7 +166,41 @@ import Testing
         ValidationCase.rule(
             "actions: [{ fault: { kind: 'stall', ⟨second: 1 } }]",
             "unknown key 'second' in 'fault' (did you mean 'seconds'?)"),
+        ValidationCase.rule(
+            "actions: [{ fault: { kind: 'reset', code: ⟨'REFUSED_STREM' } }]",
+            #"'code' must be "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY" or "HTTP_1_1_REQUIRED", found "REFUSED_STREM" (did you mean 'REFUSED_STREAM'?)"#
+        ),
+        ValidationCase.rule(
+            "actions: [{ fault: { kind: 'reset', code: ⟨-1 } }]", "'code' must be an integer from 0 to 4294967295, found -1"),
+        ValidationCase.rule(
+            "actions: [{ fault: { kind: 'reset', ⟨lastStream: 'this' } }]",
+            "'lastStream' applies only to the 'goaway' fault"),
+        ValidationCase.rule(
+            "actions: [{ fault: { kind: 'goaway', lastStream: ⟨'next' } }]",
+            #"'lastStream' must be "previous" or "this", found "next""#),
     ]
+
+    /// `code` by name or number, and `goaway` in either phase with either last stream.
+    @Test func http2FaultOptionsDecode() throws {
+        let text = """
+            { rules: [
+              { name: 'refuse', actions: [{ fault: { kind: 'reset', code: 'REFUSED_STREAM' } }] },
+              { name: 'odd', phase: 'response', actions: [{ fault: { kind: 'close-mid-body', bytes: 9, code: 255 } }] },
+              { name: 'away', actions: [{ fault: 'goaway' }] },
+              { name: 'after', phase: 'response', actions: [{ fault: { kind: 'goaway', lastStream: 'this', code: 'ENHANCE_YOUR_CALM' } }] },
+            ] }
+            """
+        let (scenario, errors) = RuleSetLoader.loadScenario(text: text, file: "h2.json5")
+        #expect(errors == [])
+        #expect(
+            scenario?.rules.map(\.actions) == [
+                [.fault(.reset, code: .refusedStream)],
+                [.fault(.closeMidBody(afterBytes: 9), code: HTTP2ErrorCode(rawValue: 255))],
+                [.fault(.goAway(thisStreamProcessed: false))],
+                [.fault(.goAway(thisStreamProcessed: true), code: .enhanceYourCalm)],
+            ])
+        #expect(scenario?.rules.map(\.phase) == [.request, .response, .request, .response])
+    }
 
     static let phases: [ValidationCase] = [
         ValidationCase.rule(

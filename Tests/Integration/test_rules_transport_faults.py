@@ -222,3 +222,36 @@ def test_reset_upload_is_off_by_default(start_with_rules, rules_folder, auth_bac
         response = client.post(f"{auth_backend.url}/upload", content=UPLOAD_BODY)
     assert response.status_code == 200 and response.json()["received"] == len(UPLOAD_BODY)
     assert not proxy.trace().of("rule.fired")
+
+
+# -- the HTTP/2-minded kinds, as HTTP/1.1 clients see them (test_h2_faults.py for HTTP/2) --------
+
+
+def test_refused_stream_on_http1_is_a_reset(fault_proxy, auth_backend):
+    """HTTP/1.1 has no RST_STREAM codes: `{ kind: "reset", code: "REFUSED_STREAM" }` is a reset."""
+    proxy, access = fault_proxy
+    code, received, stderr = _curl_avatar(proxy, auth_backend, access, "refused-stream")
+    assert code == RECV_ERROR and received == b"", (code, stderr)
+    assert auth_backend.calls("/v1/avatar") == 0
+
+
+def test_goaway_on_http1_closes_before_the_response(fault_proxy, auth_backend):
+    proxy, access = fault_proxy
+    code, received, stderr = _curl_avatar(proxy, auth_backend, access, "goaway")
+    assert code == EMPTY_REPLY and received == b"", (code, stderr)
+    assert auth_backend.calls("/v1/avatar") == 0, "this request is not processed"
+    ((flow, injected),) = _fault_flows(proxy.trace(), "goaway")
+    assert (injected["fault"], injected["phase"]) == ("goaway", "request")
+
+
+def test_goaway_after_on_http1_answers_with_connection_close(fault_proxy, auth_backend):
+    proxy, access = fault_proxy
+    with httpx.Client(proxy=proxy.forward.url, trust_env=False, timeout=15) as client:
+        response = client.get(f"{auth_backend.url}/v1/avatar",
+                              headers={"Authorization": f"Bearer {access}", HEADER: "goaway-after"})
+        again = client.get(f"{auth_backend.url}/v1/avatar", headers={"Authorization": f"Bearer {access}"})
+    assert response.status_code == 200 and response.headers.get("connection") == "close"
+    assert again.status_code == 200
+    trace = proxy.trace()
+    first, second = trace.of("request.received")
+    assert first["conn"] != second["conn"], "the connection closed after the goaway-after response"

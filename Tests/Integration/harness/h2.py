@@ -509,12 +509,16 @@ class ExchangeResult:
     closed: bool = False  # the peer closed the connection
 
 
-def h2_exchange(port, requests, host="127.0.0.1", timeout=20):
+def h2_exchange(port, requests, host="127.0.0.1", timeout=20, then=()):
     """Opens one h2c connection (prior knowledge) to `host:port` and sends every request at
     once, each on its own stream: `requests` are (method, path, headers[, body]) with `headers`
-    a list of (name, value). Reads until every stream ended or was reset, the connection closed,
-    or `timeout` (then raises). For orderings clients such as httpx cannot show: several streams
-    of one connection, some reset by the peer and others not."""
+    a list of (name, value); the `then` requests go together once the first ones are done.
+    Reads until every stream ended or was reset, the connection closed, or `timeout` (then
+    raises). For orderings clients such as httpx cannot show: several streams of one
+    connection, some reset by the peer and others not.
+
+    python-h2 takes a GOAWAY as the end of the connection and rejects the frames of streams the
+    GOAWAY keeps, so a test of those waits for them (`then`) or uses nghttp."""
     connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
     connection.local_settings.update({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 1 << 24})
     deadline = time.monotonic() + timeout
@@ -523,42 +527,52 @@ def h2_exchange(port, requests, host="127.0.0.1", timeout=20):
     with socket.create_connection((host, port), timeout=timeout) as sock:
         connection.initiate_connection()
         connection.increment_flow_control_window(1 << 24)
-        for request in requests:
-            method, path, headers, body = (*request, b"")[:4]
-            stream = connection.get_next_available_stream_id()
-            pseudo = [(":method", method), (":scheme", "http"), (":authority", f"{host}:{port}"), (":path", path)]
-            connection.send_headers(stream, pseudo + list(headers), end_stream=not body)
-            if body:
-                connection.send_data(stream, body, end_stream=True)
-            outcome = StreamOutcome(stream)
-            outcomes.append(outcome)
-            by_stream[stream] = outcome
-        sock.sendall(connection.data_to_send())
-        while not all(outcome.ended or outcome.reset is not None for outcome in outcomes):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"h2_exchange: streams still open after {timeout}s: {outcomes}")
-            sock.settimeout(remaining)
-            data = sock.recv(65536)
-            if not data:
-                result.closed = True
-                break
-            for event in connection.receive_data(data):
-                outcome = by_stream.get(getattr(event, "stream_id", None))
-                if isinstance(event, h2.events.ResponseReceived):
-                    outcome.headers = list(event.headers)
-                elif isinstance(event, h2.events.TrailersReceived):
-                    outcome.trailers = list(event.headers)
-                elif isinstance(event, h2.events.DataReceived):
-                    outcome.body += event.data
-                    connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
-                elif isinstance(event, h2.events.StreamEnded):
-                    outcome.ended = True
-                elif isinstance(event, h2.events.StreamReset):
-                    outcome.reset = int(event.error_code)
-                elif isinstance(event, h2.events.ConnectionTerminated):
-                    code = int(event.error_code)
-                    result.goaway = {"last_stream_id": event.last_stream_id, "error_code": code,
-                                     "error": ERROR_CODES.get(code, f"0x{code:x}")}
-            sock.sendall(connection.data_to_send())
+        for wave in (requests, then):
+            if wave:
+                _send_wave(connection, sock, wave, host, port, outcomes, by_stream)
+                _read_until_done(connection, sock, outcomes, by_stream, result, deadline, timeout)
     return result
+
+
+def _send_wave(connection, sock, requests, host, port, outcomes, by_stream):
+    for request in requests:
+        method, path, headers, body = (*request, b"")[:4]
+        stream = connection.get_next_available_stream_id()
+        pseudo = [(":method", method), (":scheme", "http"), (":authority", f"{host}:{port}"), (":path", path)]
+        connection.send_headers(stream, pseudo + list(headers), end_stream=not body)
+        if body:
+            connection.send_data(stream, body, end_stream=True)
+        outcome = StreamOutcome(stream)
+        outcomes.append(outcome)
+        by_stream[stream] = outcome
+    sock.sendall(connection.data_to_send())
+
+
+def _read_until_done(connection, sock, outcomes, by_stream, result, deadline, timeout):
+    while not result.closed and not all(outcome.ended or outcome.reset is not None for outcome in outcomes):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(f"h2_exchange: streams still open after {timeout}s: {outcomes}")
+        sock.settimeout(remaining)
+        data = sock.recv(65536)
+        if not data:
+            result.closed = True
+            break
+        for event in connection.receive_data(data):
+            outcome = by_stream.get(getattr(event, "stream_id", None))
+            if isinstance(event, h2.events.ResponseReceived):
+                outcome.headers = list(event.headers)
+            elif isinstance(event, h2.events.TrailersReceived):
+                outcome.trailers = list(event.headers)
+            elif isinstance(event, h2.events.DataReceived):
+                outcome.body += event.data
+                connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            elif isinstance(event, h2.events.StreamEnded):
+                outcome.ended = True
+            elif isinstance(event, h2.events.StreamReset):
+                outcome.reset = int(event.error_code)
+            elif isinstance(event, h2.events.ConnectionTerminated):
+                code = int(event.error_code)
+                result.goaway = {"last_stream_id": event.last_stream_id, "error_code": code,
+                                 "error": ERROR_CODES.get(code, f"0x{code:x}")}
+        sock.sendall(connection.data_to_send())

@@ -38,6 +38,15 @@ public struct HTTP2ErrorCode: RawRepresentable, Sendable, Hashable, CustomString
     /// The request must be made over HTTP/1.1 (0xd).
     public static let http11Required = HTTP2ErrorCode(rawValue: 0xd)
 
+    /// The codes RFC 9113 §7 names, in order.
+    public static let named: [HTTP2ErrorCode] = (0...0xd).map { HTTP2ErrorCode(rawValue: $0) }
+
+    /// The code RFC 9113 §7 calls `name` ("REFUSED_STREAM"); nil for any other text.
+    public init?(name: String) {
+        guard let code = Self.named.first(where: { $0.description == name }) else { return nil }
+        self = code
+    }
+
     /// The name RFC 9113 §7 gives the code, e.g. "PROTOCOL_ERROR"; "UNKNOWN_0x1f" for others.
     public var description: String {
         switch rawValue {
