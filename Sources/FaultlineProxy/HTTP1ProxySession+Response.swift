@@ -28,18 +28,12 @@ extension HTTP1ProxySession {
         let clientIsHTTP11 = exchange.version == .http1_1
         let upgrading = exchange.kind == .upgrade && head.status == 101
         let clientFraming: BodyFraming
-        var headers = HopByHopHeaders.removing(from: head.headers)
+        var headers = ClientResponseFields.make(from: head.headers, length: length)
         switch length {
         case .none:
             clientFraming = .none
-            // A response without a body still states the representation's length (HEAD, 304):
-            // pass the field on unchanged (RFC 9110 §8.6).
-            if let length = head.headers.first(name: "content-length") {
-                headers.add(name: "Content-Length", value: length)
-            }
         case .known(let length):
             clientFraming = .contentLength(length)
-            headers.add(name: "Content-Length", value: String(length))
         case .unknown:
             // Chunked cannot be sent to an HTTP/1.0 client (RFC 9112 §7): fall back to closing.
             clientFraming = clientIsHTTP11 ? .chunked : .closeDelimited

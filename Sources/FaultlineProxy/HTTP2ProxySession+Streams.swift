@@ -121,13 +121,16 @@ extension HTTP2ProxySession {
     }
 
     /// What `RequestRoute` reads for this request: absolute-form on a forward listener (the
-    /// request names its origin), origin-form on a reverse one, authority-form for CONNECT.
+    /// request names its origin), origin-form on a reverse one, authority-form for CONNECT. An
+    /// `OPTIONS *` (`:path` "*", RFC 9113 §8.3.1) to a forward listener is the absolute-form
+    /// without a path that HTTP/1.1 uses for it (RFC 9112 §3.2.4).
     static func target(of request: HTTP2Headers.Request, mode: ProxyMode) -> String {
         if request.method == "CONNECT" { return request.authority ?? "" }
         guard case .forward = mode, let scheme = request.scheme, let authority = request.authority else {
             return request.path ?? "/"
         }
-        return "\(scheme)://\(authority)\(request.path ?? "/")"
+        let path = request.path == "*" ? "" : request.path ?? "/"
+        return "\(scheme)://\(authority)\(path)"
     }
 
     /// Answers a request that goes nowhere on its own stream (the flow core makes the answer and
@@ -207,7 +210,7 @@ extension HTTP2ProxySession {
             if events.isEmpty { break }
             handle(events, &output)
         }
-        if connection.isFinished || (state == .goingAway && streams.isEmpty) || (clientReachedEOF && streams.isEmpty) {
+        if connection.isFinished || (state == .goingAway && streams.isEmpty) || (clientReachedEOF && allAnswered) {
             if state != .closed {
                 state = .closed
                 if closeReason == nil { closeReason = clientReachedEOF ? "client-closed" : "http2-goaway" }
@@ -240,6 +243,12 @@ extension HTTP2ProxySession {
         traceGoAway(sent: true, code: code, lastStreamID: last, debug: "faultline fault", &output)
         if state == .open { state = .goingAway }
         if closeReason == nil { closeReason = "http2-goaway" }
+    }
+
+    /// After the client's FIN: no flow is left and everything queued has been taken. (A stream
+    /// whose flow ended stays open in nghttp2 until the client's END_STREAM, which cannot come.)
+    private var allAnswered: Bool {
+        streams.values.allSatisfy { $0.flow == nil && connection.bufferedOutboundBytes(stream: $0.streamID) == 0 }
     }
 
     func traceGoAway(

@@ -86,12 +86,23 @@ extension HTTP2ProxySession: ClientSession {
     }
 
     /// The client sends nothing more; its streams' answers may still go out. A held flow has
-    /// nobody waiting for it, as on HTTP/1 (a client that stops sending while it waits has left).
+    /// nobody waiting for it, and a request whose body stopped short cannot end (no END_STREAM
+    /// can follow a FIN): both end as on HTTP/1 (400 `incomplete-message` when nothing was sent).
     public mutating func clientDidReadEOF() -> [ProxyAction] {
         var output = SessionOutput()
         clientReachedEOF = true
-        for id in Array(streams.keys) where streams[id]?.flow?.isHeld == true {
-            streams[id]!.flowInput(&output) { $0.clientGone(reason: "client closed the connection while its flow was held") }
+        for id in streams.keys.sorted() {
+            guard let stream = streams[id], let flow = stream.flow else { continue }
+            if flow.isHeld {
+                streams[id]!.flowInput(&output) { $0.clientGone(reason: "client closed the connection while its flow was held") }
+            } else if !stream.requestEnded {
+                let error = HTTP1Error.incompleteMessage
+                streams[id]!.flowInput(&output) {
+                    $0.requestMalformed(
+                        status: error.status, code: error.code,
+                        message: "The client closed the connection before stream \(id)'s request ended (no END_STREAM).")
+                }
+            }
         }
         afterInput(&output)
         return output.finish()

@@ -45,18 +45,18 @@ struct HTTP2Stream: HTTP1FlowHost {
             case .hold, .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
                 performForDriver(action, &output)
             case .sendInterim(_, let head):
-                connection.sendResponseHead(
-                    stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: head.headers),
-                    endStream: false)
-            case .sendResponseHead(_, let head, let length, _):
-                var fields = head.headers
-                // The length the upstream stated holds for HTTP/2 too (RFC 9113 §8.1.1); any other
-                // framing is HTTP/1's and goes (§8.2.2 drops Transfer-Encoding).
-                fields.remove(name: "content-length")
-                if case .known(let bytes) = length { fields.add(name: "content-length", value: String(bytes)) }
+                let fields = HopByHopHeaders.removing(from: head.headers)
                 connection.sendResponseHead(
                     stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: fields),
-                    endStream: length == .none)
+                    endStream: false)
+            case .sendResponseHead(_, let head, let length, _):
+                // A stated length holds for HTTP/2 too (RFC 9113 §8.1.1); HTTP/1's framing goes.
+                // Via names the protocol the response came in on: HTTP/1.1 (RFC 9110 §7.6.3).
+                var fields = ClientResponseFields.make(from: head.headers, length: length)
+                if let via = configuration.viaPseudonym { fields.add(name: "Via", value: "1.1 \(via)") }
+                connection.sendResponseHead(
+                    stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: fields),
+                    endStream: length == .none || length == .known(0))
             case .sendResponseBody(_, let bytes):
                 connection.sendData(stream: streamID, bytes, endStream: false)
             case .sendResponseEnd(_, let trailers):
