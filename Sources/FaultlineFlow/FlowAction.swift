@@ -90,6 +90,9 @@ public struct OutboundRequest: Sendable, Equatable {
     public var body: FlowBodyLength
     /// A WebSocket upgrade: the codec asks the upstream to switch (RFC 9110 §7.8).
     public var upgrade: Bool
+    /// The protocol the proxy received the request with, as `Via` names it (RFC 9110 §7.6.3):
+    /// "1.1", "1.0", "2".
+    public var receivedProtocol: String
 }
 
 

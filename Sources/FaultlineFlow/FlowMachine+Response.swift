@@ -15,6 +15,7 @@ extension FlowMachine {
             .int("upstream_conn", Int64(info.id.rawValue)), .string("upstream", info.remoteAddress),
             .bool("reused", info.reused), .body("body", summary),
         ]
+        if info.applicationProtocol == "h2" { fields.append(.string("upstream_version", "HTTP/2")) }
         captureForwardedFields(into: &fields)
         if let duplicateOf { fields.append(.int("duplicate_of", duplicateOf.rawValue)) }
         output.trace(id, .requestForwarded, fields)

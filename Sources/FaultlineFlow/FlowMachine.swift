@@ -147,7 +147,8 @@ public struct FlowMachine {
         self.request = request
         self.outbound = OutboundRequest(
             method: request.method, target: request.outboundTarget, authority: request.authority,
-            headers: request.headers, body: request.body, upgrade: request.kind == .upgrade)
+            headers: request.headers, body: request.body, upgrade: request.kind == .upgrade,
+            receivedProtocol: request.version.hasPrefix("HTTP/") ? String(request.version.dropFirst(5)) : "1.1")
         self.state = .forwarding
         self.requestDigest = environment.makeBodyDigest()
         self.responseDigest = environment.makeBodyDigest()

@@ -1,5 +1,10 @@
 public import FaultlineCore
 
+/// What a connection's framing keeps between the flows it carries, beyond the socket: an HTTP/2
+/// upstream's session (HPACK tables, stream IDs, windows). The pool keeps it with the connection;
+/// only the event loop that owns the connection touches it.
+public protocol UpstreamConnectionState: AnyObject, Sendable {}
+
 /// What the driver tells a session about the upstream connection it got.
 public struct UpstreamConnectionInfo: Sendable, Equatable {
     public let id: ConnectionID
@@ -7,11 +12,27 @@ public struct UpstreamConnectionInfo: Sendable, Equatable {
     public let remoteAddress: String
     /// True when the connection came from the keep-alive pool.
     public let reused: Bool
+    /// The protocol TLS negotiated by ALPN (RFC 7301), e.g. "h2"; nil without TLS or ALPN
+    /// (HTTP/1.1).
+    public let applicationProtocol: String?
+    /// The framing's state carried over from earlier flows on this connection, or put there
+    /// for them (an HTTP/2 session); nil for HTTP/1.1, which keeps none.
+    public let state: (any UpstreamConnectionState)?
 
-    public init(id: ConnectionID, remoteAddress: String, reused: Bool) {
+    public init(
+        id: ConnectionID, remoteAddress: String, reused: Bool, applicationProtocol: String? = nil,
+        state: (any UpstreamConnectionState)? = nil
+    ) {
         self.id = id
         self.remoteAddress = remoteAddress
         self.reused = reused
+        self.applicationProtocol = applicationProtocol
+        self.state = state
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.id == rhs.id && lhs.remoteAddress == rhs.remoteAddress && lhs.reused == rhs.reused
+            && lhs.applicationProtocol == rhs.applicationProtocol && lhs.state === rhs.state
     }
 }
 

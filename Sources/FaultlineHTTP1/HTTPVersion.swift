@@ -11,7 +11,14 @@ public struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
 
     public static let http1_0 = HTTPVersion(major: 1, minor: 0)
     public static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    /// A message that came over HTTP/2 (it has no start line; the name has no minor version,
+    /// RFC 9113 §3).
+    public static let http2 = HTTPVersion(major: 2, minor: 0)
 
-    /// The version as it appears on the wire, e.g. `"HTTP/1.1"`.
-    public var description: String { "HTTP/\(major).\(minor)" }
+    /// The version as it appears on the wire, e.g. `"HTTP/1.1"`, and `"HTTP/2"` for HTTP/2.
+    public var description: String { "HTTP/\(viaProtocol)" }
+
+    /// The version as a `Via` field names the protocol a message was received with
+    /// (RFC 9110 §7.6.3): `"1.1"`, `"2"`.
+    public var viaProtocol: String { major >= 2 && minor == 0 ? "\(major)" : "\(major).\(minor)" }
 }

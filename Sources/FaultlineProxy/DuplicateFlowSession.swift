@@ -7,7 +7,7 @@ public import FaultlineTrace
 /// and dropped (`response.discarded`). No I/O: the driver carries out its `ProxyAction`s.
 public struct DuplicateFlowSession {
     var flow: FlowMachine?
-    var upstream: HTTP1UpstreamCodec?
+    var upstream: UpstreamCodec?
     let configuration: ProxyConfiguration
     let trace: TraceRecorder
     public let id: FlowID
@@ -95,6 +95,7 @@ extension DuplicateFlowSession: HTTP1FlowHost {
     var traceConnection: ConnectionID? { nil }
     var flowID: FlowID? { flow?.id }
     var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
+    var flowIsUpgrade: Bool { flow?.request.kind == .upgrade }
     var hasUpstream: Bool { upstream != nil }
     var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
 

@@ -4,12 +4,13 @@ import FaultlineHTTP1
 import FaultlineRules
 import FaultlineTrace
 
-/// What a holder of a flow and its HTTP/1.1 upstream shares, whether the flow has a client
+/// What a holder of a flow and its upstream (`UpstreamCodec`: HTTP/1.1, or a stream of an
+/// HTTP/2 connection the origin negotiated) shares, whether the flow has a client
 /// (`HTTP1ProxySession`) or not (`DuplicateFlowSession`): feeding the flow, carrying out its
 /// upstream, timer and trace actions, and turning what the upstream says into flow events.
 protocol HTTP1FlowHost {
     var flow: FlowMachine? { get set }
-    var upstream: HTTP1UpstreamCodec? { get set }
+    var upstream: UpstreamCodec? { get set }
     var configuration: ProxyConfiguration { get }
     var trace: TraceRecorder { get }
     /// The client connection the flow's trace events name, if it has one.
@@ -19,6 +20,8 @@ protocol HTTP1FlowHost {
     var flowID: FlowID? { get }
     var flowEndpoint: UpstreamEndpoint? { get }
     var hasUpstream: Bool { get }
+    /// The flow's request asks to switch protocols (its upstream must speak HTTP/1.1).
+    var flowIsUpgrade: Bool { get }
     /// Computed when asked (it reads the response's `Connection` field): at the flow's end only.
     var upstreamStatus: HTTP1UpstreamCodec.Status? { get }
     mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput)
@@ -37,8 +40,8 @@ extension HTTP1FlowHost {
     mutating func performCommon(_ action: FlowAction, _ output: inout SessionOutput) {
         switch action {
         case .openUpstream(let id, let endpoint):
-            upstream = HTTP1UpstreamCodec(limits: configuration.limits, via: configuration.viaPseudonym)
-            output.append(.connectUpstream(id, endpoint, fresh: false))
+            upstream = UpstreamCodec(limits: configuration.limits, via: configuration.viaPseudonym)
+            output.append(.connectUpstream(id, endpoint, fresh: false, http1Only: flowIsUpgrade))
         case .sendRequestHead(let id, let head):
             if let bytes = upstream?.sendHead(head) { output.writeToUpstream(id, bytes) }
         case .sendRequestBody(let id, let bytes):
@@ -89,6 +92,8 @@ extension HTTP1FlowHost {
         }
         output.writeToUpstream(id, upstream!.didConnect(info))
         flowInput(&output) { $0.upstreamConnected(info) }
+        // The framing may have failed the exchange as it started (no HTTP/2 stream to be had).
+        processUpstreamInput(&output)
     }
 
     mutating func flowUpstreamFailed(_ id: FlowID, _ failure: UpstreamFailure, _ output: inout SessionOutput) {
@@ -101,6 +106,9 @@ extension HTTP1FlowHost {
         guard flowID == id, hasUpstream else { return }
         upstream!.receive(bytes)
         processUpstreamInput(&output)
+        // HTTP/2 answers what it read (SETTINGS ACK, WINDOW_UPDATE) and sends request DATA a
+        // window update let out.
+        if hasUpstream { output.writeToUpstream(id, upstream!.takeOutput()) }
     }
 
     mutating func flowUpstreamEOF(_ id: FlowID, _ output: inout SessionOutput) {
@@ -123,8 +131,8 @@ extension HTTP1FlowHost {
             case .head(let head, let length): flowInput(&output) { $0.upstreamHead(head, length: length) }
             case .body(let bytes): flowInput(&output) { $0.upstreamBody(bytes) }
             case .end(let trailers): flowInput(&output) { $0.upstreamEnd(trailers: trailers) }
-            case .malformed(let error):
-                flowInput(&output) { $0.upstreamBroke(code: error.code, message: error.description) }
+            case .broke(let code, let message):
+                flowInput(&output) { $0.upstreamBroke(code: code, message: message) }
             }
         }
     }
@@ -150,7 +158,7 @@ extension HTTP1FlowHost {
             upstream!.restartForRetry()
             output.append(.cancelTimer(.flow(id, .responseHead)))
             output.append(.closeUpstream(id))
-            output.append(.connectUpstream(id, endpoint, fresh: true))
+            output.append(.connectUpstream(id, endpoint, fresh: true, http1Only: flowIsUpgrade))
             return
         }
         upstream = nil

@@ -61,7 +61,7 @@ public struct HTTP1ProxySession {
     /// The flow core of that request (nil for `CONNECT`, which never reaches the core).
     var flow: FlowMachine?
     /// The flow's upstream: an HTTP/1.1 connection.
-    var upstream: HTTP1UpstreamCodec?
+    var upstream: UpstreamCodec?
     /// A `CONNECT` being connected or classified.
     var connect: ConnectRequest?
     var tunnel: Tunnel?
@@ -73,6 +73,7 @@ public struct HTTP1ProxySession {
     var traceConnection: ConnectionID? { connectionID }
     var flowID: FlowID? { flow?.id }
     var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
+    var flowIsUpgrade: Bool { flow?.request.kind == .upgrade }
     var hasUpstream: Bool { upstream != nil }
     var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
 

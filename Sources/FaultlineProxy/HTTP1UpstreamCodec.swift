@@ -40,6 +40,9 @@ public struct HTTP1UpstreamCodec {
         self.decoder = HTTP1ResponseDecoder(limits: limits)
     }
 
+    /// The request head sent, once there is one.
+    public var request: OutboundRequest? { head }
+
     /// Request bytes waiting for the connection.
     public var pendingByteCount: Int { pending.count }
 
@@ -65,7 +68,7 @@ public struct HTTP1UpstreamCodec {
             fields.add(name: "Connection", value: "Upgrade")
             for value in request.headers.values(name: "upgrade") { fields.add(name: "Upgrade", value: value) }
         }
-        if let via { fields.add(name: "Via", value: "1.1 \(via)") }
+        if let via { fields.add(name: "Via", value: "\(request.receivedProtocol) \(via)") }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
         HTTP1Encoder.encode(

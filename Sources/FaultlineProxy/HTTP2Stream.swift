@@ -20,7 +20,7 @@ struct HTTP2Stream: HTTP1FlowHost {
     /// The flow this stream carries (kept after the flow ends, to drop the session's index entry).
     let assignedFlow: FlowID
     var flow: FlowMachine?
-    var upstream: HTTP1UpstreamCodec?
+    var upstream: UpstreamCodec?
     /// The client's request is complete (END_STREAM or trailers received).
     var requestEnded = false
     /// Request DATA bytes the client sent that are not yet credited back to it (`consumed`).
@@ -33,6 +33,7 @@ struct HTTP2Stream: HTTP1FlowHost {
     var traceConnection: ConnectionID? { connectionID }
     var flowID: FlowID? { flow?.id }
     var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
+    var flowIsUpgrade: Bool { flow?.request.kind == .upgrade }
     var hasUpstream: Bool { upstream != nil }
     var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
 
@@ -51,9 +52,9 @@ struct HTTP2Stream: HTTP1FlowHost {
                     endStream: false)
             case .sendResponseHead(_, let head, let length, _):
                 // A stated length holds for HTTP/2 too (RFC 9113 §8.1.1); HTTP/1's framing goes.
-                // Via names the protocol the response came in on: HTTP/1.1 (RFC 9110 §7.6.3).
+                // Via names the protocol the response came in on (RFC 9110 §7.6.3).
                 var fields = ClientResponseFields.make(from: head.headers, length: length)
-                if let via = configuration.viaPseudonym { fields.add(name: "Via", value: "1.1 \(via)") }
+                if let via = configuration.viaPseudonym { fields.add(name: "Via", value: "\(head.version.viaProtocol) \(via)") }
                 connection.sendResponseHead(
                     stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: fields),
                     endStream: length == .none || length == .known(0))

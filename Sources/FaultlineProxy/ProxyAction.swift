@@ -11,8 +11,10 @@ public enum ProxyAction: Sendable, Equatable {
     /// Queue bytes for the flow's upstream connection (only after `upstreamDidConnect`).
     case writeToUpstream(FlowID, [UInt8])
     /// Get a connection for the flow: from the pool unless `fresh`, otherwise a new one. Answered
-    /// with `upstreamDidConnect` or `upstreamDidFailToConnect`.
-    case connectUpstream(FlowID, UpstreamEndpoint, fresh: Bool)
+    /// with `upstreamDidConnect` or `upstreamDidFailToConnect`. `http1Only`: the request needs
+    /// HTTP/1.1 (a WebSocket upgrade, which HTTP/2 has no form for here), so ALPN offers only
+    /// `http/1.1` and no pooled HTTP/2 connection is taken.
+    case connectUpstream(FlowID, UpstreamEndpoint, fresh: Bool, http1Only: Bool = false)
     /// The flow is over and its upstream connection sits at a message boundary: pool it for reuse.
     case releaseUpstream(FlowID)
     /// Close the flow's upstream connection (its framing is in doubt, or the flow was aborted).

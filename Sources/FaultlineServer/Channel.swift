@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlinePosix
+import FaultlineProxy
 import FaultlineTLS
 
 /// One side of a proxied exchange: a socket, and the TLS session over it when that side speaks
@@ -12,6 +13,9 @@ struct Channel {
     let socket: StreamConnection
     /// The TLS session over `socket`; nil for plain TCP.
     var tls: TLSConnection?
+    /// An upstream connection that negotiated `h2`: its HTTP/2 session, which the next flow on
+    /// the connection continues (kept in the pool with the socket).
+    var http2: HTTP2UpstreamConnection?
 
     init(socket: StreamConnection, tls: TLSConnection? = nil) {
         self.socket = socket

@@ -40,7 +40,7 @@ extension ClientConnectionHandler {
         interceptedFlow = interception.flow
         guard startClientTLS(certificateHost: interception.certificateHost) else { return }
         // Offer upstream only what the client offered and we speak (none if it offered none).
-        upstreams.alpn = ServerTLSConfiguration.upstreamApplicationProtocols.filter(interception.offeredALPN.contains)
+        upstreams.alpn = (context.configuration.tls?.upstreamApplicationProtocols ?? []).filter(interception.offeredALPN.contains)
         // The requests inside are for the name the client asked for in SNI (the certificate it
         // accepted names it, so the upstream's must too), sent to the address it CONNECTed to.
         let target = interception.target

@@ -152,8 +152,8 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
             if upstreams.write(flow, bytes) > context.configuration.backpressureHighWatermark {
                 clientReadsPausedForBackpressure = true
             }
-        case .connectUpstream(let flow, let endpoint, let fresh):
-            upstreams.connect(flow, to: endpoint, fresh: fresh)
+        case .connectUpstream(let flow, let endpoint, let fresh, let http1Only):
+            upstreams.connect(flow, to: endpoint, fresh: fresh, http1Only: http1Only)
         case .releaseUpstream(let flow):
             upstreams.release(flow)
             clientReadsPausedForBackpressure = false

@@ -54,7 +54,8 @@ final class DuplicateFlowHandler: UpstreamLinksOwner {
     private func perform(_ action: ProxyAction) {
         switch action {
         case .writeToUpstream(let flow, let bytes): upstreams.write(flow, bytes)
-        case .connectUpstream(let flow, let endpoint, let fresh): upstreams.connect(flow, to: endpoint, fresh: fresh)
+        case .connectUpstream(let flow, let endpoint, let fresh, let http1Only):
+            upstreams.connect(flow, to: endpoint, fresh: fresh, http1Only: http1Only)
         case .releaseUpstream(let flow): upstreams.release(flow)
         case .closeUpstream(let flow): upstreams.close(flow)
         case .setTimer(.flow(_, let timer), let delay):

@@ -103,7 +103,7 @@ final class LoopContext: @unchecked Sendable {
     /// (offering `alpn`), and reports on this loop. The channel comes started: the completion
     /// must set the socket's delegate before it returns.
     func openConnection(
-        to endpoint: UpstreamEndpoint, alpn: [String] = ServerTLSConfiguration.upstreamApplicationProtocols,
+        to endpoint: UpstreamEndpoint, alpn: [String],
         completion: @escaping (Result<Channel, UpstreamFailure>) -> Void
     ) {
         loop.assertInEventLoop()

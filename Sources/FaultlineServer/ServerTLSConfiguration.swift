@@ -1,4 +1,5 @@
 import FaultlineFlow
+import FaultlineHTTP2
 public import FaultlineProxy
 public import FaultlineTLS
 
@@ -38,7 +39,11 @@ public struct ServerTLSConfiguration: Sendable {
         self.notices = notices
     }
 
-    /// What the upstream side asks for: HTTP/1.1 only, for now (every flow has an HTTP/1.1
-    /// upstream, whatever its client speaks).
-    static let upstreamApplicationProtocols = ["http/1.1"]
+    /// What an `https` upstream is offered by ALPN (RFC 7301): `h2` first, so an origin that
+    /// speaks HTTP/2 gets it (a stream per flow, `HTTP2UpstreamCodec`), else HTTP/1.1; only
+    /// HTTP/1.1 with `--http1-only`.
+    var upstreamApplicationProtocols: [String] { http2 ? [HTTP2Connection.alpn, "http/1.1"] : ["http/1.1"] }
+
+    /// The offer for a request that must go over HTTP/1.1 (a WebSocket upgrade).
+    static let http1ApplicationProtocols = ["http/1.1"]
 }

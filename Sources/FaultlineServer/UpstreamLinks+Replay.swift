@@ -1,6 +1,7 @@
 import FaultlineCore
 import FaultlineFlow
 import FaultlineHTTP1
+import FaultlineHTTP2
 import FaultlinePosix
 import FaultlineProxy
 import FaultlineTrace
@@ -114,7 +115,8 @@ extension UpstreamLinks {
                     description: "the request is over \(ReplayLink.forwardableLimit) bytes, too large to send on after the replay did not match it"))
             return
         }
-        loopContext.openConnection(to: link.endpoint, alpn: alpn) { [weak self] result in
+        // The flow's codec already framed the request for HTTP/1.1 (the replay's connection).
+        loopContext.openConnection(to: link.endpoint, alpn: alpn.filter { $0 != HTTP2Connection.alpn }) { [weak self] result in
             guard let self, self.replayLinks[flow] === link else {
                 if case .success(let channel) = result { channel.socket.close() }
                 return

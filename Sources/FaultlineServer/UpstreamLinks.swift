@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlineFlow
+import FaultlineHTTP2
 import FaultlinePosix
 import FaultlineProxy
 import FaultlineTLS
@@ -74,7 +75,7 @@ final class UpstreamLinks {
     private let context: LoopContext
     weak var owner: (any UpstreamLinksOwner)?
     /// What to offer an `https` upstream in ALPN (RFC 7301).
-    var alpn = ServerTLSConfiguration.upstreamApplicationProtocols
+    var alpn: [String]
     private var links: [FlowID: Link] = [:]
     /// Flows answered from a recording (`ServerConfiguration.replay`) instead of a connection.
     var replayLinks: [FlowID: ReplayLink] = [:]
@@ -84,6 +85,7 @@ final class UpstreamLinks {
 
     init(context: LoopContext) {
         self.context = context
+        alpn = context.configuration.tls?.upstreamApplicationProtocols ?? []
     }
 
     var loopContext: LoopContext { context }
@@ -94,26 +96,28 @@ final class UpstreamLinks {
     var all: Dictionary<FlowID, Link>.Values { links.values }
 
     /// Gets a connection for `flow`: from the pool unless `fresh`, else a new one; the owner hears
-    /// `upstreamConnected` (at once for a pooled one) or `upstreamFailed`.
-    func connect(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool) {
+    /// `upstreamConnected` (at once for a pooled one) or `upstreamFailed`. `http1Only` keeps
+    /// HTTP/2 out of it (ALPN and pool).
+    func connect(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool, http1Only: Bool = false) {
         // A replay answers every flow itself and refuses tunnels, unless it may use the network.
         if let responder = context.configuration.replay, !(endpoint.scheme == "tcp" && responder.allowsNetwork) {
             replay(flow, to: endpoint, responder)
             return
         }
-        connectToNetwork(flow, to: endpoint, fresh: fresh)
+        connectToNetwork(flow, to: endpoint, fresh: fresh, http1Only: http1Only)
     }
 
     /// `connect` for a real connection: from the pool unless `fresh`, else a new one.
-    private func connectToNetwork(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool) {
+    private func connectToNetwork(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool, http1Only: Bool) {
         nextGeneration += 1
         let generation = nextGeneration
         generations[flow] = generation
-        if !fresh, let pooled = context.pool.take(endpoint) {
+        if !fresh, let pooled = context.pool.take(endpoint, where: { !http1Only || $0.http2 == nil }) {
             attach(pooled, flow: flow, endpoint: endpoint, reused: true)
             return
         }
-        context.openConnection(to: endpoint, alpn: alpn) { [weak self] result in
+        let offer = http1Only ? alpn.filter { $0 != HTTP2Connection.alpn } : alpn
+        context.openConnection(to: endpoint, alpn: offer) { [weak self] result in
             guard let self, self.generations[flow] == generation, let owner = self.owner else {
                 if case .success(let channel) = result { channel.socket.close() }
                 return
@@ -127,9 +131,17 @@ final class UpstreamLinks {
     }
 
     private func attach(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint, reused: Bool) {
+        var channel = channel
+        let negotiated = channel.tls?.sessionInfo?.alpn
+        // A new HTTP/2 connection gets its session here; it stays with the channel, pool included.
+        if negotiated == HTTP2Connection.alpn, channel.http2 == nil { channel.http2 = try? HTTP2UpstreamConnection() }
         adopt(channel, flow: flow, endpoint: endpoint)
         let address = channel.socket.remoteAddress?.description ?? endpoint.hostHeaderValue
-        owner?.upstreamConnected(flow, UpstreamConnectionInfo(id: channel.id, remoteAddress: address, reused: reused))
+        owner?.upstreamConnected(
+            flow,
+            UpstreamConnectionInfo(
+                id: channel.id, remoteAddress: address, reused: reused, applicationProtocol: negotiated,
+                state: channel.http2))
     }
 
     /// Makes `channel` the flow's connection without telling the owner (a replayed flow sent on

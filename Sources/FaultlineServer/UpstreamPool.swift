@@ -30,10 +30,11 @@ final class UpstreamPool: StreamConnectionDelegate {
         self.maximumPerEndpoint = maximumPerEndpoint
     }
 
-    /// The most recently parked live connection to `endpoint`, if any.
-    func take(_ endpoint: UpstreamEndpoint) -> Channel? {
+    /// The most recently parked live connection to `endpoint` that `suits` the request, if any.
+    func take(_ endpoint: UpstreamEndpoint, where suits: (Channel) -> Bool = { _ in true }) -> Channel? {
         loop.assertInEventLoop()
-        while var entries = idle[endpoint], let entry = entries.popLast() {
+        while var entries = idle[endpoint], let index = entries.lastIndex(where: { suits($0.channel) }) {
+            let entry = entries.remove(at: index)
             idle[endpoint] = entries.isEmpty ? nil : entries
             endpointOf[entry.connection.id] = nil
             if entry.channel.isUsable, entry.parkedAt.duration(to: loop.now) < idleTimeout {

@@ -38,7 +38,9 @@ enum RunCommand {
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default: one per CPU)"),
         OptionSpec(
             name: "--http1-only", value: nil,
-            help: "serve clients HTTP/1.1 only: no h2 in TLS ALPN, no h2c with prior knowledge (default: both)"),
+            help:
+                "speak HTTP/1.1 only: no h2 in TLS ALPN (clients and upstreams), no h2c with prior knowledge (default: HTTP/2 wherever the peer speaks it)"
+        ),
         OptionSpec(
             name: "--intercept", value: "HOST-GLOB",
             help: "open up TLS only for CONNECTs to these hosts (repeatable; default: every host)"),

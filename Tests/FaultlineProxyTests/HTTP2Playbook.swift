@@ -493,7 +493,7 @@ struct HTTP2Playbook {
                 }
                 upstreams[flow, default: Upstream(endpoint: Self.origin, fresh: false)].written += bytes
                 continue
-            case .connectUpstream(let flow, let endpoint, let fresh):
+            case .connectUpstream(let flow, let endpoint, let fresh, _):
                 if var existing = upstreams[flow] {
                     existing.endpoint = endpoint
                     existing.fresh = fresh

@@ -34,7 +34,8 @@ import Testing
         #expect(head.headers.values(name: "host") == ["127.0.0.1:3000"])
         #expect(head.headers.values(name: "accept") == ["*/*"])
         #expect(head.headers.values(name: "x-request-id") == ["r1"])
-        #expect(head.headers.values(name: "via") == ["1.1 faultline"])
+        // Via names the protocol the request was received with (RFC 9110 §7.6.3).
+        #expect(head.headers.values(name: "via") == ["2 faultline"])
         #expect(play.upstreams[flow]?.writtenText.hasPrefix("GET /v1/items?page=2 HTTP/1.1\r\nHost: 127.0.0.1:3000\r\n") == true)
 
         play.upstream(

@@ -184,7 +184,7 @@ struct Playbook {
             switch action {
             case .writeToClient(let bytes): toClient += bytes
             case .writeToUpstream(_, let bytes): toUpstream += bytes
-            case .connectUpstream(let flow, let endpoint, let fresh):
+            case .connectUpstream(let flow, let endpoint, let fresh, _):
                 connectPending = true
                 upstreamFlow = flow
                 log.append(.connectUpstream(endpoint, fresh: fresh))

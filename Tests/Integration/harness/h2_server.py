@@ -11,10 +11,16 @@ Paths (CODE is an HTTP/2 error code in decimal: 1 PROTOCOL_ERROR, 2 INTERNAL_ERR
   /goaway-after/CODE      the whole response, then GOAWAY(CODE, last-stream-id = this stream), close
   /close                  closes the TCP connection without a frame for the stream
   /stall                  never answers (the stream stays open until the client gives up or stop())
+  /echo                   once the request ends: 200 JSON {"headers": [[name, value], ...] (pseudo-headers
+                          included, in order), "trailers": [...], "body_length", "body_sha256"}, with
+                          the trailer `x-echo-trailer: yes` when the request had trailers
   anything else           200, text/plain, body "h2 PATH\\n" with content-length
 
-Every request is logged in `requests` (dicts: stream, method, path, authority, scheme) as it arrives.
+Every request is logged in `requests` (dicts: stream, method, path, authority, scheme) as it arrives;
+`connections` counts the connections accepted.
 """
+import hashlib
+import json
 import socket
 import ssl
 import threading
@@ -36,6 +42,7 @@ class ScriptedH2Server:
         if tls_context is not None:
             tls_context.set_alpn_protocols(["h2"])
         self.requests = []
+        self.connections = 0
         self._lock = threading.Lock()
         self._connections = set()
         self._threads = []
@@ -77,6 +84,8 @@ class ScriptedH2Server:
                 raw, _ = self.listener.accept()
             except OSError:
                 return
+            with self._lock:
+                self.connections += 1
             self._spawn(self._serve, f"h2-server-{raw.fileno()}", raw)
 
     # -- one connection ----------------------------------------------------------------------
@@ -95,17 +104,27 @@ class ScriptedH2Server:
                 h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
             connection.initiate_connection()
             sock.sendall(connection.data_to_send())
+            echoes = {}  # stream -> {"headers", "trailers", "body"} of /echo requests still arriving
             while not self._stopping.is_set():
                 data = sock.recv(65536)
                 if not data:
                     return
                 for event in connection.receive_data(data):
                     if isinstance(event, h2.events.RequestReceived):
-                        if self._answer(connection, event) == "close":
+                        if dict(event.headers).get(":path", "").split("?")[0] == "/echo":
+                            echoes[event.stream_id] = {"headers": event.headers, "trailers": [], "body": bytearray()}
+                            self._log(event)
+                        elif self._answer(connection, event) == "close":
                             sock.sendall(connection.data_to_send())
                             return
                     elif isinstance(event, h2.events.DataReceived):
                         connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                        if event.stream_id in echoes:
+                            echoes[event.stream_id]["body"] += event.data
+                    elif isinstance(event, h2.events.TrailersReceived) and event.stream_id in echoes:
+                        echoes[event.stream_id]["trailers"] = event.headers
+                    elif isinstance(event, h2.events.StreamEnded) and event.stream_id in echoes:
+                        _echo(connection, event.stream_id, echoes.pop(event.stream_id))
                     elif isinstance(event, h2.events.ConnectionTerminated):
                         sock.sendall(connection.data_to_send())
                         return
@@ -118,14 +137,18 @@ class ScriptedH2Server:
                 self._connections.discard(sock)
             _close_quietly(sock)
 
+    def _log(self, event):
+        headers = dict(event.headers)
+        with self._lock:
+            self.requests.append({"stream": event.stream_id, "method": headers.get(":method"),
+                                  "path": headers.get(":path", ""), "authority": headers.get(":authority"),
+                                  "scheme": headers.get(":scheme")})
+
     def _answer(self, connection, event):
         """Queues what the path asks for; returns "close" when the connection must end after it."""
-        headers = dict(event.headers)
-        path = headers.get(":path", "")
+        self._log(event)
+        path = dict(event.headers).get(":path", "")
         stream = event.stream_id
-        with self._lock:
-            self.requests.append({"stream": stream, "method": headers.get(":method"), "path": path,
-                                  "authority": headers.get(":authority"), "scheme": headers.get(":scheme")})
         parts = path.split("?", 1)[0].strip("/").split("/")
         action, code = parts[0], int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
         if action == "rst":
@@ -155,6 +178,19 @@ def _respond(connection, stream, path):
     connection.send_headers(stream, [(":status", "200"), ("content-type", "text/plain"),
                                      ("content-length", str(len(body)))])
     connection.send_data(stream, body, end_stream=True)
+
+
+def _echo(connection, stream, request):
+    body = bytes(request["body"])
+    answer = json.dumps({
+        "headers": [list(pair) for pair in request["headers"]],
+        "trailers": [list(pair) for pair in request["trailers"]],
+        "body_length": len(body), "body_sha256": hashlib.sha256(body).hexdigest(),
+    }).encode()
+    connection.send_headers(stream, [(":status", "200"), ("content-type", "application/json")])
+    connection.send_data(stream, answer, end_stream=not request["trailers"])
+    if request["trailers"]:
+        connection.send_headers(stream, [("x-echo-trailer", "yes")], end_stream=True)
 
 
 def _close_quietly(sock):
