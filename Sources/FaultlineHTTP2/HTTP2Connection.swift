@@ -153,8 +153,12 @@ public final class HTTP2Connection {
             // We never push and never accept pushes (§8.4); a server may only send 0 (§6.5.2).
             entry(NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
         ]
+        // A server takes extended CONNECT (RFC 8441 §3: WebSocket over HTTP/2); a client may not
+        // send this setting.
+        let extendedConnect = role == .server ? [entry(NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL, 1)] : []
         let none = UInt8(NGHTTP2_FLAG_NONE.rawValue)
-        var result = nghttp2_submit_settings(session, none, entries, entries.count)
+        let all = entries + extendedConnect
+        var result = nghttp2_submit_settings(session, none, all, all.count)
         if result == 0 {
             result = nghttp2_session_set_local_window_size(session, none, 0, limits.connectionWindowSize)
         }

@@ -15,14 +15,20 @@ public enum HTTP2Headers {
         public var authority: String?
         /// `:path`: path and query, "*" for a server-wide OPTIONS; nil only for CONNECT.
         public var path: String?
+        /// `:protocol` of an extended CONNECT (RFC 8441 §4), e.g. "websocket"; nil otherwise.
+        public var `protocol`: String?
         /// The regular fields, in order (no pseudo-headers).
         public var fields: [HTTP2Header]
 
-        public init(method: String, scheme: String?, authority: String?, path: String?, fields: [HTTP2Header] = []) {
+        public init(
+            method: String, scheme: String?, authority: String?, path: String?, protocol: String? = nil,
+            fields: [HTTP2Header] = []
+        ) {
             self.method = method
             self.scheme = scheme
             self.authority = authority
             self.path = path
+            self.protocol = `protocol`
             self.fields = fields
         }
     }
@@ -45,7 +51,8 @@ public enum HTTP2Headers {
     /// Splits a received request block into control data and fields, checking §8.3.1: each of
     /// `:method`, `:scheme`, `:path` exactly once (`:path` not empty), `:authority` at most once,
     /// pseudo-headers before fields and no others; CONNECT has `:authority` and neither
-    /// `:scheme` nor `:path` (§8.5). nghttp2 checks the same on what it receives; this is for
+    /// `:scheme` nor `:path` (§8.5), unless it is an extended CONNECT: `:protocol` with all four
+    /// (RFC 8441 §4). nghttp2 checks the same on what it receives; this is for
     /// blocks from elsewhere and for tests. Throws `malformed-request-head`.
     public static func request(_ headers: [HTTP2Header]) throws(HTTP2Error) -> Request {
         func malformed(_ message: String) -> HTTP2Error {
@@ -55,6 +62,7 @@ public enum HTTP2Headers {
         var scheme: String?
         var authority: String?
         var path: String?
+        var `protocol`: String?
         var fields: [HTTP2Header] = []
         for header in headers {
             guard header.isPseudoHeader else {
@@ -67,14 +75,19 @@ public enum HTTP2Headers {
             case ":scheme" where scheme == nil: scheme = header.value
             case ":authority" where authority == nil: authority = header.value
             case ":path" where path == nil: path = header.value
-            case ":method", ":scheme", ":authority", ":path":
+            case ":protocol" where `protocol` == nil: `protocol` = header.value
+            case ":method", ":scheme", ":authority", ":path", ":protocol":
                 throw malformed("\(header.name) appears twice (RFC 9113 §8.3.1).")
             default:
                 throw malformed("\(header.name) is not a request pseudo-header (RFC 9113 §8.3).")
             }
         }
         guard let method, !method.isEmpty else { throw malformed(":method is missing (RFC 9113 §8.3.1).") }
-        if method == "CONNECT" {
+        if let `protocol` {
+            guard method == "CONNECT", authority != nil, scheme != nil, let path, !path.isEmpty, !`protocol`.isEmpty else {
+                throw malformed(":protocol goes with CONNECT and :scheme, :path and :authority (RFC 8441 §4).")
+            }
+        } else if method == "CONNECT" {
             guard authority != nil, scheme == nil, path == nil else {
                 throw malformed("CONNECT carries :authority and neither :scheme nor :path (RFC 9113 §8.5).")
             }
@@ -82,7 +95,7 @@ public enum HTTP2Headers {
             guard scheme != nil else { throw malformed(":scheme is missing (RFC 9113 §8.3.1).") }
             guard let path, !path.isEmpty else { throw malformed(":path is missing or empty (RFC 9113 §8.3.1).") }
         }
-        return Request(method: method, scheme: scheme, authority: authority, path: path, fields: fields)
+        return Request(method: method, scheme: scheme, authority: authority, path: path, protocol: `protocol`, fields: fields)
     }
 
     /// Splits a received response block: `:status` (three digits, the only pseudo-header,
@@ -129,6 +142,7 @@ public enum HTTP2Headers {
     /// ``fields(fromHTTP1:)`` to translate an HTTP/1 head.
     public static func requestBlock(_ request: Request) -> [HTTP2Header] {
         var block: [HTTP2Header] = [HTTP2Header(":method", request.method)]
+        if let `protocol` = request.protocol { block.append(HTTP2Header(":protocol", `protocol`)) }
         if let scheme = request.scheme { block.append(HTTP2Header(":scheme", scheme)) }
         if let authority = request.authority { block.append(HTTP2Header(":authority", authority)) }
         if let path = request.path { block.append(HTTP2Header(":path", path)) }

@@ -16,7 +16,8 @@ struct ConnectRequest {
     var tunnelReason: String?
 }
 
-/// A `CONNECT` or upgraded connection relaying bytes unchanged in both directions.
+/// A `CONNECT` or upgraded connection (HTTP/1.1), or stream (HTTP/2), relaying bytes unchanged
+/// in both directions.
 struct Tunnel {
     let flow: FlowID
     let kind: FlowKind
@@ -24,6 +25,25 @@ struct Tunnel {
     var bytesFromUpstream: Int64 = 0
     var clientReachedEOF = false
     var upstreamReachedEOF = false
+
+    /// The fields of `tunnel.opened`: its kind, target and upstream connection, and why it is not
+    /// intercepted when interception is on.
+    static func openedFields(
+        kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?
+    ) -> [TraceField] {
+        var fields: [TraceField] = [.string("kind", kind.rawValue)]
+        if let target { fields.append(.string("target", target.hostHeaderValue)) }
+        if let info {
+            fields += [.int("upstream_conn", Int64(info.id.rawValue)), .string("upstream", info.remoteAddress)]
+        }
+        if let reason { fields += [.bool("intercepted", false), .string("reason", reason)] }
+        return fields
+    }
+
+    /// The fields of `tunnel.closed`: the byte counts and why.
+    func closedFields(reason: String) -> [TraceField] {
+        [.int("bytes_from_client", bytesFromClient), .int("bytes_from_upstream", bytesFromUpstream), .string("reason", reason)]
+    }
 }
 
 extension HTTP1ProxySession {
@@ -119,13 +139,9 @@ extension HTTP1ProxySession {
     private mutating func enterTunnel(
         _ id: FlowID, kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?
     ) {
-        var fields: [TraceField] = [.string("kind", kind.rawValue)]
-        if let target { fields.append(.string("target", target.hostHeaderValue)) }
-        if let info {
-            fields += [.int("upstream_conn", Int64(info.id.rawValue)), .string("upstream", info.remoteAddress)]
-        }
-        if let reason { fields += [.bool("intercepted", false), .string("reason", reason)] }
-        trace.record(.tunnelOpened, connection: connectionID, flow: id, fields)
+        trace.record(
+            .tunnelOpened, connection: connectionID, flow: id,
+            Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info))
         tunnel = Tunnel(flow: id, kind: kind)
         exchange = nil
         state = .tunnelling
@@ -164,12 +180,7 @@ extension HTTP1ProxySession {
     /// Traces the tunnel's byte counts and closes both connections.
     mutating func finishTunnel(_ output: inout SessionOutput, reason: String) {
         guard let tunnel else { return }
-        trace.record(
-            .tunnelClosed, connection: connectionID, flow: tunnel.flow,
-            [
-                .int("bytes_from_client", tunnel.bytesFromClient), .int("bytes_from_upstream", tunnel.bytesFromUpstream),
-                .string("reason", reason),
-            ])
+        trace.record(.tunnelClosed, connection: connectionID, flow: tunnel.flow, tunnel.closedFields(reason: reason))
         self.tunnel = nil
         output.append(.closeUpstream(tunnel.flow))
         if closeReason == nil { closeReason = "tunnel-closed" }

@@ -18,13 +18,24 @@ extension HTTP2ProxySession {
                     continue
                 }
                 streams[stream]!.uncredited += bytes.count
+                if streams[stream]!.isTunnel || streams[stream]!.extendedConnect {
+                    if endStream { streams[stream]!.requestEnded = true }
+                    streams[stream]!.relayFromClient(bytes[...], endStream: endStream, &output)
+                    continue
+                }
                 streams[stream]!.flowInput(&output) { $0.requestBody(bytes[...]) }
                 if endStream { endRequest(stream: stream, trailers: nil, &output) }
+            case .trailers(let stream, _) where streams[stream]?.isTunnel == true:
+                streams[stream]!.requestEnded = true
+                streams[stream]!.relayFromClient([][...], endStream: true, &output)
             case .trailers(let stream, let headers):
                 endRequest(stream: stream, trailers: HTTP2Headers.http1Fields(headers), &output)
+            case .streamReset(let stream, _) where streams[stream]?.isTunnel == true:
+                streams[stream]!.tunnelClientGone(&output)
             case .streamReset(let stream, let code):
                 streams[stream]?.flowInput(&output) { $0.clientGone(reason: "the client reset stream \(stream) (\(code))") }
             case .streamClosed(let stream, let code):
+                if streams[stream]?.isTunnel == true { streams[stream]!.tunnelClientGone(&output) }
                 if streams[stream]?.flow != nil {
                     streams[stream]!.flowInput(&output) { $0.clientGone(reason: "stream \(stream) closed (\(code))") }
                 }
@@ -76,9 +87,31 @@ extension HTTP2ProxySession {
             refuse(stream: stream, flow: flowID, head: nil, route: nil, RequestRoute.Refusal(status: 400, code: error.code, message: error.message), &output)
             return
         }
-        let head = HTTPRequestHead(
-            method: request.method, target: Self.target(of: request, mode: configuration.mode), version: .http1_1,
-            headers: HTTP2Headers.http1Fields(of: request))
+        let head: HTTPRequestHead
+        if let `protocol` = request.protocol {
+            // Extended CONNECT (RFC 8441 §4): WebSocket only, sent upstream as the HTTP/1.1
+            // upgrade it stands for (§5: the key is ours; the version and subprotocols are the
+            // client's).
+            guard `protocol` == "websocket" else {
+                let refusal = RequestRoute.Refusal(
+                    status: 501, code: "extended-connect-unsupported",
+                    message: "extended CONNECT for \"\(`protocol`)\" is not supported; only websocket (RFC 8441)")
+                refuse(stream: stream, flow: flowID, head: nil, route: nil, refusal, &output)
+                return
+            }
+            var asGet = request
+            asGet.method = "GET"
+            var fields = HTTP2Headers.http1Fields(of: request)
+            fields.add(name: "Connection", value: "Upgrade")
+            fields.add(name: "Upgrade", value: "websocket")
+            fields.add(name: "Sec-WebSocket-Key", value: Self.webSocketKey())
+            head = HTTPRequestHead(method: "GET", target: Self.target(of: asGet, mode: configuration.mode), version: .http1_1, headers: fields)
+            streams[stream]!.extendedConnect = true
+        } else {
+            head = HTTPRequestHead(
+                method: request.method, target: Self.target(of: request, mode: configuration.mode), version: .http1_1,
+                headers: HTTP2Headers.http1Fields(of: request))
+        }
         let route: RequestRoute
         do {
             route = try RequestRoute.decide(head, mode: configuration.mode)
@@ -86,11 +119,8 @@ extension HTTP2ProxySession {
             refuse(stream: stream, flow: flowID, head: head, route: nil, error, &output)
             return
         }
-        guard route.kind != .connect, route.kind != .upgrade else {
-            let refusal = RequestRoute.Refusal(
-                status: 501, code: "http2-connect-unsupported",
-                message: "CONNECT and upgrades over HTTP/2 (RFC 9113 §8.5, RFC 8441) are not supported yet; use HTTP/1.1 for tunnels")
-            refuse(stream: stream, flow: flowID, head: head, route: route, refusal, &output)
+        if route.kind == .connect {
+            startConnect(stream: stream, flow: flowID, route: route, head: head, &output)
             return
         }
         if let pseudonym = configuration.viaPseudonym,
@@ -103,7 +133,7 @@ extension HTTP2ProxySession {
             return
         }
         let length: FlowBodyLength
-        if endStream {
+        if endStream || streams[stream]!.extendedConnect {
             length = .none
         } else if let text = head.headers.first(name: "content-length"), let bytes = Int64(text), bytes >= 0 {
             length = bytes == 0 ? .none : .known(bytes)
@@ -117,7 +147,30 @@ extension HTTP2ProxySession {
             body: length, stream: stream)
         streams[stream]!.flow = FlowMachine(id: flowID, request: flowRequest, environment: environment)
         streams[stream]!.perform(streams[stream]!.flow!.start(), &output)
-        if endStream { streams[stream]?.flowInput(&output) { $0.requestEnd(trailers: nil) } }
+        // An extended CONNECT's HTTP/1.1 form has no body: its DATA is the tunnel's.
+        if endStream || streams[stream]?.extendedConnect == true {
+            streams[stream]?.flowInput(&output) { $0.requestEnd(trailers: nil) }
+        }
+    }
+
+    /// A `CONNECT` (RFC 9113 §8.5): no flow (there is no request to apply rules to, as on
+    /// HTTP/1.1), a TCP connection to the target, then a tunnel on the stream.
+    private mutating func startConnect(
+        stream: Int32, flow: FlowID, route: RequestRoute, head: HTTPRequestHead, _ output: inout SessionOutput
+    ) {
+        let request = FlowRequest(
+            kind: .connect, method: head.method, endpoint: route.endpoint, path: route.path, query: route.query,
+            outboundTarget: route.outboundTarget, url: route.url, version: "HTTP/2", headers: head.headers,
+            authority: route.endpoint.hostHeaderValue, body: .none, stream: stream)
+        trace.record(.requestReceived, connection: connectionID, flow: flow, FlowMachine.requestReceivedFields(request, routed: true))
+        streams[stream]!.connectTarget = route.endpoint
+        output.append(.connectUpstream(flow, route.endpoint, fresh: false))
+    }
+
+    /// A fresh `Sec-WebSocket-Key` (RFC 6455 §4.1: 16 random bytes, base64).
+    static func webSocketKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64.encoded((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
     /// What `RequestRoute` reads for this request: absolute-form on a forward listener (the

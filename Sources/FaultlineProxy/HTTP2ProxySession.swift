@@ -13,9 +13,11 @@ public import FaultlineTrace
 /// An `HTTP2Connection` (FaultlineHTTP2, nghttp2 over memory) turns the client's bytes into
 /// events and our submissions into frames. Each request stream becomes an `HTTP2Stream`: a
 /// `FlowMachine` (the protocol-neutral core: rules, holds, faults, lineages, the flow's trace)
-/// and, for now, an HTTP/1.1 upstream (`HTTP1UpstreamCodec`) of its own, so the streams of one
-/// connection go upstream side by side and a hold on one stream leaves the others alone. The
-/// stream encodes its flow's client actions as HEADERS, DATA, trailers and RST_STREAM.
+/// and an upstream (`UpstreamCodec`: HTTP/1.1, or a stream of an HTTP/2 origin connection) of its
+/// own, so the streams of one connection go upstream side by side and a hold on one stream
+/// leaves the others alone. The stream encodes its flow's client actions as HEADERS, DATA,
+/// trailers and RST_STREAM. A `CONNECT` stream, and an extended `CONNECT` for WebSocket once the
+/// origin took the upgrade, is a tunnel instead (HTTP2Stream+Tunnel.swift).
 ///
 /// After every input the connection's queued frames go to the client in one write. Request DATA
 /// is credited back to the client (`consumed`) once its flow has taken it and keeps less than
@@ -141,24 +143,48 @@ extension HTTP2ProxySession: ClientSession {
         return output.finish()
     }
 
+    // A stream's upstream serves its flow, or its tunnel (HTTP2Stream+Tunnel.swift).
+
     public mutating func upstreamDidConnect(flow id: FlowID, _ info: UpstreamConnectionInfo) -> [ProxyAction] {
-        upstreamInput(id) { stream, output in stream.flowUpstreamConnected(id, info, &output) } ?? [.closeUpstream(id)]
+        upstreamInput(id) { stream, output in
+            if stream.connectTarget != nil {
+                stream.connectTunnelReady(info, &output)
+            } else {
+                stream.flowUpstreamConnected(id, info, &output)
+            }
+        } ?? [.closeUpstream(id)]
     }
 
     public mutating func upstreamDidFailToConnect(flow id: FlowID, _ failure: UpstreamFailure) -> [ProxyAction] {
-        upstreamInput(id) { stream, output in stream.flowUpstreamFailed(id, failure, &output) } ?? []
+        upstreamInput(id) { stream, output in
+            if stream.connectTarget != nil {
+                stream.connectTunnelFailed(failure, &output)
+            } else {
+                stream.flowUpstreamFailed(id, failure, &output)
+            }
+        } ?? []
     }
 
     public mutating func upstreamDidRead(flow id: FlowID, _ bytes: UnsafeRawBufferPointer) -> [ProxyAction] {
-        upstreamInput(id) { stream, output in stream.flowUpstreamRead(id, bytes, &output) } ?? []
+        upstreamInput(id) { stream, output in
+            if stream.tunnel != nil {
+                stream.relayFromUpstream(Array(bytes)[...])
+            } else {
+                stream.flowUpstreamRead(id, bytes, &output)
+            }
+        } ?? []
     }
 
     public mutating func upstreamDidReadEOF(flow id: FlowID) -> [ProxyAction] {
-        upstreamInput(id) { stream, output in stream.flowUpstreamEOF(id, &output) } ?? []
+        upstreamInput(id) { stream, output in
+            if stream.tunnel != nil { stream.tunnelUpstreamEnded(&output) } else { stream.flowUpstreamEOF(id, &output) }
+        } ?? []
     }
 
     public mutating func upstreamDidClose(flow id: FlowID) -> [ProxyAction] {
-        upstreamInput(id) { stream, output in stream.flowUpstreamClosed(id, &output) } ?? []
+        upstreamInput(id) { stream, output in
+            if stream.tunnel != nil { stream.tunnelUpstreamClosed(&output) } else { stream.flowUpstreamClosed(id, &output) }
+        } ?? []
     }
 
     /// Flow control does the pausing: a stream the client stops reading stops only itself.

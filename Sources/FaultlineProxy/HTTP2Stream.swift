@@ -29,6 +29,16 @@ struct HTTP2Stream: HTTP1FlowHost {
     var ended = false
     /// A `goaway` fault asked for a GOAWAY, which the session sends after the current input.
     var requestedGoAway: (code: HTTP2ErrorCode, thisStreamProcessed: Bool)?
+    /// A `CONNECT` waiting for its connection to this target (RFC 9113 §8.5).
+    var connectTarget: UpstreamEndpoint?
+    /// An extended `CONNECT` for WebSocket (RFC 8441), sent upstream as an HTTP/1.1 upgrade.
+    var extendedConnect = false
+    /// The origin's 101 went to the client as 200: the stream becomes the tunnel.
+    var upgraded = false
+    /// The relay, once the stream is a tunnel (HTTP2Stream+Tunnel.swift).
+    var tunnel: Tunnel?
+    /// DATA the client sent before its tunnel was open.
+    var earlyClientBytes: [UInt8] = []
 
     var traceConnection: ConnectionID? { connectionID }
     var flowID: FlowID? { flow?.id }
@@ -50,6 +60,16 @@ struct HTTP2Stream: HTTP1FlowHost {
                 connection.sendResponseHead(
                     stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: fields),
                     endStream: false)
+            case .sendResponseHead(_, let head, _, _) where extendedConnect && head.status == 101:
+                // The origin took the upgrade: an extended CONNECT succeeds with a 2xx (RFC 8441
+                // §5); the HTTP/1.1 upgrade's own fields stay behind.
+                var fields = ClientResponseFields.make(from: head.headers, length: .none)
+                for name in ["upgrade", "sec-websocket-accept"] { fields.remove(name: name) }
+                connection.sendResponseHead(
+                    stream: streamID, headers: HTTP2Headers.responseBlock(status: 200, fields: fields), endStream: false)
+                upgraded = true
+            case .sendResponseEnd where upgraded:
+                continue  // the stream stays open as the tunnel
             case .sendResponseHead(_, let head, let length, _):
                 // A stated length holds for HTTP/2 too (RFC 9113 §8.1.1); HTTP/1's framing goes.
                 // Via names the protocol the response came in on (RFC 9110 §7.6.3).
@@ -75,6 +95,10 @@ struct HTTP2Stream: HTTP1FlowHost {
                 connection.reset(stream: streamID, code: flow?.faultCode ?? Self.resetCode(for: how), afterQueuedData: true)
             case .goAwayClient(_, let code, let thisStreamProcessed):
                 requestedGoAway = (code, thisStreamProcessed)
+            case .ended(_, .tunnelled):
+                let target = flow?.request.endpoint
+                flow = nil
+                upgradeTunnelReady(target: target, &output)
             case .ended:
                 // A request body still coming is read and credited by the session until it ends
                 // (a RST_STREAM NO_ERROR here, RFC 9113 §8.1, could overtake the response's last

@@ -4,6 +4,8 @@ import Glibc
 import Darwin
 #endif
 
+import FaultlineCore
+
 /// Encodes trace fields as JSON, redacting the secret-bearing cases on the way.
 ///
 /// Stateless apart from the policy and the key, so every thread encodes its own event outside
@@ -119,7 +121,7 @@ struct TraceFieldEncoder: Sendable {
                 output.appendEscaped(text)
             } else {
                 output.appendRaw(",\"encoding\":\"base64\",\"data\":\"")
-                Base64.append(bytes, to: &output)
+                Base64.encode(bytes) { output.append($0) }
             }
             output.appendByte(UInt8(ascii: "\""))
         }

@@ -31,6 +31,25 @@ import Testing
         }
     }
 
+    /// RFC 8441 §4: `:protocol` with CONNECT, and then `:scheme`, `:path` and `:authority` too.
+    @Test func extendedConnectCarriesAProtocol() throws {
+        let block = fields([
+            (":method", "CONNECT"), (":protocol", "websocket"), (":scheme", "https"), (":authority", "chat.test"),
+            (":path", "/socket"), ("sec-websocket-version", "13"),
+        ])
+        let request = try HTTP2Headers.request(block)
+        #expect(request.protocol == "websocket" && request.path == "/socket" && request.scheme == "https")
+        #expect(HTTP2Headers.requestBlock(request) == block)
+        for broken in [
+            [(":method", "GET"), (":protocol", "websocket"), (":scheme", "https"), (":authority", "a"), (":path", "/")],
+            [(":method", "CONNECT"), (":protocol", "websocket"), (":authority", "a"), (":path", "/")],
+            [(":method", "CONNECT"), (":protocol", "websocket"), (":scheme", "https"), (":authority", "a")],
+            [(":method", "CONNECT"), (":protocol", ""), (":scheme", "https"), (":authority", "a"), (":path", "/")],
+        ] {
+            #expect(throws: HTTP2Error.self, "\(broken)") { try HTTP2Headers.request(fields(broken)) }
+        }
+    }
+
     @Test func malformedRequestBlocks() {
         let cases: [[(String, String)]] = [
             [(":scheme", "https"), (":path", "/")],  // no :method

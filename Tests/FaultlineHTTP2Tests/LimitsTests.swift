@@ -240,7 +240,7 @@ import Testing
         #expect(frames.map(\.type) == [Frame.settings, Frame.windowUpdate])
         #expect(
             frames.first?.payload
-                == Frame.settings([(0x3, 7), (0x4, 12345), (0x6, 4321), (0x2, 0)]).payload)
+                == Frame.settings([(0x3, 7), (0x4, 12345), (0x6, 4321), (0x2, 0), (0x8, 1)]).payload)
         #expect(frames.last?.payload == Frame.be32(1000))
     }
 }

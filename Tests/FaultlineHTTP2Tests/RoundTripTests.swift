@@ -19,6 +19,8 @@ import Testing
                     HTTP2Setting(identifier: HTTP2Setting.initialWindowSize, value: 1 << 20),
                     HTTP2Setting(identifier: HTTP2Setting.maxHeaderListSize, value: 64 * 1024),
                     HTTP2Setting(identifier: HTTP2Setting.enablePush, value: 0),
+                    // A server takes extended CONNECT (RFC 8441 §3).
+                    HTTP2Setting(identifier: HTTP2Setting.enableConnectProtocol, value: 1),
                 ]))
 
         let response = fields([(":status", "200"), ("content-type", "text/plain")])

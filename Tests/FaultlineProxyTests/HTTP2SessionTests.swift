@@ -670,21 +670,57 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        (ProxyMode.forward, "http2-connect-unsupported"),
-        (ProxyMode.reverse(HTTP2Playbook.origin), "connect-in-reverse-mode"),
-    ])
-    func connectIsAnswered501OnItsStream(mode: ProxyMode, code: String) throws {
-        var play = try HTTP2Playbook(mode: mode)
+    @Test func connectInReverseModeIsAnswered501OnItsStream() throws {
+        var play = try HTTP2Playbook(mode: .reverse(HTTP2Playbook.origin))
         let id = try play.request(
             headers: [HTTP2Header(":method", "CONNECT"), HTTP2Header(":authority", "db.example:5432")], endStream: false)
         #expect(play.stream(id).status == 501)
-        #expect(play.stream(id).field("x-faultline-error") == [code])
+        #expect(play.stream(id).field("x-faultline-error") == ["connect-in-reverse-mode"])
         #expect(play.upstreams.isEmpty, "no tunnel is opened")
         let error = try #require(try play.events().first { $0.kind == .protocolError })
-        #expect(error.string("code") == code)
+        #expect(error.string("code") == "connect-in-reverse-mode")
         #expect(error.int("status") == 501)
         #expect(!play.clientConnectionClosed)
+    }
+
+    /// RFC 9113 §8.5: the 200 comes once the TCP connection is up; DATA is relayed both ways,
+    /// END_STREAM is a FIN each way, and the tunnel ends when both sides have sent theirs.
+    @Test func connectOnAForwardListenerTunnelsTheStream() throws {
+        var play = try HTTP2Playbook(mode: .forward)
+        let id = try play.request(
+            headers: [HTTP2Header(":method", "CONNECT"), HTTP2Header(":authority", "db.example:5432")], endStream: false)
+        let flow = try play.flow(ofStream: id)
+        #expect(try play.upstream(of: flow).endpoint == UpstreamEndpoint(scheme: "tcp", host: "db.example", port: 5432))
+        play.send(stream: id, "early")
+        #expect(play.stream(id).status == nil, "no answer before the connection is up")
+        play.connected(flow: flow)
+        #expect(play.stream(id).status == 200 && !play.stream(id).ended)
+        #expect(try play.upstream(of: flow).writtenText == "early", "what came before the 200 goes up first")
+        play.send(stream: id, " ping", endStream: true)
+        #expect(try play.upstream(of: flow).writtenText == "early ping")
+        play.upstream(flow: flow, "pong")
+        #expect(play.stream(id).bodyText == "pong")
+        #expect(!(try play.upstream(of: flow).closed))
+        play.upstreamEOF(flow: flow)
+        #expect(play.stream(id).ended)
+        #expect(try play.upstream(of: flow).closed)
+        let closed = try #require(try play.events().first { $0.kind == .tunnelClosed })
+        #expect(closed.string("reason") == "both-closed")
+        #expect(closed.int("bytes_from_client") == 10 && closed.int("bytes_from_upstream") == 4)
+    }
+
+    @Test func aConnectWhoseUpstreamBreaksIsResetWithConnectError() throws {
+        var play = try HTTP2Playbook(mode: .forward)
+        let id = try play.request(
+            headers: [HTTP2Header(":method", "CONNECT"), HTTP2Header(":authority", "db.example:5432")], endStream: false)
+        let flow = try play.flow(ofStream: id)
+        play.connected(flow: flow)
+        play.upstream(flow: flow, "partial")
+        play.upstreamClosed(flow: flow)
+        #expect(play.stream(id).bodyText == "partial")
+        #expect(play.stream(id).reset == .connectError)
+        let next = try play.request("GET", "/next", authority: "a.test")
+        #expect(play.upstreams[try play.flow(ofStream: next)] != nil, "the connection serves the next stream")
     }
 
     @Test func viaLoopIsAnswered508() throws {

@@ -1,0 +1,140 @@
+import FaultlineCore
+import FaultlineFlow
+import FaultlineHTTP1
+import FaultlineHTTP2
+import FaultlineRules
+import FaultlineTrace
+
+/// A stream that became a tunnel: a `CONNECT` (RFC 9113 §8.5) once its TCP connection is up, or
+/// an extended `CONNECT` for WebSocket (RFC 8441) once the origin answered the HTTP/1.1 upgrade
+/// with 101. From then on DATA frames and upstream bytes are relayed unchanged; END_STREAM is a
+/// FIN either way, and a broken TCP connection resets the stream with CONNECT_ERROR (§8.5).
+extension HTTP2Stream {
+    /// A `CONNECT`'s connection is up: 200 on the stream, then relay (and what the client sent
+    /// before the 200 goes up first).
+    mutating func connectTunnelReady(_ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
+        guard let target = connectTarget else {
+            output.append(.closeUpstream(assignedFlow))
+            return
+        }
+        connectTarget = nil
+        connection.sendResponseHead(stream: streamID, headers: [HTTP2Header(":status", "200")], endStream: false)
+        trace.record(.responseDelivered, connection: connectionID, flow: assignedFlow, [.int("status", 200), .bool("synthetic", true)])
+        // Interception needs TLS on the connection itself; inside a stream the bytes pass untouched.
+        let reason = configuration.interception == nil ? nil : "http2-connect"
+        openTunnel(kind: .connect, target: target, reason: reason, upstream: info)
+        let early = earlyClientBytes
+        earlyClientBytes = []
+        relayFromClient(early[...], endStream: requestEnded, &output)
+    }
+
+    /// A `CONNECT`'s target cannot be reached: 502/504 on the stream, as HTTP/1.1 answers it.
+    mutating func connectTunnelFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
+        guard let target = connectTarget else { return }
+        connectTarget = nil
+        trace.record(
+            .upstreamError, connection: connectionID, flow: assignedFlow,
+            [
+                .string("upstream", target.description), .string("code", failure.code), .int("status", Int64(failure.status)),
+                .string("message", failure.description),
+            ])
+        let answer = ErrorResponse.make(status: failure.status, code: failure.code, message: failure.description)
+        var fields = HTTPHeaders()
+        for field in answer.headers { fields.add(name: field.name, value: field.value) }
+        fields.add(name: "content-length", value: String(answer.body.count))
+        connection.sendResponseHead(
+            stream: streamID, headers: HTTP2Headers.responseBlock(status: answer.status, fields: fields), endStream: false)
+        connection.sendData(stream: streamID, answer.body[...], endStream: true)
+        trace.record(
+            .responseDelivered, connection: connectionID, flow: assignedFlow,
+            [.int("status", Int64(answer.status)), .bool("synthetic", true)])
+        ended = true
+    }
+
+    private mutating func openTunnel(kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?) {
+        trace.record(
+            .tunnelOpened, connection: connectionID, flow: assignedFlow,
+            Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info))
+        tunnel = Tunnel(flow: assignedFlow, kind: kind)
+    }
+
+    /// The upgrade was accepted (the flow ended `tunnelled` after a 101 that went to the client as
+    /// 200): bytes the origin sent after its 101 go down first, then what the client sent early
+    /// goes up.
+    mutating func upgradeTunnelReady(target: UpstreamEndpoint?, _ output: inout SessionOutput) {
+        let info = upstream?.connection
+        let fromUpstream = upstream?.takeBufferedBytes() ?? []
+        upstream = nil
+        openTunnel(kind: .upgrade, target: target, reason: nil, upstream: info)
+        relayFromUpstream(fromUpstream[...])
+        let early = earlyClientBytes
+        earlyClientBytes = []
+        relayFromClient(early[...], endStream: requestEnded, &output)
+    }
+
+    /// DATA from the client: up the tunnel, kept until the `CONNECT`'s connection is up.
+    mutating func relayFromClient(_ bytes: ArraySlice<UInt8>, endStream: Bool, _ output: inout SessionOutput) {
+        guard tunnel != nil else {
+            earlyClientBytes += bytes
+            return
+        }
+        tunnel!.bytesFromClient += Int64(bytes.count)
+        output.writeToUpstream(assignedFlow, bytes)
+        if endStream, !tunnel!.clientReachedEOF {
+            tunnel!.clientReachedEOF = true
+            output.append(.shutdownUpstreamWrite(assignedFlow))
+            finishTunnelIfDone(&output)
+        }
+    }
+
+    mutating func relayFromUpstream(_ bytes: ArraySlice<UInt8>) {
+        guard tunnel != nil, !bytes.isEmpty else { return }
+        tunnel!.bytesFromUpstream += Int64(bytes.count)
+        connection.sendData(stream: streamID, bytes, endStream: false)
+    }
+
+    /// The upstream's FIN: END_STREAM to the client.
+    mutating func tunnelUpstreamEnded(_ output: inout SessionOutput) {
+        guard tunnel != nil, !tunnel!.upstreamReachedEOF else { return }
+        tunnel!.upstreamReachedEOF = true
+        connection.sendData(stream: streamID, [], endStream: true)
+        finishTunnelIfDone(&output)
+    }
+
+    /// The upstream connection broke (or closed before its FIN): the stream is reset with
+    /// CONNECT_ERROR after what was already relayed (RFC 9113 §8.5).
+    mutating func tunnelUpstreamClosed(_ output: inout SessionOutput) {
+        guard tunnel != nil else { return }
+        if !tunnel!.upstreamReachedEOF {
+            connection.reset(stream: streamID, code: .connectError, afterQueuedData: true)
+        }
+        finishTunnel(reason: "upstream-closed", &output)
+    }
+
+    /// The client reset or lost the stream.
+    mutating func tunnelClientGone(_ output: inout SessionOutput) {
+        if connectTarget != nil {
+            connectTarget = nil
+            ended = true
+            output.append(.closeUpstream(assignedFlow))
+            return
+        }
+        finishTunnel(reason: "client-reset", &output)
+    }
+
+    private mutating func finishTunnelIfDone(_ output: inout SessionOutput) {
+        guard let tunnel, tunnel.clientReachedEOF, tunnel.upstreamReachedEOF else { return }
+        finishTunnel(reason: "both-closed", &output)
+    }
+
+    private mutating func finishTunnel(reason: String, _ output: inout SessionOutput) {
+        guard let tunnel else { return }
+        trace.record(.tunnelClosed, connection: connectionID, flow: assignedFlow, tunnel.closedFields(reason: reason))
+        self.tunnel = nil
+        ended = true
+        output.append(.closeUpstream(assignedFlow))
+    }
+
+    /// Whether upstream inputs for this stream belong to a tunnel (open or being connected).
+    var isTunnel: Bool { tunnel != nil || connectTarget != nil }
+}
