@@ -14,7 +14,8 @@ struct DemoHTTP1Transport: DemoTransport {
         let address = address
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try Self.blockingExchange(bytes, method: request.method, with: address) })
+                continuation.resume(
+                    with: Result { try Self.blockingExchange(bytes, method: request.method, with: address) })
             }
         }
     }
@@ -33,7 +34,8 @@ struct DemoHTTP1Transport: DemoTransport {
         headers.add(name: "Connection", value: "close")
         var bytes: [UInt8] = []
         HTTP1Encoder.encode(
-            HTTPRequestHead(method: request.method, target: request.path, version: .http1_1, headers: headers), into: &bytes)
+            HTTPRequestHead(method: request.method, target: request.path, version: .http1_1, headers: headers),
+            into: &bytes)
         return bytes + request.body
     }
 
@@ -62,7 +64,9 @@ struct DemoHTTP1Transport: DemoTransport {
             let bytes = try connection.read(deadline: deadline)
             if bytes.isEmpty {
                 decoder.receiveEOF()
-                if decoder.isAtMessageBoundary, head == nil { throw DemoHTTPClient.Failure(description: "the connection closed early") }
+                if decoder.isAtMessageBoundary, head == nil {
+                    throw DemoHTTPClient.Failure(description: "the connection closed early")
+                }
             } else {
                 decoder.receive(bytes)
             }

@@ -156,7 +156,8 @@ final class DemoHTTP2Connection: StreamConnectionDelegate {
             if !request.body.isEmpty { fields.append(HTTP2Header("content-length", String(request.body.count))) }
             let block = HTTP2Headers.requestBlock(
                 HTTP2Headers.Request(
-                    method: request.method, scheme: "http", authority: "\(address)", path: request.path, fields: fields))
+                    method: request.method, scheme: "http", authority: "\(address)", path: request.path, fields: fields)
+            )
             do {
                 let stream = try http2.startRequest(headers: block, endStream: request.body.isEmpty)
                 if !request.body.isEmpty { http2.sendData(stream: stream, request.body[...], endStream: true) }
@@ -186,9 +187,13 @@ final class DemoHTTP2Connection: StreamConnectionDelegate {
             case .trailers(let stream, _):
                 complete(stream: stream)
             case .streamReset(let stream, let code):
-                finish(stream: stream, .failure(DemoHTTPClient.Failure(description: "the proxy reset stream \(stream) (\(code))")))
+                finish(
+                    stream: stream,
+                    .failure(DemoHTTPClient.Failure(description: "the proxy reset stream \(stream) (\(code))")))
             case .streamClosed(let stream, let code):
-                finish(stream: stream, .failure(DemoHTTPClient.Failure(description: "stream \(stream) closed unanswered (\(code))")))
+                finish(
+                    stream: stream,
+                    .failure(DemoHTTPClient.Failure(description: "stream \(stream) closed unanswered (\(code))")))
             case .streamError(let stream, let reason):
                 finish(stream: stream, .failure(DemoHTTPClient.Failure(description: "stream \(stream): \(reason)")))
             case .goAway(let lastStreamID, let code, _):
@@ -205,10 +210,14 @@ final class DemoHTTP2Connection: StreamConnectionDelegate {
     private func complete(stream: Int32) {
         guard let exchange = open[stream] else { return }
         guard let status = exchange.status else {
-            finish(stream: stream, .failure(DemoHTTPClient.Failure(description: "stream \(stream) ended without a response head")))
+            finish(
+                stream: stream,
+                .failure(DemoHTTPClient.Failure(description: "stream \(stream) ended without a response head")))
             return
         }
-        finish(stream: stream, .success(DemoHTTPClient.Response(status: status, headers: exchange.fields, body: exchange.body)))
+        finish(
+            stream: stream,
+            .success(DemoHTTPClient.Response(status: status, headers: exchange.fields, body: exchange.body)))
     }
 
     private func finish(stream: Int32, _ result: Result<DemoHTTPClient.Response, any Error>) {

@@ -33,7 +33,8 @@ final class DemoHTTP2Transport: DemoTransport {
                 return accepting
             }
             if !handed {
-                continuation.resume(throwing: DemoHTTPClient.Failure(description: "the demo's HTTP/2 transport is closed"))
+                continuation.resume(
+                    throwing: DemoHTTPClient.Failure(description: "the demo's HTTP/2 transport is closed"))
             }
         }
     }

@@ -57,7 +57,8 @@ final class DemoHTTPClient: Sendable {
             headers.add(name: "Content-Type", value: "application/json")
             body = Array(json)
         }
-        let response = try await transport.exchange(DemoRequest(method: method, path: path, fields: headers, body: body))
+        let response = try await transport.exchange(
+            DemoRequest(method: method, path: path, fields: headers, body: body))
         guard !invalidated.load(ordering: .sequentiallyConsistent) else {
             throw Failure(description: "the session was invalidated while the request was in flight")
         }

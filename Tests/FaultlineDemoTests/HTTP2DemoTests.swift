@@ -48,7 +48,9 @@ import Testing
             events.first { $0.kind == .responseDelivered && $0.flow == messages.flow })
         #expect(messages.connection == logout.connection)
         #expect(messages.int("stream") != logout.int("stream"))
-        #expect(messages.seq < logout.seq && logout.seq < messagesDelivered.seq, "the logout went out while messages was held")
+        #expect(
+            messages.seq < logout.seq && logout.seq < messagesDelivered.seq,
+            "the logout went out while messages was held")
     }
 
     /// The transport refuses work once closed, without touching the network.

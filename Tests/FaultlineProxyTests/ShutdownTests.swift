@@ -101,7 +101,8 @@ import Testing
     }
 
     @Test func aHeldStreamDrainsOnceItsHoldEnds() throws {
-        let rules = ruleSet(#"{ rules: [{ name: "gate", match: { path: "/held" }, actions: [{ hold: { name: "g" } }] }] }"#)
+        let rules = ruleSet(
+            #"{ rules: [{ name: "gate", match: { path: "/held" }, actions: [{ hold: { name: "g" } }] }] }"#)
         var play = try HTTP2Playbook(ruleSet: rules)
         let id = try play.request("GET", "/held")
         let flow = try play.flow(ofStream: id)
