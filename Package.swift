@@ -123,8 +123,8 @@ let package = Package(
         .target(
             name: "FaultlineDemo",
             dependencies: [
-                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineReplay",
-                "FaultlineTestProxy", "FaultlineTrace",
+                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlinePosix",
+                "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -141,7 +141,7 @@ let package = Package(
 
         .testTarget(
             name: "FaultlineDemoTests",
-            dependencies: ["FaultlineDemo", "FaultlineBackend", "FaultlineCapture", "FaultlineContract", "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace"], swiftSettings: strictSettings),
+            dependencies: ["FaultlineDemo", "FaultlineBackend", "FaultlineCapture", "FaultlineContract", "FaultlineHTTP1", "FaultlinePosix", "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineTestingTests",
             dependencies: [

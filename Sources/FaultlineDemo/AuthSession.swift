@@ -97,7 +97,7 @@ actor AuthSession {
     /// client of their own, with no cookie store: the account's stack is being torn down by the
     /// logout that made these tokens late, and a revocation needs nothing but the token.
     private func revoke(_ tokens: (access: String, refresh: String)) async {
-        let http = DemoHTTPClient(baseURL: stack().baseURL)
+        let http = stack().fresh()
         for (token, hint) in [(tokens.refresh, "refresh_token"), (tokens.access, "access_token")] {
             _ = try? await http.send("POST", "/oauth/revoke", form: ["token": token, "token_type_hint": hint])
         }

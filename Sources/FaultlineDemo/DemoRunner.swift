@@ -1,12 +1,14 @@
 import FaultlineBackend
 public import FaultlineContract
+import FaultlinePosix
 public import FaultlineReplay
 import FaultlineTestProxy
 public import FaultlineTrace
 public import Foundation
 
 /// Runs demo cases: the reference backend and a proxy in this process, a reference client
-/// through the proxy's reverse listener, and the contract checker on the trace.
+/// through the proxy's reverse listener (over HTTP/1.1 or HTTP/2), and the contract checker on
+/// the trace.
 public final class DemoRunner: Sendable {
     /// One case's outcome.
     public struct Result: Sendable {
@@ -24,12 +26,16 @@ public final class DemoRunner: Sendable {
     private let backend: ReferenceBackend
     private let traceDirectory: String?
     private let contract: Contract
+    /// What the client speaks to the proxy.
+    public let httpVersion: DemoHTTPVersion
 
-    /// Starts the reference backend; traces go to `traceDirectory` when given.
-    public init(traceDirectory: String? = nil) throws {
+    /// Starts the reference backend; traces go to `traceDirectory` when given. The client speaks
+    /// `httpVersion` to the proxy.
+    public init(traceDirectory: String? = nil, httpVersion: DemoHTTPVersion = .http1_1) throws {
         backend = ReferenceBackend()
         try backend.start()
         self.traceDirectory = traceDirectory
+        self.httpVersion = httpVersion
         let (loaded, errors) = ContractLoader.load(text: DemoRules.contract, file: "demo.contract.json5")
         precondition(errors.isEmpty, "the built-in demo contract does not load: \(errors)")
         contract = loaded!
@@ -64,8 +70,22 @@ public final class DemoRunner: Sendable {
     }
 
     private func play(_ demoCase: DemoCase, proxy: TestProxy, backend: ReferenceBackend?) async throws -> Result {
-        let client = ReferenceClient(baseURL: proxy.baseURL!, flaws: demoCase.flaws)
-        try await demoCase.scenario.play(client, proxy: proxy, backend: backend)
+        let baseURL = proxy.baseURL!
+        guard let host = baseURL.host, let port = baseURL.port, let address = try? SocketAddress(ipAddress: host, port: port)
+        else { preconditionFailure("the proxy's reverse listener is an IP literal and port, not \(baseURL)") }
+        let transport: any DemoTransport =
+            switch httpVersion {
+            case .http1_1: DemoHTTP1Transport(address: address)
+            case .http2: try DemoHTTP2Transport(address: address)
+            }
+        let client = ReferenceClient(baseURL: baseURL, flaws: demoCase.flaws, transport: transport)
+        do {
+            try await demoCase.scenario.play(client, proxy: proxy, backend: backend)
+        } catch {
+            await transport.close()
+            throw error
+        }
+        await transport.close()
         let trace = try proxy.trace()
         var tracePath: String? = nil
         if let traceDirectory {

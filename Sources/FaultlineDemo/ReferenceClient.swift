@@ -1,3 +1,4 @@
+import FaultlinePosix
 public import Foundation
 import Synchronization
 
@@ -10,10 +11,22 @@ public final class ReferenceClient: Sendable {
     /// Only with `.sharedCookieStore`: the one HTTP stack every account uses.
     private let sharedHTTP: DemoHTTPClient?
 
-    public init(baseURL: URL, flaws: ClientFlaws = []) {
+    /// How every stack of this client reaches the server.
+    let transport: any DemoTransport
+
+    /// A client speaking HTTP/1.1 (a connection per request) to `baseURL`, an IP literal and port.
+    public convenience init(baseURL: URL, flaws: ClientFlaws = []) {
+        guard let host = baseURL.host, let port = baseURL.port, let address = try? SocketAddress(ipAddress: host, port: port)
+        else { preconditionFailure("the demo talks to an IP literal and port, not \(baseURL)") }
+        self.init(baseURL: baseURL, flaws: flaws, transport: DemoHTTP1Transport(address: address))
+    }
+
+    /// A client whose stacks all go over `transport`.
+    init(baseURL: URL, flaws: ClientFlaws, transport: any DemoTransport) {
         self.baseURL = baseURL
         self.flaws = flaws
-        self.sharedHTTP = flaws.contains(.sharedCookieStore) ? DemoHTTPClient(baseURL: baseURL) : nil
+        self.transport = transport
+        self.sharedHTTP = flaws.contains(.sharedCookieStore) ? DemoHTTPClient(baseURL: baseURL, transport: transport) : nil
     }
 
     /// A signed-in account: its HTTP stack (own cookie store unless the flaw says otherwise) and tokens.
@@ -82,7 +95,7 @@ public final class ReferenceClient: Sendable {
         } else if flaws.contains(.keepCookiesAfterLogout), let previous {
             http = previous.http
         } else {
-            http = DemoHTTPClient(baseURL: baseURL)
+            http = DemoHTTPClient(baseURL: baseURL, transport: transport)
         }
         let account = Account(name: name, http: http, flaws: flaws)
         try await account.auth.login(name)
@@ -101,7 +114,7 @@ final class HTTPStack: Sendable {
     /// Installs a fresh stack for the same server and returns the old one.
     func replace() -> DemoHTTPClient {
         client.withLock { client in
-            defer { client = DemoHTTPClient(baseURL: client.baseURL) }
+            defer { client = client.fresh() }
             return client
         }
     }

@@ -174,6 +174,15 @@ extension HTTP2Connection {
         if result == 0 { goAwaysWeSubmitted.append((code.rawValue, debugBytes)) }
     }
 
+    /// The highest stream ID of the peer's that nghttp2 accepted and handed on
+    /// (`nghttp2_session_get_last_proc_stream_id`; 0 before the first): what a graceful GOAWAY
+    /// names as its last stream (RFC 9113 §6.8), and what ``goAway(code:lastStreamID:debug:)``
+    /// names when given nil. A stream refused before it opened (over the concurrency limit, after
+    /// our GOAWAY) does not count.
+    public var lastProcessedStreamID: Int32 {
+        nghttp2_session_get_last_proc_stream_id(session)
+    }
+
     /// Flow control is manual (`nghttp2_option_set_no_auto_window_update`): call when `bytes`
     /// of `stream`'s `.data` have been handed on, so the peer may send more. nghttp2 sends
     /// WINDOW_UPDATE for the stream and the connection once half a window is consumed. Not

@@ -20,6 +20,11 @@ public protocol ClientSession {
     mutating func upstreamDidRead(flow id: FlowID, _ bytes: UnsafeRawBufferPointer) -> [ProxyAction]
     mutating func upstreamDidReadEOF(flow id: FlowID) -> [ProxyAction]
     mutating func upstreamDidClose(flow id: FlowID) -> [ProxyAction]
+    /// The server is stopping (`ProxyServer.stop` with a grace period): the actions that end
+    /// this connection. HTTP/2 ends gracefully (GOAWAY, the open streams finish, then the
+    /// connection closes, RFC 9113 §6.8); HTTP/1.1 has no such ending and is closed at once. The
+    /// driver bounds the wait and closes whatever is left at its deadline.
+    mutating func shutDown() -> [ProxyAction]
     /// True while the session cannot use more client bytes; the driver stops reading the client.
     var wantsClientReadsPaused: Bool { get }
     /// True while `flow` cannot use more upstream bytes (its response waits behind a gate, or its

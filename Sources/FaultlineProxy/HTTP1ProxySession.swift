@@ -172,21 +172,39 @@ public struct HTTP1ProxySession {
     /// The client connection is gone (closed or reset); nothing more can be sent to it.
     public mutating func clientDidClose() -> [ProxyAction] {
         var output = SessionOutput()
+        abandon(flowReason: "client closed the connection", closeReason: "client-closed", &output)
+        return output.finish()
+    }
+
+    /// The server is stopping. HTTP/1.1 has no graceful ending a server can start: `Connection:
+    /// close` rides on a response (RFC 9112 §9.6), and a keep-alive client may send its next
+    /// request at any moment. So the connection is closed now, as every connection was before
+    /// graceful shutdown existed; a flow in flight ends as if the client had left, a tunnel
+    /// closes.
+    public mutating func shutDown() -> [ProxyAction] {
+        var output = SessionOutput()
+        guard state != .closed else { return [] }
+        abandon(flowReason: "the proxy is shutting down", closeReason: "shutdown", &output)
+        output.append(.closeClient(afterFlush: false))
+        return output.finish()
+    }
+
+    /// Ends what is in flight on a connection that is going away, and the session.
+    private mutating func abandon(flowReason: String, closeReason reason: String, _ output: inout SessionOutput) {
         switch state {
         case .exchanging, .awaitingClientHello:
             if flow != nil {
-                flowInput(&output) { $0.clientGone(reason: "client closed the connection") }
+                flowInput(&output) { $0.clientGone(reason: flowReason) }
             } else {
-                abortConnect(&output, reason: "client closed the connection")
+                abortConnect(&output, reason: flowReason)
             }
         case .tunnelling:
-            finishTunnel(&output, reason: "client-closed")
+            finishTunnel(&output, reason: reason)
         case .idle, .draining, .closing, .closed:
             break
         }
-        if closeReason == nil { closeReason = "client-closed" }
+        if closeReason == nil { closeReason = reason }
         state = .closed
-        return output.finish()
     }
 
     // MARK: Timers and holds

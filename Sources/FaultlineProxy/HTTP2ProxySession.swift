@@ -54,6 +54,8 @@ public struct HTTP2ProxySession {
     var clientReachedEOF = false
     /// The last stream ID of the GOAWAY a fault sent, if one did.
     var goAwayLastStream: Int32?
+    /// The server is stopping (``shutDown()``).
+    var shuttingDown = false
 
     /// A session for a client connection that speaks HTTP/2 (h2 chosen by ALPN, or h2c with
     /// prior knowledge, RFC 9113 §3.3).
@@ -112,7 +114,10 @@ extension HTTP2ProxySession: ClientSession {
 
     public mutating func clientDidClose() -> [ProxyAction] {
         var output = SessionOutput()
-        endEveryFlow(reason: "client closed the connection", &output)
+        // Once the server is stopping, the driver closes what its grace period did not see end.
+        let reason =
+            shuttingDown ? "the connection closed while the proxy was shutting down" : "client closed the connection"
+        endEveryFlow(reason: reason, &output)
         if closeReason == nil { closeReason = "client-closed" }
         state = .closed
         return output.finish()
@@ -185,6 +190,30 @@ extension HTTP2ProxySession: ClientSession {
         upstreamInput(id) { stream, output in
             if stream.tunnel != nil { stream.tunnelUpstreamClosed(&output) } else { stream.flowUpstreamClosed(id, &output) }
         } ?? []
+    }
+
+    /// The server is stopping: a graceful shutdown (RFC 9113 §6.8). GOAWAY NO_ERROR goes out
+    /// naming the highest stream the session accepted as the last, so the client knows that any
+    /// later stream it opened was not processed and may be retried elsewhere (§8.7); nghttp2
+    /// ignores the HEADERS of such streams (none of them becomes a flow). The streams already
+    /// open finish as they would have, and the connection closes once they are done, at once
+    /// when none is open (`afterInput`, as after any GOAWAY). A connection already going away (a
+    /// GOAWAY either way, a connection error) carries on as it was. How long the server waits
+    /// is its business (`ProxyServer.stop`): at its deadline it closes the connection, and
+    /// ``clientDidClose()`` ends what is left.
+    public mutating func shutDown() -> [ProxyAction] {
+        var output = SessionOutput()
+        guard state != .closed else { return [] }
+        shuttingDown = true
+        if state == .open {
+            let last = connection.lastProcessedStreamID
+            connection.goAway(code: .noError, lastStreamID: last, debug: "shutdown")
+            traceGoAway(sent: true, code: .noError, lastStreamID: last, debug: "shutdown", &output)
+            state = .goingAway
+            if closeReason == nil { closeReason = "shutdown" }
+        }
+        afterInput(&output)
+        return output.finish()
     }
 
     /// Flow control does the pausing: a stream the client stops reading stops only itself.

@@ -104,6 +104,15 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         return true
     }
 
+    /// The server is stopping: the session ends the connection its own way (HTTP/2: GOAWAY and
+    /// the open streams finish; HTTP/1.1, a tunnel, a handshake or a connection still being
+    /// sniffed: closed now). A connection whose first bytes are still being sniffed has an
+    /// HTTP/1.1 session, so it is closed.
+    func shutDown() {
+        guard client.socket.isOpen else { return }
+        perform(session.shutDown())
+    }
+
     // MARK: Carrying out actions
 
     func perform(_ actions: [ProxyAction]) {

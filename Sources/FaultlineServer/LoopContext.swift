@@ -27,6 +27,10 @@ final class LoopContext: @unchecked Sendable {
     /// The copies that get their original's body as it arrives, by original flow.
     private var streamedCopies: [FlowID: [DuplicateFlowHandler]] = [:]
     private var handshakes: [ObjectIdentifier: UpstreamHandshake] = [:]
+    /// Set by ``beginShutdown(done:)``: the server is stopping and waits for this loop.
+    private var shuttingDown = false
+    /// Called once no client connection is left on this loop during a shutdown.
+    private var shutdownDone: (() -> Void)?
 
     init(
         loop: EventLoop, configuration: ServerConfiguration, trace: TraceRecorder, resolver: HostResolver, ids: IDGenerator,
@@ -47,6 +51,11 @@ final class LoopContext: @unchecked Sendable {
     /// Starts serving a client connection accepted on this loop by `listener`.
     func accept(_ connection: StreamConnection, listener: ListenerConfiguration) {
         loop.assertInEventLoop()
+        // The listeners stop before a shutdown begins; a hand-off already on its way is refused.
+        guard !shuttingDown else {
+            connection.close()
+            return
+        }
         var fields: [TraceField] = [
             .string("listener", connection.localAddress?.description ?? "unknown"),
             .string("peer", connection.remoteAddress?.description ?? "unknown"),
@@ -96,6 +105,25 @@ final class LoopContext: @unchecked Sendable {
     func remove(_ handler: ClientConnectionHandler, id: ConnectionID) {
         loop.assertInEventLoop()
         handlers[id] = nil
+        finishShutdownIfDrained()
+    }
+
+    /// The server is stopping (`ProxyServer.stop` with a grace period; its listeners have
+    /// stopped): every client connection of this loop is told (`ClientSession.shutDown`). HTTP/2
+    /// ones send GOAWAY and close once their open streams are done; anything else closes now.
+    /// `done` runs on this loop once no client connection is left here, at once if none is.
+    func beginShutdown(done: @escaping () -> Void) {
+        loop.assertInEventLoop()
+        shuttingDown = true
+        shutdownDone = done
+        for handler in Array(handlers.values) { handler.shutDown() }
+        finishShutdownIfDrained()
+    }
+
+    private func finishShutdownIfDrained() {
+        guard handlers.isEmpty, let done = shutdownDone else { return }
+        shutdownDone = nil
+        done()
     }
 
     /// Opens a new upstream connection: resolves the host (cache first, else on a resolver

@@ -117,14 +117,34 @@ public final class ProxyServer: Sendable {
         running.withLock { $0?.listeners.map(\.localAddress) ?? [] }
     }
 
-    /// Stops listening, closes every connection, joins the loop threads and flushes the trace.
-    /// Safe to call twice.
-    public func stop() {
+    /// Stops the server: the listeners stop first. With a grace period
+    /// (`ServerConfiguration.shutdownGracePeriod` above zero) every client connection is then
+    /// told (`ClientSession.shutDown`): an HTTP/2 one gets GOAWAY NO_ERROR naming the last stream
+    /// it accepted and closes once its open streams have finished (RFC 9113 §6.8); HTTP/1.1
+    /// connections, tunnels and unfinished handshakes close at once, as they always did. The
+    /// call waits for that until the grace period is over; the control API stays up meanwhile
+    /// (holds can still be released). Then the control API stops, every connection still open
+    /// is closed, the loop threads are joined and the trace is flushed.
+    ///
+    /// Returns false when the grace period ran out with connections still open (they were cut),
+    /// true otherwise. Blocks the calling thread; never call it from an event loop of the
+    /// server. Safe to call twice.
+    @discardableResult
+    public func stop() -> Bool {
         guard let state = running.withLock({ current -> Running? in
             defer { current = nil }
             return current
-        }) else { return }
+        }) else { return true }
         for listener in state.listeners { listener.stop() }
+        var drained = true
+        let grace = configuration.shutdownGracePeriod
+        if grace > .zero {
+            let latch = CountdownLatch(count: state.contexts.count)
+            for context in state.contexts {
+                context.loop.execute { context.beginShutdown { latch.countDown() } }
+            }
+            drained = latch.wait(timeout: grace)
+        }
         state.control?.stop()
         for context in state.contexts {
             context.loop.execute { context.shutdown() }
@@ -132,6 +152,7 @@ public final class ProxyServer: Sendable {
         state.group.shutdown()
         state.resolver.shutdown()
         trace.flush()
+        return drained
     }
 
     /// Which CA signs, how upstreams are checked (a warning when they are not) and which hosts

@@ -44,6 +44,11 @@ public struct ServerConfiguration: Sendable {
     public var http2PriorKnowledge = true
     /// What one HTTP/2 client connection may ask of the proxy (streams, header sizes, windows).
     public var http2Limits = HTTP2Connection.Limits()
+    /// How long `ProxyServer.stop` lets HTTP/2 client connections drain: each gets GOAWAY
+    /// (RFC 9113 §6.8) and its open streams may finish meanwhile; what is still open at the end
+    /// is closed. Zero (the default, and what `TestProxy` uses): every connection is closed at
+    /// once. `faultline run` drains for 5 seconds (`--shutdown-grace`).
+    public var shutdownGracePeriod: Duration = .zero
 
     public init(
         listeners: [ListenerConfiguration],

@@ -10,17 +10,23 @@ enum DemoCommand {
         OptionSpec(name: "--all", value: nil, help: "run every client variant through its race (the whole mutation table)"),
         OptionSpec(name: "--keep", value: nil, help: "keep the traces in a new folder under the system temp dir and say where"),
         OptionSpec(name: "--traces", value: "DIR", help: "write the traces to DIR (implies --keep)"),
+        OptionSpec(
+            name: "--http2", value: nil,
+            help: "the client speaks HTTP/2 (h2c, one connection, each request a stream) instead of HTTP/1.1"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
     static let help = helpText(
-        command: "demo", synopsis: "[--all] [--keep | --traces DIR]",
+        command: "demo", synopsis: "[--all] [--http2] [--keep | --traces DIR]",
         summary: """
             Starts the reference auth backend and a Faultline proxy in this process, drives a correct \
             client and broken ones through the races of the token-refresh and logout articles (three \
             concurrent 401s, a late 401, a logout while a 401 is on its way), and checks each trace \
             against the session-boundary contract. Nothing else needs to run; it takes a few seconds. \
-            The traces stay in memory unless --keep or --traces asks for them on disk.
+            The client speaks HTTP/1.1, a connection per request; with --http2 it speaks HTTP/2 with \
+            prior knowledge over one connection, so the concurrent requests of a race are concurrent \
+            streams, and the same clauses catch the same clients. The traces stay in memory unless \
+            --keep or --traces asks for them on disk.
             """,
         specs: specs)
 
@@ -44,11 +50,12 @@ enum DemoCommand {
             return 1
         }
         let cases = parsed.has("--all") ? DemoCase.mutationTable : DemoCase.demo
+        let version: DemoHTTPVersion = parsed.has("--http2") ? .http2 : .http1_1
         // The demo is async (URLSession, actors); the command line's main thread waits for it.
         let code = Atomic<Int32>(1)
         let done = DispatchSemaphore(value: 0)
         Task {
-            code.store(await play(cases, traces: directory), ordering: .sequentiallyConsistent)
+            code.store(await play(cases, traces: directory, version: version), ordering: .sequentiallyConsistent)
             done.signal()
         }
         done.wait()
@@ -74,16 +81,17 @@ enum DemoCommand {
         return String(cString: made)
     }
 
-    private static func play(_ cases: [DemoCase], traces: String?) async -> Int32 {
+    private static func play(_ cases: [DemoCase], traces: String?, version: DemoHTTPVersion) async -> Int32 {
         let runner: DemoRunner
         do {
-            runner = try DemoRunner(traceDirectory: traces)
+            runner = try DemoRunner(traceDirectory: traces, httpVersion: version)
         } catch {
             printError("faultline demo: cannot start the reference backend: \(error)")
             return 1
         }
         defer { runner.stop() }
-        print("Faultline demo: reference backend and proxy in this process\(traces.map { "; traces in \($0)" } ?? "")\n")
+        let speaks = version == .http1_1 ? "" : "; the client speaks \(version.rawValue)"
+        print("Faultline demo: reference backend and proxy in this process\(speaks)\(traces.map { "; traces in \($0)" } ?? "")\n")
         var surprises = 0
         for demoCase in cases {
             do {

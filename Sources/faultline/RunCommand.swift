@@ -35,6 +35,9 @@ enum RunCommand {
         OptionSpec(name: "--connect-timeout", value: "SECONDS", help: "upstream connect timeout, 504 after (default 10)"),
         OptionSpec(name: "--response-timeout", value: "SECONDS", help: "wait for an upstream response head, 504 after (default 60)"),
         OptionSpec(name: "--idle-timeout", value: "SECONDS", help: "close idle client connections after (default 120)"),
+        OptionSpec(
+            name: "--shutdown-grace", value: "SECONDS",
+            help: "on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once)"),
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default: one per CPU)"),
         OptionSpec(
             name: "--http1-only", value: nil,
@@ -190,9 +193,14 @@ enum RunCommand {
         for notice in notices { printError(notice) }
         let signal = TerminationSignals.wait()
         watcher?.stop()
-        server.stop()
+        // HTTP/2 connections drain (GOAWAY, their open streams finish) for up to the grace period.
+        let drained = server.stop()
         controlFile?.remove(ifOwnedBy: getpid())
         trace.close()
+        if !drained {
+            let grace = configuration.shutdownGracePeriod.inSeconds.formatted(.number)
+            printError("faultline: HTTP/2 streams still open after the \(grace) s shutdown grace period were cut")
+        }
         printError("faultline: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(trace.eventCount) events traced")
         return 0
     }
@@ -278,6 +286,13 @@ enum RunCommand {
         if let seconds = try duration(parsed, "--response-timeout") { configuration.proxy.responseTimeout = seconds }
         if let seconds = try duration(parsed, "--idle-timeout") { configuration.proxy.clientIdleTimeout = seconds }
         configuration.http2PriorKnowledge = !parsed.has("--http1-only")
+        configuration.shutdownGracePeriod = .seconds(5)
+        if let text = parsed.value("--shutdown-grace") {
+            guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
+                throw UsageError(description: "faultline run: --shutdown-grace takes a number of seconds from 0 to 3600, not '\(text)'")
+            }
+            configuration.shutdownGracePeriod = .milliseconds(Int64(seconds * 1000))
+        }
         return configuration
     }
 

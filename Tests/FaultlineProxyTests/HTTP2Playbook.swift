@@ -303,6 +303,12 @@ struct HTTP2Playbook {
     /// The client connection is gone.
     mutating func clientClosed() { record(session.clientDidClose()) }
 
+    /// The server is stopping (`ClientSession.shutDown`); pumps.
+    mutating func shutDown() {
+        record(session.shutDown())
+        pump()
+    }
+
     /// What the client saw on `stream` (an empty view for a stream it never heard of).
     func stream(_ id: Int32) -> StreamView { streams[id] ?? StreamView() }
 

@@ -113,6 +113,8 @@ struct Playbook {
     }
     mutating func clientEOF() { record(session.clientDidReadEOF()) }
     mutating func clientClosed() { record(session.clientDidClose()) }
+    /// The server is stopping (`ClientSession.shutDown`).
+    mutating func shutDown() { record(session.shutDown()) }
 
     mutating func upstream(_ text: String) { upstream(Array(text.utf8)) }
     mutating func upstream(_ bytes: [UInt8]) {

@@ -1,10 +1,12 @@
-"""`faultline demo`: it leaves nothing behind unless asked to keep the traces, and the README's
-sample output is what it prints."""
+"""`faultline demo`: it leaves nothing behind unless asked to keep the traces, the README's
+sample output is what it prints, and with --http2 the same clauses catch the same clients over
+HTTP/2."""
 import functools
 import os
 import re
 
 from harness.clients import clean_env, run
+from harness.trace import Trace
 
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -48,6 +50,43 @@ def test_a_traces_folder_of_ones_own_is_kept(faultline_binary, tmp_path):
     assert os.listdir(tmp_path) == ["mine"], os.listdir(tmp_path)
     assert sorted(trace_paths(out)) == sorted(str(chosen / name) for name in os.listdir(chosen))
     assert trace_paths(out), out
+
+
+def test_over_http2_the_same_clauses_catch_the_same_clients(faultline_binary, tmp_path):
+    chosen = tmp_path / "h2"
+    code, out, err = demo(faultline_binary, "--http2", "--all", "--traces", str(chosen), tmp=tmp_path)
+    assert code == 0, f"exit {code}: {out}\n{err}"
+    assert out.startswith("Faultline demo: reference backend and proxy in this process; the client speaks HTTP/2"), out
+    assert "Every verdict is the expected one" in out, out
+    # The whole mutation table: the correct client through 9 races, 11 broken variants, each
+    # caught by the clause the HTTP/1.1 table names (Tests/FaultlineDemoTests checks the clauses).
+    assert out.count("expected: no violation ✓") == 9, out
+    assert out.count(" ✓\n") == 20 and "✗ (unexpected)" not in out, out
+    for clause in ["single-flight-refresh", "no-stale-refresh", "bounded-retry", "logout-boundary",
+                   "account-isolation", "no-reactivation", "exactly-once", "dependency-respected",
+                   "replay-safe-retry"]:
+        assert f"expected: {clause} ✓" in out, f"{clause} not caught over HTTP/2:\n{out}"
+    paths = trace_paths(out)
+    assert len(paths) == 20, out
+    for path in paths:
+        trace = Trace.load(path)
+        trace.assert_well_formed()
+        received = trace.of("request.received")
+        assert received, path
+        # Every request came as a stream of the one h2c connection the client opened.
+        assert {event.get("version") for event in received} == {"HTTP/2"}, path
+        assert len({event["conn"] for event in received}) == 1, f"{path}: more than one client connection"
+        streams = [event["stream"] for event in received]
+        assert len(set(streams)) == len(streams) and all(stream % 2 == 1 for stream in streams), (path, streams)
+
+
+def test_the_default_demo_speaks_http1(faultline_binary, tmp_path):
+    chosen = tmp_path / "h1"
+    code, out, _ = demo(faultline_binary, "--traces", str(chosen), tmp=tmp_path)
+    assert code == 0, out
+    for path in trace_paths(out):
+        received = Trace.load(path).of("request.received")
+        assert received and {event.get("version") for event in received} == {"HTTP/1.1"}, path
 
 
 # -- the README's sample ---------------------------------------------------------------------

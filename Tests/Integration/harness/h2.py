@@ -576,3 +576,97 @@ def _read_until_done(connection, sock, outcomes, by_stream, result, deadline, ti
                 result.goaway = {"last_stream_id": event.last_stream_id, "error_code": code,
                                  "error": ERROR_CODES.get(code, f"0x{code:x}")}
         sock.sendall(connection.data_to_send())
+
+
+# -- a raw client that reads GOAWAY itself -------------------------------------------------------
+
+
+class GoAwayAwareH2c:
+    """One h2c connection (prior knowledge) that keeps the peer's GOAWAY frames away from
+    python-h2 and records them itself: python-h2 takes a GOAWAY as the end of the connection and
+    then rejects the frames of the streams the GOAWAY keeps (RFC 9113 §6.8 lets them finish),
+    and refuses to open new streams, which a test of a graceful shutdown needs to do. GOAWAY
+    touches no HPACK state, so the rest of the byte stream stays python-h2's to parse.
+
+    `request` opens a stream; `read_until(condition, timeout)` reads (each wait bounded by the
+    deadline) until `condition()` holds, and raises when the deadline passes first. What each
+    stream got is in `streams` (StreamOutcome by id), the GOAWAYs in `goaways`, and `closed`
+    says the peer closed the connection."""
+
+    def __init__(self, port, host="127.0.0.1", timeout=20):
+        self.host, self.port = host, port
+        self.connection = h2.connection.H2Connection(
+            h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.streams = {}
+        self.goaways = []
+        self.closed = False
+        self._buffer = b""
+        self.connection.initiate_connection()
+        self.sock.sendall(self.connection.data_to_send())
+
+    def request(self, method, path, headers=()):
+        """Sends a request without a body on a new stream; returns its id."""
+        stream = self.connection.get_next_available_stream_id()
+        pseudo = [(":method", method), (":scheme", "http"), (":authority", f"{self.host}:{self.port}"),
+                  (":path", path)]
+        self.connection.send_headers(stream, pseudo + list(headers), end_stream=True)
+        self.streams[stream] = StreamOutcome(stream)
+        self.sock.sendall(self.connection.data_to_send())
+        return stream
+
+    def read_until(self, condition, timeout=10, what="the condition"):
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if self.closed:
+                raise AssertionError(f"the connection closed before {what}: streams {self.streams}, goaways {self.goaways}")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"no {what} within {timeout}s: streams {self.streams}, goaways {self.goaways}")
+            self.sock.settimeout(remaining)
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            except ConnectionResetError:
+                data = b""
+            if not data:
+                self.closed = True
+                continue
+            self._receive(data)
+
+    def _receive(self, data):
+        self._buffer += data
+        passed = b""
+        while len(self._buffer) >= 9:
+            length = int.from_bytes(self._buffer[0:3], "big")
+            if len(self._buffer) < 9 + length:
+                break
+            frame, self._buffer = self._buffer[:9 + length], self._buffer[9 + length:]
+            if frame[3] == 0x7:  # GOAWAY (RFC 9113 §6.8)
+                code = int.from_bytes(frame[13:17], "big")
+                self.goaways.append({
+                    "last_stream_id": int.from_bytes(frame[9:13], "big") & 0x7FFFFFFF, "error_code": code,
+                    "error": ERROR_CODES.get(code, f"0x{code:x}"), "debug": frame[17:].decode("utf-8", "replace")})
+            else:
+                passed += frame
+        for event in self.connection.receive_data(passed) if passed else []:
+            outcome = self.streams.get(getattr(event, "stream_id", None))
+            if isinstance(event, h2.events.ResponseReceived):
+                outcome.headers = list(event.headers)
+            elif isinstance(event, h2.events.DataReceived):
+                outcome.body += event.data
+                self.connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            elif isinstance(event, h2.events.StreamEnded):
+                outcome.ended = True
+            elif isinstance(event, h2.events.StreamReset):
+                outcome.reset = int(event.error_code)
+        pending = self.connection.data_to_send()
+        if pending:
+            try:
+                self.sock.sendall(pending)
+            except OSError:
+                pass  # the peer is closing; what it sent is read all the same
+
+    def close(self):
+        self.sock.close()
