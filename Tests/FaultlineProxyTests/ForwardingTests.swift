@@ -13,6 +13,7 @@ import Testing
         var play = Playbook()
         play.client(Self.simpleGET)
         #expect(play.didConnect(to: "api.example.test", port: 8080))
+        #expect(!play.lastConnectWasHTTP1Only, "an ordinary request may go over HTTP/2")
         #expect(play.upstreamText.isEmpty, "nothing is written before the connection exists")
 
         play.connected()

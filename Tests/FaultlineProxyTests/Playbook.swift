@@ -180,14 +180,17 @@ struct Playbook {
 
     /// The flow of the last `.hold` action not yet ended.
     private(set) var heldFlow: FlowID?
+    /// Whether the last `.connectUpstream` asked for HTTP/1.1 only.
+    private(set) var lastConnectWasHTTP1Only = false
 
     private mutating func record(_ actions: [ProxyAction]) {
         for action in actions {
             switch action {
             case .writeToClient(let bytes): toClient += bytes
             case .writeToUpstream(_, let bytes): toUpstream += bytes
-            case .connectUpstream(let flow, let endpoint, let fresh, _):
+            case .connectUpstream(let flow, let endpoint, let fresh, let http1Only):
                 connectPending = true
+                lastConnectWasHTTP1Only = http1Only
                 upstreamFlow = flow
                 log.append(.connectUpstream(endpoint, fresh: fresh))
             case .hold(let request):

@@ -32,6 +32,8 @@ import Testing
         play.client(
             "GET http://ws.test/chat HTTP/1.1\r\nHost: ws.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        // HTTP/2 has no form of this upgrade here: the connection must not be an h2 one.
+        #expect(play.lastConnectWasHTTP1Only)
         play.connected()
         let sent = ParsedMessage(play.takeUpstreamText())
         #expect(sent.values("Connection") == ["Upgrade"])
