@@ -36,22 +36,22 @@ struct HTTP2UpstreamCodec {
         self.connection = connection
         self.request = request
         do {
-            stream = try connection.session.startRequest(headers: Self.block(of: request, via: via), endStream: request.body == .none)
+            stream = try connection.session.startRequest(
+                headers: Self.block(of: request, scheme: connection.scheme, via: via), endStream: request.body == .none)
         } catch {
             fail("upstream-refused-stream", "the upstream's HTTP/2 connection takes no new stream: \(error.message)")
         }
     }
 
-    /// The request's header block: `:method`, `:scheme` (h2 is chosen by ALPN, so over TLS),
-    /// `:authority`, `:path`, then the forwardable fields, `content-length` from the body length
-    /// and `Via` (RFC 9110 §7.6.3).
-    static func block(of request: OutboundRequest, via: String?) -> [HTTP2Header] {
+    /// The request's header block: `:method`, `:scheme`, `:authority`, `:path`, then the
+    /// forwardable fields, `content-length` from the body length and `Via` (RFC 9110 §7.6.3).
+    static func block(of request: OutboundRequest, scheme: String = "https", via: String?) -> [HTTP2Header] {
         var fields = HopByHopHeaders.removing(from: request.headers)
         if case .known(let length) = request.body { fields.add(name: "content-length", value: String(length)) }
         if let via { fields.add(name: "via", value: "\(request.receivedProtocol) \(via)") }
         var block = HTTP2Headers.requestBlock(
             HTTP2Headers.Request(
-                method: request.method, scheme: "https", authority: request.authority, path: request.target,
+                method: request.method, scheme: scheme, authority: request.authority, path: request.target,
                 fields: HTTP2Headers.fields(fromHTTP1: fields)))
         if request.headers.containsToken("trailers", inField: "te") { block.append(HTTP2Header("te", "trailers")) }
         return block

@@ -44,6 +44,10 @@ public struct ServerConfiguration: Sendable {
     public var http2PriorKnowledge = true
     /// What one HTTP/2 client connection may ask of the proxy (streams, header sizes, windows).
     public var http2Limits = HTTP2Connection.Limits()
+    /// Plain `http://` upstreams get HTTP/2 with prior knowledge (h2c, RFC 9113 §3.3) instead of
+    /// HTTP/1.1: for gRPC and other h2c-only backends (`--upstream-h2c`). WebSocket upgrades
+    /// still go over HTTP/1.1.
+    public var upstreamHTTP2PriorKnowledge = false
     /// How long `ProxyServer.stop` lets HTTP/2 client connections drain: each gets GOAWAY
     /// (RFC 9113 §6.8) and its open streams may finish meanwhile; what is still open at the end
     /// is closed. Zero (the default, and what `TestProxy` uses): every connection is closed at

@@ -113,7 +113,7 @@ final class UpstreamLinks {
         let generation = nextGeneration
         generations[flow] = generation
         if !fresh, let pooled = context.pool.take(endpoint, where: { !http1Only || $0.http2 == nil }) {
-            attach(pooled, flow: flow, endpoint: endpoint, reused: true)
+            attach(pooled, flow: flow, endpoint: endpoint, reused: true, http1Only: http1Only)
             return
         }
         let offer = http1Only ? alpn.filter { $0 != HTTP2Connection.alpn } : alpn
@@ -124,17 +124,22 @@ final class UpstreamLinks {
             }
             self.generations[flow] = nil
             switch result {
-            case .success(let channel): self.attach(channel, flow: flow, endpoint: endpoint, reused: false)
+            case .success(let channel): self.attach(channel, flow: flow, endpoint: endpoint, reused: false, http1Only: http1Only)
             case .failure(let failure): owner.upstreamFailed(flow, failure)
             }
         }
     }
 
-    private func attach(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint, reused: Bool) {
+    private func attach(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint, reused: Bool, http1Only: Bool) {
         var channel = channel
-        let negotiated = channel.tls?.sessionInfo?.alpn
+        // HTTP/2 by ALPN, or with prior knowledge on plain TCP when asked (h2c, RFC 9113 §3.3).
+        let priorKnowledge =
+            channel.tls == nil && endpoint.scheme == "http" && !http1Only && context.configuration.upstreamHTTP2PriorKnowledge
+        let negotiated = channel.tls?.sessionInfo?.alpn ?? (priorKnowledge || channel.http2 != nil ? HTTP2Connection.alpn : nil)
         // A new HTTP/2 connection gets its session here; it stays with the channel, pool included.
-        if negotiated == HTTP2Connection.alpn, channel.http2 == nil { channel.http2 = try? HTTP2UpstreamConnection() }
+        if negotiated == HTTP2Connection.alpn, channel.http2 == nil {
+            channel.http2 = try? HTTP2UpstreamConnection(scheme: channel.tls == nil ? "http" : "https")
+        }
         adopt(channel, flow: flow, endpoint: endpoint)
         let address = channel.socket.remoteAddress?.description ?? endpoint.hostHeaderValue
         owner?.upstreamConnected(

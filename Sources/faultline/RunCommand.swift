@@ -45,6 +45,9 @@ enum RunCommand {
                 "speak HTTP/1.1 only: no h2 in TLS ALPN (clients and upstreams), no h2c with prior knowledge (default: HTTP/2 wherever the peer speaks it)"
         ),
         OptionSpec(
+            name: "--upstream-h2c", value: nil,
+            help: "speak HTTP/2 with prior knowledge to plain http:// upstreams (h2c: gRPC and other HTTP/2-only backends)"),
+        OptionSpec(
             name: "--intercept", value: "HOST-GLOB",
             help: "open up TLS only for CONNECTs to these hosts (repeatable; default: every host)"),
         OptionSpec(name: "--ignore", value: "HOST-GLOB", help: "tunnel CONNECTs to these hosts untouched (repeatable)"),
@@ -286,6 +289,12 @@ enum RunCommand {
         if let seconds = try duration(parsed, "--response-timeout") { configuration.proxy.responseTimeout = seconds }
         if let seconds = try duration(parsed, "--idle-timeout") { configuration.proxy.clientIdleTimeout = seconds }
         configuration.http2PriorKnowledge = !parsed.has("--http1-only")
+        if parsed.has("--upstream-h2c") {
+            guard !parsed.has("--http1-only") else {
+                throw UsageError(description: "faultline run: --upstream-h2c and --http1-only contradict each other")
+            }
+            configuration.upstreamHTTP2PriorKnowledge = true
+        }
         configuration.shutdownGracePeriod = .seconds(5)
         if let text = parsed.value("--shutdown-grace") {
             guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {

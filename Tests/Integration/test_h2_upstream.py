@@ -11,6 +11,7 @@ import hashlib
 import http.client
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -158,3 +159,24 @@ def test_an_origin_reset_mid_body_cuts_the_client(start_faultline, h2_tls_server
     assert not cut.ended
     assert after.status == 200 and after.body == b"h2 /after\n", after
     assert proxy.trace().one("protocol.error", side="upstream")["code"] == "upstream-reset"
+
+
+def test_upstream_h2c_speaks_prior_knowledge_to_a_plain_upstream(start_faultline, h2_origin):
+    proxy = start_faultline("--listen", "127.0.0.1:0", "--mode", f"reverse:{h2_origin.h2c_url}", "--upstream-h2c")
+    connection = http.client.HTTPConnection("127.0.0.1", proxy.reverse.port, timeout=20)
+    for _ in range(2):
+        status, _, body = http1(proxy, "GET", "/protocol", connection=connection)
+        assert status == 200 and body == b"HTTP/2.0 h2c\n", body
+    # An h2c client too: :scheme stays http (RFC 9113 §8.3.1).
+    result = h2.curl_h2(proxy.reverse.url + "/request", prior_knowledge=True)
+    assert result.ok and result.status == 200, result.describe()
+    assert json.loads(result.body)["scheme"] == "http" and json.loads(result.body)["protocol"] == "HTTP/2.0"
+    sent = forwarded(proxy.trace())
+    assert [event["upstream_version"] for event in sent] == ["HTTP/2"] * 3
+    assert sent[1]["reused"] is True, "the h2c connection went back to the pool"
+
+
+def test_upstream_h2c_contradicts_http1_only(faultline_binary):
+    result = subprocess.run([faultline_binary, "run", "--upstream-h2c", "--http1-only"], capture_output=True, text=True,
+                            timeout=15)
+    assert result.returncode == 2 and "--upstream-h2c and --http1-only contradict" in result.stderr, result.stderr
