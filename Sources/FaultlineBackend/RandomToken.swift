@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Random opaque credentials: 24 bytes from the system's secure generator, base64url-encoded
 /// without padding (RFC 4648 §5), so they are safe in headers, cookies and form bodies as they are.
 ///
@@ -20,25 +22,8 @@ enum RandomToken {
         return prefix + base64URL(bytes)
     }
 
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
     /// Base64url without padding (RFC 4648 §5 and §3.2).
     static func base64URL(_ bytes: [UInt8]) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var index = 0
-        while index < bytes.count {
-            let remaining = bytes.count - index
-            let b0 = UInt32(bytes[index])
-            let b1 = remaining > 1 ? UInt32(bytes[index + 1]) : 0
-            let b2 = remaining > 2 ? UInt32(bytes[index + 2]) : 0
-            let group = b0 << 16 | b1 << 8 | b2
-            output.append(alphabet[Int(group >> 18 & 0x3F)])
-            output.append(alphabet[Int(group >> 12 & 0x3F)])
-            if remaining > 1 { output.append(alphabet[Int(group >> 6 & 0x3F)]) }
-            if remaining > 2 { output.append(alphabet[Int(group & 0x3F)]) }
-            index += 3
-        }
-        return String(decoding: output, as: UTF8.self)
+        Base64.encoded(bytes, variant: .urlUnpadded)
     }
 }
