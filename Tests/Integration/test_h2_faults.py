@@ -57,6 +57,19 @@ def test_a_fault_resets_its_stream_and_the_others_complete(faulty, kind, path, c
     assert trace.one("rule.fired", flow=broken_flow)["rule"].endswith(f"/{kind}")
 
 
+CURL_SEES = {INTERNAL_ERROR: "INTERNAL_ERROR", PROTOCOL_ERROR: "PROTOCOL_ERROR"}
+
+
+@pytest.mark.parametrize("kind, path, code, head, through", CASES, ids=[case[0] for case in CASES])
+def test_curl_reports_each_fault_as_its_stream_reset(faulty, kind, path, code, head, through):  # noqa: ARG001
+    """curl names the reset and its code ("HTTP/2 stream 1 was not closed cleanly:
+    INTERNAL_ERROR", exit 92, CURLE_HTTP2_STREAM). (curl 7.88 keeps none of a reset stream's
+    body; the raw client above shows the bytes that got through.)"""
+    result = h2.curl_h2(faulty.reverse.url + path, "-H", f"X-Faultline-Fault: {kind}", prior_knowledge=True)
+    assert result.exit_code == 92, result.describe()
+    assert "was not closed cleanly" in result.error and CURL_SEES[code] in result.error, result.describe()
+
+
 def test_a_stalled_stream_does_not_stall_the_others(faulty):
     """`stall` (2 s, then the transport breaks) on one stream: the other streams are answered
     at once, the stalled one is reset when its stall ends."""
