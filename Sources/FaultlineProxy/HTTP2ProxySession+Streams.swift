@@ -43,10 +43,13 @@ extension HTTP2ProxySession {
             case .goAway(let lastStreamID, let code, let debug):
                 traceGoAway(sent: false, code: code, lastStreamID: lastStreamID, debug: debug, &output)
                 if state == .open { state = .goingAway }
-            case .connectionError(let code, let reason):
+            case .connectionError(let code, let lastStreamID, let reason):
                 trace.record(
                     .protocolError, connection: connectionID,
                     [.string("side", "client"), .string("code", "http2-\(code)"), .string("message", reason)])
+                // The GOAWAY that ends the connection is ours too (RFC 9113 §5.4.1); its debug
+                // data is the reason already traced.
+                traceGoAway(sent: true, code: code, lastStreamID: lastStreamID, debug: "", &output)
                 endEveryFlow(reason: "HTTP/2 connection error: \(reason)", &output)
                 if closeReason == nil { closeReason = "http2-\(code)" }
                 if state == .open { state = .goingAway }
