@@ -157,3 +157,178 @@ def test_a_header_field_over_the_hpack_limit_ends_the_connection(proxy):
     trace = proxy.trace()
     assert len(connection_errors(trace, "COMPRESSION_ERROR")) == 1, trace.of("protocol.error")
     assert_goaway_traced(trace, received.goaway)
+
+
+# -- CONTINUATION flood (CVE-2024-27316 class) -------------------------------------------------
+
+
+def flood(client, frames, cap_bytes):
+    """Sends `frames()` one after another, never waiting, until the peer has answered with a
+    GOAWAY, closed the connection, or `cap_bytes` went out; returns the bytes sent. An endless
+    sender as far as the proxy can tell: the cap is far beyond any limit it should have."""
+    while client.sent_bytes < cap_bytes:
+        if not client.send(frames()) or client.poll().goaway or client.received.closed:
+            break
+    return client.sent_bytes
+
+
+def start_after_settings(client):
+    """The preface, then our ACK of the proxy's SETTINGS before anything else (an ACK in the
+    middle of a header block would be a protocol error of its own, RFC 9113 §4.3)."""
+    client.start()
+    client.read_until(lambda r: r.settings_acks and r.settings, 10, "SETTINGS and the ACK of ours")
+
+
+@pytest.mark.parametrize("payload", [0, 16384], ids=["empty-frames", "16KiB-frames"])
+def test_a_continuation_flood_is_cut_off_with_enhance_your_calm(proxy, payload):
+    """HEADERS without END_HEADERS, then CONTINUATION frames without end (empty ones, as the
+    attack sends them, or full 16 KiB ones of header fields): after the 8 allowed (Limits
+    .maxContinuations) nghttp2 stops the block, the connection ends with GOAWAY
+    ENHANCE_YOUR_CALM and is closed. The proxy never holds more than the 64 KiB header list;
+    its resident set does not grow with what the client keeps sending."""
+    rss_before = proxy.rss_bytes()
+    with RawH2(proxy.reverse.port) as client:
+        start_after_settings(client)
+        client.send(h2_raw.headers(1, client.request_block("/index.html?flood"), end_headers=False))
+        field = client.block([("x-flood", "f" * (payload - 16))], indexed=False) if payload else b""
+        sent = flood(client, lambda: h2_raw.continuation(1, field), cap_bytes=256 * MIB)
+        received = client.read_until(lambda r: r.goaway, 10, "GOAWAY")
+        client.read_until_closed(10)
+        continuations_sent = sent // (9 + len(field))
+    assert received.goaway is not None, received.describe()
+    assert received.goaway.error == "ENHANCE_YOUR_CALM" and received.goaway.last_stream_id == 1, received.goaway
+    assert received.closed
+    # The sender stopped because the proxy had closed, long before the cap: what it got out is
+    # what loopback buffers take, not the 256 MiB it was ready to send.
+    assert sent < 32 * MIB, f"{sent} bytes ({continuations_sent} CONTINUATION frames) went out before the close"
+    growth = proxy.rss_bytes() - rss_before
+    assert growth < 4 * MIB, f"RSS grew {growth / MIB:.1f} MiB during the flood"
+    assert not received.heads, "the flooded request was never answered"
+    print(f"CONTINUATION flood ({payload}-byte frames): {sent} bytes ({continuations_sent} frames) sent "
+          f"before the close; RSS {rss_before / MIB:.1f} MiB before, growth {growth / MIB:.2f} MiB")
+
+    served_after(proxy)
+    trace = proxy.trace()
+    (error,) = connection_errors(trace, "ENHANCE_YOUR_CALM")
+    assert "CONTINUATION" in error["message"], error
+    assert_goaway_traced(trace, received.goaway)
+    assert not trace.requests("flood")
+
+
+# -- rapid reset (CVE-2023-44487) --------------------------------------------------------------
+
+
+def test_rapid_reset_is_cut_off_by_the_reset_rate_limit(proxy, nginx):
+    """A client that opens streams and resets each at once, as fast as it can: nghttp2's token
+    bucket (Limits.resetBurst 1000, refilled 33 per second) runs dry and it sends GOAWAY —
+    INTERNAL_ERROR, the code of nghttp2 1.52's CVE-2023-44487 backport (not ENHANCE_YOUR_CALM).
+    Not before a thousand resets; the connection closes; a connection opened before the flood
+    is still served, and so is a new one."""
+    other = RawH2(proxy.reverse.port)
+    other.start()
+    other.send(other.request(1, "/index.html?before-flood"))
+    other.read_until(lambda r: 1 in r.ended, 10, "the first answer on the other connection")
+    with other, RawH2(proxy.reverse.port) as client:
+        client.start()
+        stream = -1
+
+        def open_and_reset():
+            nonlocal stream
+            stream += 2
+            return client.request(stream, "/index.html?rapid") + h2_raw.rst_stream(stream, h2_raw.CODES["CANCEL"])
+
+        def batch():
+            return b"".join(open_and_reset() for _ in range(50))
+
+        sent = flood(client, batch, cap_bytes=64 * MIB)
+        received = client.read_until(lambda r: r.goaway, 10, "GOAWAY")
+        client.read_until_closed(10)
+        streams_opened = (stream + 1) // 2
+        assert received.goaway is not None, received.describe()
+        assert received.goaway.error == "INTERNAL_ERROR", received.goaway
+        # The bucket holds 1000 tokens; the test runs for a few seconds at most (33 more each).
+        assert 2 * 1000 - 1 <= received.goaway.last_stream_id <= 2 * 1500 - 1, received.goaway
+        # The client stopped because the proxy had closed: far below the cap (2.5 million
+        # streams); how far past stream 2001 it got is loopback buffering, not the proxy.
+        assert sent < 32 * MIB, f"{sent} bytes ({streams_opened} streams) before the proxy closed"
+        print(f"rapid reset: GOAWAY {received.goaway.error} last stream {received.goaway.last_stream_id}; "
+              f"the client opened and reset {streams_opened} streams ({sent} bytes) before the close")
+        assert received.closed
+
+        other.send(other.request(3, "/index.html?after-flood"))
+        other.read_until(lambda r: 3 in r.ended, 10, "the answer after the flood")
+        assert other.received.status(3) == 200 and bytes(other.received.data[3]) == nginx.read("index.html")
+    served_after(proxy)
+    trace = proxy.trace()
+    (error,) = connection_errors(trace, "INTERNAL_ERROR")
+    assert "rapid reset" in error["message"], error
+    assert_goaway_traced(trace, received.goaway)
+
+
+# -- malformed frames (RFC 9113 §4, §5.4.1, §6) -------------------------------------------------
+
+
+MALFORMED = [
+    # (id, frames after the preface, GOAWAY code)
+    ("length-field-of-16MiB", lambda c: h2_raw.frame(h2_raw.HEADERS, h2_raw.END_HEADERS, 1, b"x" * 64,
+                                                     length=0xFFFFFF), "FRAME_SIZE_ERROR"),
+    ("headers-over-max-frame-size", lambda c: h2_raw.headers(1, b"\0" * 16385), "FRAME_SIZE_ERROR"),
+    ("settings-of-5-bytes", lambda c: h2_raw.frame(h2_raw.SETTINGS, 0, 0, b"\0" * 5), "FRAME_SIZE_ERROR"),
+    ("ping-of-7-bytes", lambda c: h2_raw.frame(h2_raw.PING, 0, 0, b"\0" * 7), "FRAME_SIZE_ERROR"),
+    ("settings-on-a-stream", lambda c: h2_raw.settings([], stream=1), "PROTOCOL_ERROR"),
+    ("settings-enable-push-2", lambda c: h2_raw.settings([(h2_raw.ENABLE_PUSH, 2)]), "PROTOCOL_ERROR"),
+    ("settings-max-frame-size-1000", lambda c: h2_raw.settings([(h2_raw.MAX_FRAME_SIZE, 1000)]), "PROTOCOL_ERROR"),
+    ("settings-initial-window-2^31", lambda c: h2_raw.settings([(h2_raw.INITIAL_WINDOW_SIZE, 1 << 31)]),
+     "FLOW_CONTROL_ERROR"),
+    ("window-update-of-zero", lambda c: h2_raw.window_update(0, 0), "PROTOCOL_ERROR"),
+    ("headers-on-an-even-stream", lambda c: c.request(2, "/index.html?even"), "PROTOCOL_ERROR"),
+    ("continuation-without-headers", lambda c: h2_raw.continuation(1, b"", end_headers=True), "PROTOCOL_ERROR"),
+    ("rst-stream-on-an-idle-stream", lambda c: h2_raw.rst_stream(1, 0), "PROTOCOL_ERROR"),
+    ("data-on-an-idle-stream", lambda c: h2_raw.data(1, b"surprise", end_stream=True), "PROTOCOL_ERROR"),
+]
+
+
+@pytest.mark.parametrize("make, code", [case[1:] for case in MALFORMED], ids=[case[0] for case in MALFORMED])
+def test_a_malformed_frame_ends_the_connection_with_goaway(proxy, make, code):
+    """A connection error (§5.4.1): GOAWAY with the code RFC 9113 gives the violation, then the
+    connection closes; the proxy lives on and serves the next connection."""
+    with RawH2(proxy.reverse.port) as client:
+        client.start()
+        client.send(make(client))
+        received = client.read_until(lambda r: r.goaway, 10, "GOAWAY")
+        client.read_until_closed(10)
+    assert received.goaway is not None, received.describe()
+    assert received.goaway.error == code, received.goaway
+    assert received.goaway.last_stream_id == 0 and not received.heads
+    assert received.closed
+
+    served_after(proxy)
+    trace = proxy.trace()
+    assert len(connection_errors(trace, code)) == 1, trace.of("protocol.error")
+    assert_goaway_traced(trace, received.goaway)
+    first = trace.of("connection.closed")[0]
+    assert first["reason"] == f"http2-{code}", first
+
+
+def test_http1_bytes_after_alpn_h2_end_the_connection_with_goaway(start_faultline, origin, tmp_path):
+    """A TLS client that chose h2 by ALPN and then speaks HTTP/1.1: not the connection preface
+    (§3.4), so our SETTINGS, GOAWAY PROTOCOL_ERROR, close."""
+    confdir = tmp_path / "confdir"
+    confdir.mkdir(mode=0o700)
+    proxy = start_faultline("--listen", "127.0.0.1:0", "--tls", "--mode", f"reverse:{origin.url}",
+                            "--confdir", str(confdir))
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE  # the raw client checks no certificate
+    context.set_alpn_protocols(["h2"])
+    with RawH2(proxy.reverse.port, tls_context=context) as client:
+        assert client.sock.selected_alpn_protocol() == "h2"
+        client.send(b"GET /echo?after-alpn-h2 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        received = client.read_until(lambda r: r.goaway, 10, "GOAWAY")
+        client.read_until_closed(10)
+    assert received.goaway is not None and received.goaway.error == "PROTOCOL_ERROR", received.describe()
+    assert received.frames[0][0] == h2_raw.SETTINGS, "our preface comes first"
+    trace = proxy.trace()
+    (error,) = connection_errors(trace, "PROTOCOL_ERROR")
+    assert "preface" in error["message"], error
+    assert_goaway_traced(trace, received.goaway)
+    assert not origin.seen("after-alpn-h2")

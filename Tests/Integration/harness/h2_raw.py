@@ -97,7 +97,8 @@ class Received:
     ended: list = field(default_factory=list)  # streams that got END_STREAM, in the order they did
     resets: dict = field(default_factory=dict)  # stream -> RST_STREAM code
     goaway: Goaway | None = None
-    closed: bool = False  # the peer closed (EOF or reset)
+    closed: bool = False  # reading found the end: the peer closed (EOF or reset)
+    refused_send: bool = False  # a write failed: the peer had closed (what it sent may still be read)
     frames: list = field(default_factory=list)  # (type, flags, stream, length) of every frame
 
     def status(self, stream):
@@ -110,7 +111,7 @@ class Received:
             kinds[name] = kinds.get(name, 0) + 1
         return (f"frames {kinds}, heads {sorted(self.heads)}, ended {len(self.ended)}, "
                 f"resets {dict(sorted(self.resets.items())[:12])}{'...' if len(self.resets) > 12 else ''}, "
-                f"goaway {self.goaway}, closed {self.closed}")
+                f"goaway {self.goaway}, closed {self.closed}, refused_send {self.refused_send}")
 
 
 class RawH2:
@@ -166,12 +167,15 @@ class RawH2:
         return headers(stream, self.request_block(path, method, extra), end_stream=end_stream)
 
     def send(self, *frames):
-        """Writes the frames; False if the peer has already closed the connection."""
+        """Writes the frames; False if the peer has already closed the connection (nothing is
+        written after that: what the peer sent before closing stays readable)."""
+        if self.received.refused_send:
+            return False
         payload = b"".join(frames)
         try:
             self.sock.sendall(payload)
         except (BrokenPipeError, ConnectionResetError):
-            self.received.closed = True
+            self.received.refused_send = True
             return False
         self.sent_bytes += len(payload)
         return True
