@@ -90,8 +90,7 @@ def test_a_stream_over_the_acknowledged_limit_ends_the_connection(proxy):
     GOAWAY PROTOCOL_ERROR naming the last stream it took (RFC 9113 §5.1.2 allows a stream error
     there; nghttp2 chose the connection). The open flows end, the proxy serves others."""
     with RawH2(proxy.reverse.port) as client:
-        client.start()
-        client.read_until(lambda r: r.settings, 10, "our SETTINGS")  # ACKed on arrival
+        client.handshake()
         limit = client.advertised(h2_raw.MAX_CONCURRENT_STREAMS)
         # Requests that stay open: their bodies never come.
         client.send(*[client.request(2 * index + 1, f"/index.html?open={index}", method="POST", end_stream=False)
@@ -172,12 +171,6 @@ def flood(client, frames, cap_bytes):
     return client.sent_bytes
 
 
-def start_after_settings(client):
-    """The preface, then our ACK of the proxy's SETTINGS before anything else (an ACK in the
-    middle of a header block would be a protocol error of its own, RFC 9113 §4.3)."""
-    client.start()
-    client.read_until(lambda r: r.settings_acks and r.settings, 10, "SETTINGS and the ACK of ours")
-
 
 @pytest.mark.parametrize("payload", [0, 16384], ids=["empty-frames", "16KiB-frames"])
 def test_a_continuation_flood_is_cut_off_with_enhance_your_calm(proxy, payload):
@@ -188,7 +181,7 @@ def test_a_continuation_flood_is_cut_off_with_enhance_your_calm(proxy, payload):
     its resident set does not grow with what the client keeps sending."""
     rss_before = proxy.rss_bytes()
     with RawH2(proxy.reverse.port) as client:
-        start_after_settings(client)
+        client.handshake()
         client.send(h2_raw.headers(1, client.request_block("/index.html?flood"), end_headers=False))
         field = client.block([("x-flood", "f" * (payload - 16))], indexed=False) if payload else b""
         sent = flood(client, lambda: h2_raw.continuation(1, field), cap_bytes=256 * MIB)

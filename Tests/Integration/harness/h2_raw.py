@@ -184,6 +184,23 @@ class RawH2:
         """The connection preface: the magic and our SETTINGS (RFC 9113 §3.4)."""
         return self.send(PREFACE + settings(pairs))
 
+    def handshake(self, pairs=(), timeout=10):
+        """The preface, then waits for the peer's SETTINGS (ACKed at once, before anything else
+        is sent: an ACK inside a header block would be a protocol error of its own, §4.3), its
+        ACK of ours, and the WINDOW_UPDATE that opens its connection window if it sends one with
+        its SETTINGS (as Faultline does)."""
+        self.start(pairs)
+        self.read_until(lambda r: r.settings and r.settings_acks, timeout, "SETTINGS and the ACK of ours")
+        self.poll()
+        return self.received
+
+    def body(self, stream, payload, end_stream=True, size=16384):
+        """DATA frames of at most `size` bytes (the default SETTINGS_MAX_FRAME_SIZE) carrying
+        `payload`, the last with END_STREAM."""
+        pieces = [payload[i:i + size] for i in range(0, len(payload), size)] or [b""]
+        return b"".join(data(stream, piece, end_stream and index == len(pieces) - 1)
+                        for index, piece in enumerate(pieces))
+
     # -- receiving -----------------------------------------------------------------------------
 
     def poll(self):
