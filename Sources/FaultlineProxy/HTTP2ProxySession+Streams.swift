@@ -248,10 +248,10 @@ extension HTTP2ProxySession {
         if closeReason == nil { closeReason = "http2-goaway" }
     }
 
-    /// After the client's FIN: no flow is left and everything queued has been taken. (A stream
+    /// After the client's FIN: no flow is left and everything queued (or paced) has been taken. (A stream
     /// whose flow ended stays open in nghttp2 until the client's END_STREAM, which cannot come.)
     private var allAnswered: Bool {
-        streams.values.allSatisfy { $0.flow == nil && connection.bufferedOutboundBytes(stream: $0.streamID) == 0 }
+        streams.values.allSatisfy { $0.flow == nil && $0.pendingClientBytes == 0 && ($0.pacing?.isEmpty ?? true) }
     }
 
     func traceGoAway(

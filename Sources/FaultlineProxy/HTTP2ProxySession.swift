@@ -129,6 +129,8 @@ extension HTTP2ProxySession: ClientSession {
             if closeReason == nil { closeReason = "idle-timeout" }
         case .flow(let id, let flowTimer):
             withStream(of: id, &output) { stream, output in stream.flowInput(&output) { $0.timerFired(flowTimer) } }
+        case .streamPacing(let id):
+            streams[id]?.releaseSlice(&output)
         }
         afterInput(&output)
         return output.finish()
@@ -165,11 +167,11 @@ extension HTTP2ProxySession: ClientSession {
     public var wantsClientReadsPaused: Bool { false }
 
     /// A flow's upstream pauses while its response waits behind a gate or its client stream's
-    /// queue is full (the client's window is closed): only that flow.
+    /// queue is full (the client's window is closed, or a throttle paces the stream): only that flow.
     public func wantsUpstreamReadsPaused(flow id: FlowID) -> Bool {
         guard let streamID = streamOfFlow[id], let stream = streams[streamID] else { return false }
         return (stream.flow?.bufferedResponseBytes ?? 0) > HTTP1ProxySession.heldResponseLimit
-            || connection.bufferedOutboundBytes(stream: streamID) > configuration.maximumPendingUpstreamBytes
+            || stream.pendingClientBytes > configuration.maximumPendingUpstreamBytes
     }
 
     public var isClosed: Bool { state == .closed }
