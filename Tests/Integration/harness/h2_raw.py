@@ -4,8 +4,9 @@ allows, oversize header lists, endless CONTINUATION frames, thousands of streams
 frames of the wrong length, invalid SETTINGS, a stream whose window is never opened.
 
 Frames are built by hand (RFC 9113 §4.1: 24-bit length, type, flags, 31-bit stream id), so
-malformed ones are as easy as good ones; header blocks are HPACK-encoded with `hpack` (one
-encoder per connection, so blocks must be sent in the order they were made). What the peer sends
+malformed ones are as easy as good ones; header blocks are HPACK-encoded with `hpack` (h2's own
+HPACK package, installed with h2 from requirements.txt; one encoder per connection, so blocks
+must be sent in the order they were made). What the peer sends
 is parsed into `Received` as it is read: SETTINGS (ACKed automatically unless told not to),
 response heads (decoded: the HPACK state stays in step), DATA per stream (with WINDOW_UPDATEs as
 `credit` says), RST_STREAM codes, the GOAWAY, and whether the peer closed the connection.
