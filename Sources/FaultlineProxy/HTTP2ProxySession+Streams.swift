@@ -8,8 +8,16 @@ import FaultlineTrace
 /// it, a reset or a closed stream ends it; the connection's own events go to the trace.
 extension HTTP2ProxySession {
     mutating func handle(_ events: [HTTP2Event], _ output: inout SessionOutput) {
+        // nghttp2 reports a GOAWAY of its own once the frame is written, after the whole read;
+        // its rapid-reset limit goes on accepting streams until then. Those above the GOAWAY's
+        // last stream were not processed (RFC 9113 §6.8): they start no flow.
+        let lastProcessed = events.lazy.compactMap { event -> Int32? in
+            if case .connectionError(_, let lastStreamID, _) = event { lastStreamID } else { nil }
+        }.first
         for event in events {
             switch event {
+            case .headers(let stream, _, _) where lastProcessed.map({ stream > $0 }) ?? false:
+                continue
             case .headers(let stream, let headers, let endStream):
                 startFlow(stream: stream, headers: headers, endStream: endStream, &output)
             case .data(let stream, let bytes, let endStream):

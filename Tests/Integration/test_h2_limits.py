@@ -258,6 +258,11 @@ def test_rapid_reset_is_cut_off_by_the_reset_rate_limit(proxy, nginx):
     (error,) = connection_errors(trace, "INTERNAL_ERROR")
     assert "rapid reset" in error["message"], error
     assert_goaway_traced(trace, received.goaway)
+    # Streams above the GOAWAY's last stream were not processed (§6.8): no flow, even those
+    # nghttp2 still let through in the read that emptied the bucket.
+    flooded = trace.of("request.received", conn=error["conn"])
+    assert max(event["stream"] for event in flooded) <= received.goaway.last_stream_id, \
+        f"{sum(event['stream'] > received.goaway.last_stream_id for event in flooded)} flows above the GOAWAY"
 
 
 # -- malformed frames (RFC 9113 §4, §5.4.1, §6) -------------------------------------------------
