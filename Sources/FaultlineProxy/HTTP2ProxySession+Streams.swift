@@ -195,7 +195,9 @@ extension HTTP2ProxySession {
     }
 
     /// After every input: streams whose flow ended drop their flow ID, request DATA the flows took
-    /// is credited back to the client, our frames go out, and the connection closes when done.
+    /// is credited back to the client unless the flow, its codec or its upstream socket holds the
+    /// bound already (RFC 9113 §5.2.2: a receiver that cannot take more withholds WINDOW_UPDATE),
+    /// our frames go out, and the connection closes when done.
     mutating func afterInput(_ output: inout SessionOutput) {
         // In stream order: of several GOAWAYs asked for at once, the lowest stream's must lead.
         for id in streams.keys.sorted() {
@@ -206,8 +208,9 @@ extension HTTP2ProxySession {
             }
             if stream.ended { streamOfFlow[stream.assignedFlow] = nil }
             if stream.uncredited > 0,
-                stream.flow == nil || (stream.flow!.bufferedRequestBytes + (stream.upstream?.pendingByteCount ?? 0))
-                    < configuration.maximumPendingUpstreamBytes
+                stream.flow == nil
+                    || (stream.flow!.bufferedRequestBytes + (stream.upstream?.pendingByteCount ?? 0) + stream.upstreamBacklog)
+                        < configuration.maximumPendingUpstreamBytes
             {
                 connection.consumed(stream: id, bytes: stream.uncredited)
                 streams[id]!.uncredited = 0

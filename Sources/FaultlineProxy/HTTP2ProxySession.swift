@@ -175,4 +175,12 @@ extension HTTP2ProxySession: ClientSession {
     }
 
     public var isClosed: Bool { state == .closed }
+
+    /// The connection carries other streams: a flow whose upstream does not take its request
+    /// body stops its own stream (no credit), never the client connection.
+    public var pausesClientForUpstreamBacklog: Bool { false }
+
+    public mutating func upstreamBacklogChanged(flow id: FlowID, bytes: Int) -> [ProxyAction] {
+        upstreamInput(id) { stream, _ in stream.upstreamBacklog = bytes } ?? []
+    }
 }

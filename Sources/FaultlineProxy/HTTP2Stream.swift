@@ -25,6 +25,9 @@ struct HTTP2Stream: HTTP1FlowHost {
     var requestEnded = false
     /// Request DATA bytes the client sent that are not yet credited back to it (`consumed`).
     var uncredited = 0
+    /// Request bytes the driver has not got into the upstream socket yet, as it last said
+    /// (`upstreamBacklogChanged`): over the bound, the stream gets no credit.
+    var upstreamBacklog = 0
     /// The flow ended; the session drops the stream after the current input.
     var ended = false
     /// A `goaway` fault asked for a GOAWAY, which the session sends after the current input.

@@ -10,12 +10,20 @@ import hashlib
 import json
 import os
 import random
+import select
+import socket
+import subprocess
 import threading
 import time
+import uuid
 
 import pytest
+from h2 import events as h2_events
+from h2.config import H2Configuration
+from h2.connection import H2Connection
 
 from harness import h2
+from harness.clients import clean_env
 from harness.h2_raw import RawH2
 from harness.python_origin import chunked_body
 
@@ -71,6 +79,11 @@ class RssSampler:
     def __enter__(self):
         self._thread.start()
         return self
+
+    def observe(self, seconds):
+        """Keeps sampling for `seconds`: an observation window for something that must *not*
+        happen (a proxy that buffers fills memory well inside it), never a wait for an event."""
+        self._stop.wait(seconds)
 
     def __exit__(self, *exc):
         self._stop.set()
@@ -135,6 +148,132 @@ def test_50_mib_upload_keeps_memory_flat(to_origin, tmp_path):
     assert trace.one("request.forwarded", flow=flow)["body"]["length"] == BODY_SIZE
 
 
+@pytest.mark.timeout(120)
+def test_an_origin_that_stops_reading_an_h2_upload_keeps_memory_flat(to_origin, origin, tmp_path):
+    """The origin takes the request head and then reads nothing until released: Faultline keeps
+    at most its bound for the flow and stops crediting the client's stream (§5.2), so curl's
+    50 MiB wait in curl, not in the proxy; released, every byte arrives."""
+    payload = random.Random(52).randbytes(BODY_SIZE)
+    upload = tmp_path / "upload.bin"
+    upload.write_bytes(payload)
+    baseline = warmed_baseline(to_origin)
+    key = uuid.uuid4().hex[:12]
+    gate = origin.gate(key)
+    command = ["curl", "-sS", "--max-time", "90", "--http2-prior-knowledge", "-T", str(upload),
+               f"{to_origin.reverse.url}/slow?key={key}&hold=before-body"]
+    curl = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env())
+    try:
+        gate.wait_arrived()
+        with RssSampler(to_origin) as sampler:
+            sampler.observe(1.0)
+    finally:
+        gate.release()
+        try:
+            out, err = curl.communicate(timeout=100)
+        except subprocess.TimeoutExpired:
+            curl.kill()
+            raise AssertionError("curl did not finish the upload after the origin was released")
+    report("50 MiB h2 upload held by the origin", baseline, sampler)
+    assert curl.returncode == 0, err.decode(errors="replace")
+    assert json.loads(out) == {"body_length": BODY_SIZE, "body_sha256": hashlib.sha256(payload).hexdigest()}
+    assert sampler.peak - baseline < RSS_GROWTH_LIMIT, \
+        f"RSS reached +{(sampler.peak - baseline) / MIB:.1f} MiB while the origin did not read"
+
+
+class H2Uploader:
+    """One python-h2 client connection that uploads on stream 1 as fast as the proxy's windows
+    allow (RFC 9113 §6.9) and answers everything else; every socket operation has a deadline."""
+
+    def __init__(self, port, path, payload):
+        self.connection = H2Connection(H2Configuration(client_side=True, header_encoding="utf-8"))
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.authority = f"127.0.0.1:{port}"
+        self.payload, self.offset = payload, 0
+        self.bodies, self.heads, self.ended = {}, {}, []
+        self.connection.initiate_connection()
+        self.connection.send_headers(1, self._pseudo("POST", path) + [("content-length", str(len(payload)))])
+        self.sock.sendall(self.connection.data_to_send())
+
+    def _pseudo(self, method, path):
+        return [(":method", method), (":scheme", "http"), (":authority", self.authority), (":path", path)]
+
+    def get(self, stream, path):
+        self.connection.send_headers(stream, self._pseudo("GET", path), end_stream=True)
+        self.sock.sendall(self.connection.data_to_send())
+
+    def upload(self):
+        """Sends as much of the payload as the stream and connection windows allow now."""
+        while self.offset < len(self.payload):
+            room = min(self.connection.local_flow_control_window(1), self.connection.max_outbound_frame_size,
+                       len(self.payload) - self.offset)
+            if room <= 0:
+                break
+            end = self.offset + room
+            self.connection.send_data(1, self.payload[self.offset:end], end_stream=end == len(self.payload))
+            self.offset = end
+        self.sock.sendall(self.connection.data_to_send())
+
+    def read(self, wait):
+        """Handles what arrives within `wait` seconds; False if nothing did."""
+        if not select.select([self.sock], [], [], wait)[0]:
+            return False
+        data = self.sock.recv(1 << 16)
+        assert data, "the proxy closed the connection"
+        for event in self.connection.receive_data(data):
+            if isinstance(event, h2_events.ResponseReceived):
+                self.heads[event.stream_id] = dict(event.headers)
+            elif isinstance(event, h2_events.DataReceived):
+                self.bodies[event.stream_id] = self.bodies.get(event.stream_id, b"") + event.data
+                self.connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            elif isinstance(event, h2_events.StreamEnded):
+                self.ended.append(event.stream_id)
+            elif isinstance(event, (h2_events.StreamReset, h2_events.ConnectionTerminated)):
+                raise AssertionError(f"the proxy ended a stream or the connection: {event}")
+        self.sock.sendall(self.connection.data_to_send())
+        return True
+
+    def until(self, predicate, timeout, what):
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            assert time.monotonic() < deadline, f"no {what} within {timeout}s"
+            self.upload()
+            self.read(min(0.1, max(0.0, deadline - time.monotonic())))
+
+
+def test_an_origin_that_stops_reading_one_upload_leaves_the_other_streams_alone(to_origin, origin):
+    """Stream 1 uploads 16 MiB to an origin that reads the head and then nothing: the client
+    sends what the windows allow until no more credit comes (the proxy holds its bound for the
+    flow and the sockets' buffers are full). Stream 3 on the same connection is still answered
+    at once: the stalled upload withholds its own stream's credit, it does not stop the proxy
+    reading the connection. Released, the upload completes intact."""
+    payload = random.Random(53).randbytes(16 * MIB)
+    key = uuid.uuid4().hex[:12]
+    gate = origin.gate(key)
+    client = H2Uploader(to_origin.reverse.port, f"/slow?key={key}&hold=before-body", payload)
+    try:
+        gate.wait_arrived()
+        deadline = time.monotonic() + 20
+        while True:  # upload until the proxy stops crediting: half a second without a frame
+            assert time.monotonic() < deadline, f"the upload never stalled ({client.offset} bytes sent)"
+            client.upload()
+            if not client.read(0.5) and client.connection.local_flow_control_window(1) < 16384:
+                break
+        assert client.offset < len(payload), "the proxy and the sockets took the whole upload"
+        stalled_at = client.offset
+        client.get(3, "/echo?beside-a-stalled-upload")
+        started = time.monotonic()
+        client.until(lambda: 3 in client.ended, 10, "answer on stream 3")
+        answered_in = time.monotonic() - started
+        assert client.heads[3][":status"] == "200" and client.offset == stalled_at, "stream 1 stayed stalled"
+    finally:
+        gate.release()
+    client.until(lambda: 1 in client.ended, 30, "end of the upload after the release")
+    client.sock.close()
+    answer = json.loads(client.bodies[1])
+    assert answer == {"body_length": len(payload), "body_sha256": hashlib.sha256(payload).hexdigest()}
+    print(f"stalled upload: {stalled_at} bytes in before the stall; stream 3 answered in {answered_in:.3f}s")
+
+
 # -- a reader that never opens its window ----------------------------------------------------
 
 
@@ -155,9 +294,8 @@ def test_a_stream_whose_window_stays_shut_does_not_stall_another(to_nginx, nginx
         with RssSampler(to_nginx) as sampler:
             client.send(client.request(3, "/random-1m.bin"))
             received = client.read_until(lambda r: 3 in r.ended, 20, "stream 3's whole body")
-            # Stream 1 may not move; give the proxy the same time again to (wrongly) move it.
-            started = time.monotonic()
-            client.read_until(lambda r: time.monotonic() - started > 0.5 or len(r.data[1]) > window, 5)
+            # Stream 1 may not move: half a second in which a proxy ignoring its window would.
+            client.observe(0.5)
     assert received.status(3) == 200 and bytes(received.data[3]) == nginx.read("random-1m.bin")
     assert 1 not in received.ended and len(received.data[1]) == window, received.describe()
     assert not received.resets and received.goaway is None

@@ -226,6 +226,15 @@ class RawH2:
                 self._read_once()
         return self.received
 
+    def observe(self, seconds):
+        """Reads whatever arrives during `seconds`: an observation window for showing that
+        something does *not* happen (a stalled stream moving), never for ordering events."""
+        end = time.monotonic() + seconds
+        while not self.received.closed and (remaining := end - time.monotonic()) > 0:
+            if select.select([self.sock], [], [], remaining)[0]:
+                self._read_once()
+        return self.received
+
     def read_until_closed(self, timeout):
         return self.read_until(lambda received: received.closed, timeout, "close")
 
