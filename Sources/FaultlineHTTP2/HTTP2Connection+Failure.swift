@@ -11,7 +11,8 @@ extension HTTP2Connection {
     func fail(libraryError: Int32) -> [UInt8] {
         failed = true
         let (code, reason) = Self.fatalErrorMeaning(libraryError, limits: limits)
-        events.append(.connectionError(code: code, lastStreamID: lastPeerStreamID, reason: reason))
+        connectionErrorLastStreamID = lastPeerStreamID
+        events.append(.connectionError(code: code, reason: reason))
         streams.removeAll()
         var bytes: [UInt8] = []
         if !prefaceTaken {

@@ -38,13 +38,12 @@ public enum HTTP2Event: Sendable, Equatable {
     /// processed (they close with REFUSED_STREAM and may be retried elsewhere); no new streams.
     case goAway(lastStreamID: Int32, code: HTTP2ErrorCode, debug: String)
     /// The connection is over because of the peer: nghttp2 (or, for errors it cannot recover
-    /// from, this connection) queued a GOAWAY with `code` and `lastStreamID` (the highest stream
-    /// of the peer's that may have been processed, RFC 9113 §6.8) — take it with
+    /// from, this connection) queued a GOAWAY with `code` — take it with
     /// ``HTTP2Connection/takeOutput()``, write it, then close the socket once
     /// ``HTTP2Connection/isFinished``. `reason` is nghttp2's text (no field values).
     /// No new stream is accepted. Usually nothing more is read either and no further events
     /// come for open streams (treat them as failed); the exception is nghttp2's rapid-reset
     /// GOAWAY (INTERNAL_ERROR), after which streams up to its last stream ID may still finish
     /// before ``HTTP2Connection/isFinished`` (the caller may as well close).
-    case connectionError(code: HTTP2ErrorCode, lastStreamID: Int32, reason: String)
+    case connectionError(code: HTTP2ErrorCode, reason: String)
 }

@@ -11,9 +11,8 @@ extension HTTP2ProxySession {
         // nghttp2 reports a GOAWAY of its own once the frame is written, after the whole read;
         // its rapid-reset limit goes on accepting streams until then. Those above the GOAWAY's
         // last stream were not processed (RFC 9113 §6.8): they start no flow.
-        let lastProcessed = events.lazy.compactMap { event -> Int32? in
-            if case .connectionError(_, let lastStreamID, _) = event { lastStreamID } else { nil }
-        }.first
+        let endsConnection = events.contains { if case .connectionError = $0 { true } else { false } }
+        let lastProcessed = endsConnection ? connection.connectionErrorLastStreamID : nil
         for event in events {
             switch event {
             case .headers(let stream, _, _) where lastProcessed.map({ stream > $0 }) ?? false:
@@ -51,13 +50,13 @@ extension HTTP2ProxySession {
             case .goAway(let lastStreamID, let code, let debug):
                 traceGoAway(sent: false, code: code, lastStreamID: lastStreamID, debug: debug, &output)
                 if state == .open { state = .goingAway }
-            case .connectionError(let code, let lastStreamID, let reason):
+            case .connectionError(let code, let reason):
                 trace.record(
                     .protocolError, connection: connectionID,
                     [.string("side", "client"), .string("code", "http2-\(code)"), .string("message", reason)])
                 // The GOAWAY that ends the connection is ours too (RFC 9113 §5.4.1); its debug
                 // data is the reason already traced.
-                traceGoAway(sent: true, code: code, lastStreamID: lastStreamID, debug: "", &output)
+                traceGoAway(sent: true, code: code, lastStreamID: connection.connectionErrorLastStreamID, debug: "", &output)
                 endEveryFlow(reason: "HTTP/2 connection error: \(reason)", &output)
                 if closeReason == nil { closeReason = "http2-\(code)" }
                 if state == .open { state = .goingAway }

@@ -88,13 +88,13 @@ import Testing
         for id: Int32 in [1, 3, 5] { input += Frame.headers(stream: id, Self.getBlock).bytes }
         let (events, frames, server) = try MalformedInputTests.serve(input, limits)
         #expect(events.connectionErrors.count == 1)
-        if case .connectionError(let code, let lastStreamID, let reason)? = events.connectionErrors.first {
+        if case .connectionError(let code, let reason)? = events.connectionErrors.first {
             #expect(code == .protocolError)
-            #expect(lastStreamID == 3, "the event names the GOAWAY's last stream (nghttp2's GOAWAY)")
             #expect(reason.contains("max concurrent streams"))
         }
         #expect(frames.ofType(Frame.goAway).map(\.errorCode) == [.protocolError])
         #expect(frames.ofType(Frame.goAway).map(\.lastStreamID) == [3])
+        #expect(server.connectionErrorLastStreamID == 3, "the last stream of nghttp2's GOAWAY")
         #expect(server.isFinished)
     }
 
@@ -130,15 +130,15 @@ import Testing
         }
         let (events, frames, server) = try MalformedInputTests.serve(Self.continuations(50), limits)
         #expect(events.connectionErrors.count == 1)
-        if case .connectionError(let code, let lastStreamID, let reason)? = events.connectionErrors.first {
+        if case .connectionError(let code, let reason)? = events.connectionErrors.first {
             #expect(code == .enhanceYourCalm)
-            #expect(lastStreamID == 1, "the event names the GOAWAY's last stream (our own GOAWAY)")
             #expect(reason.contains("CONTINUATION"))
         }
         #expect(!events.contains { if case .headers = $0 { true } else { false } })
         let goAways = frames.ofType(Frame.goAway)
         #expect(goAways.map(\.errorCode) == [.enhanceYourCalm])
         #expect(goAways.map(\.lastStreamID) == [1])
+        #expect(server.connectionErrorLastStreamID == 1, "the last stream of our own GOAWAY")
         #expect(frames.first?.type == Frame.settings)  // our preface still comes first
         #expect(server.isFinished)
     }
@@ -172,7 +172,7 @@ import Testing
         let (events, frames, server) = try MalformedInputTests.serve(Self.rapidResets(6), limits)
         #expect(events.connectionErrors.count == 1)
         // nghttp2 1.52 (Debian's CVE-2023-44487 backport, as upstream 1.57) sends INTERNAL_ERROR.
-        if case .connectionError(let code, _, let reason)? = events.connectionErrors.first {
+        if case .connectionError(let code, let reason)? = events.connectionErrors.first {
             #expect(code == .internalError)
             #expect(reason.contains("rapid reset"))
         }
@@ -192,7 +192,7 @@ import Testing
         let pings = (0..<1500).flatMap { Frame.ping(UInt64($0)).bytes }
         let events = server.receive(pings)
         #expect(events.connectionErrors.count == 1)
-        if case .connectionError(let code, _, let reason)? = events.connectionErrors.first {
+        if case .connectionError(let code, let reason)? = events.connectionErrors.first {
             #expect(code == .enhanceYourCalm)
             #expect(reason.contains("flood"))
         }

@@ -24,7 +24,7 @@ import Testing
     @Test func garbageInsteadOfThePreface() throws {
         let (events, frames, server) = try Self.serve(bytes("GET / HTTP/1.1\r\nHost: example.test\r\n\r\n"))
         #expect(events.count == 1)
-        guard case .connectionError(let code, _, let reason)? = events.first else {
+        guard case .connectionError(let code, let reason)? = events.first else {
             Issue.record("expected a connection error: \(events)")
             return
         }
@@ -60,7 +60,7 @@ import Testing
     @Test func headersForStreamZero() throws {
         let input = Frame.clientPreface + Frame.headers(stream: 0, Self.getBlock, endStream: true).bytes
         let (events, frames, server) = try Self.serve(input)
-        #expect(events.connectionErrors == [.connectionError(code: .protocolError, lastStreamID: 0, reason: "request HEADERS: stream_id == 0")])
+        #expect(events.connectionErrors == [.connectionError(code: .protocolError, reason: "request HEADERS: stream_id == 0")])
         #expect(frames.ofType(Frame.goAway).map(\.errorCode) == [.protocolError])
         #expect(server.isFinished)
     }
@@ -69,7 +69,7 @@ import Testing
         let input = Frame.clientPreface + Frame.data(stream: 1, bytes("surprise"), endStream: true).bytes
         let (events, frames, _) = try Self.serve(input)
         #expect(events.connectionErrors.count == 1)
-        if case .connectionError(let code, _, let reason)? = events.connectionErrors.first {
+        if case .connectionError(let code, let reason)? = events.connectionErrors.first {
             #expect(code == .protocolError)
             #expect(reason.contains("idle"))
         }
