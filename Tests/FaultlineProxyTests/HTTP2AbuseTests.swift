@@ -9,8 +9,10 @@ import Testing
 /// (Tests/FaultlineHTTP2Tests/LimitsTests.swift): no flow for a stream its GOAWAY left unprocessed.
 @Suite struct HTTP2AbuseTests {
     static func get(_ path: String) -> [HTTP2Header] {
-        [HTTP2Header(":method", "GET"), HTTP2Header(":scheme", "http"), HTTP2Header(":authority", "app.test"),
-         HTTP2Header(":path", path)]
+        [
+            HTTP2Header(":method", "GET"), HTTP2Header(":scheme", "http"), HTTP2Header(":authority", "app.test"),
+            HTTP2Header(":path", path),
+        ]
     }
 
     /// Rapid reset (CVE-2023-44487) with a budget of two resets: the third empties nghttp2's

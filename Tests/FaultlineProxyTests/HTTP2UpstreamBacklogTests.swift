@@ -15,7 +15,8 @@ import Testing
         var play = try HTTP2Playbook(sessionLimits: sessionLimits) { $0.maximumPendingUpstreamBytes = 1024 }
         #expect(!play.session.pausesClientForUpstreamBacklog)
         let chunk = String(repeating: "u", count: 1000)
-        let upload = try play.request("POST", "/upload", fields: [("content-length", "6000")], body: chunk, endStream: false)
+        let upload = try play.request(
+            "POST", "/upload", fields: [("content-length", "6000")], body: chunk, endStream: false)
         let flow = try play.flow(ofStream: upload)
         play.connected(flow: flow)
         #expect(play.client.bufferedOutboundBytes(stream: upload) == 0)

@@ -21,7 +21,9 @@ import Testing
     static let body = String(repeating: "u", count: 5000)
     static let least: Duration = .milliseconds(480)
 
-    private func upload(_ client: BlockingClient, _ harness: ControlHarness) throws -> (BlockingClient.Response, Duration) {
+    private func upload(_ client: BlockingClient, _ harness: ControlHarness) throws -> (
+        BlockingClient.Response, Duration
+    ) {
         let clock = ContinuousClock()
         var response = BlockingClient.Response()
         let elapsed = try clock.measure {
