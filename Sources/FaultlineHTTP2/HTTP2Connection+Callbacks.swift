@@ -191,6 +191,7 @@ extension HTTP2Connection {
                     invalidFrameReasons.removeValue(forKey: 0)
                     ?? "nghttp2 sent GOAWAY \(code) without a reason: in nghttp2 1.52 (CVE-2023-44487 backport) that is the stream reset rate limit (rapid reset)."
             }
+            connectionErrorLastStreamID = goAway.last_stream_id
             events.append(.connectionError(code: code, reason: reason))
         default:
             break

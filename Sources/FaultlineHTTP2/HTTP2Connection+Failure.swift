@@ -11,6 +11,7 @@ extension HTTP2Connection {
     func fail(libraryError: Int32) -> [UInt8] {
         failed = true
         let (code, reason) = Self.fatalErrorMeaning(libraryError, limits: limits)
+        connectionErrorLastStreamID = lastPeerStreamID
         events.append(.connectionError(code: code, reason: reason))
         streams.removeAll()
         var bytes: [UInt8] = []

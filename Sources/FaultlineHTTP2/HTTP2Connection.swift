@@ -86,6 +86,10 @@ public final class HTTP2Connection {
     /// Why nghttp2 found a received frame invalid (its `on_invalid_frame_recv`), by stream, for
     /// the `.streamError` or `.connectionError` reported when its RST_STREAM or GOAWAY is written.
     var invalidFrameReasons: [Int32: String] = [:]
+    /// The last stream ID of the GOAWAY written for a connection error (nghttp2's, or ours after
+    /// a fatal error): the highest stream of the peer's that may have been processed (RFC 9113
+    /// §6.8). Set when `.connectionError` is reported; nil before.
+    public internal(set) var connectionErrorLastStreamID: Int32?
     /// Received DATA payload that was never delivered as `.data` (its frame was rejected when it
     /// completed): the caller cannot `consumed` it, so we credit the connection window
     /// ourselves, outside the callbacks (§6.9.1: DATA counts against the window either way).

@@ -30,6 +30,15 @@ public protocol ClientSession {
     /// True while `flow` cannot use more upstream bytes (its response waits behind a gate, or its
     /// client-side queue is full); the driver stops reading that flow's upstream only.
     func wantsUpstreamReadsPaused(flow id: FlowID) -> Bool
+    /// Whether the driver stops reading the client while one flow's upstream has more queued than
+    /// its high watermark: HTTP/1, whose connection carries that flow alone. An HTTP/2 session is
+    /// told the backlog instead (``upstreamBacklogChanged(flow:bytes:)``) and stops that stream
+    /// only, by withholding its flow-control credit (RFC 9113 §5.2.2).
+    var pausesClientForUpstreamBacklog: Bool { get }
+    /// `flow`'s upstream has `bytes` queued that its socket has not taken (socket buffer and
+    /// pacer): told when a write takes the backlog over the driver's high watermark, and again
+    /// when it is back under it. Only for sessions that do not pause the client for it.
+    mutating func upstreamBacklogChanged(flow id: FlowID, bytes: Int) -> [ProxyAction]
     /// True once the session has nothing more to do.
     var isClosed: Bool { get }
     /// Why the session ended, for `connection.closed`.
@@ -39,4 +48,9 @@ public protocol ClientSession {
 extension HTTP1ProxySession: ClientSession {
     /// HTTP/1 serves one flow at a time: its pause is the connection's.
     public func wantsUpstreamReadsPaused(flow id: FlowID) -> Bool { wantsUpstreamReadsPaused }
+
+    /// The client connection carries one flow: the driver stops reading it.
+    public var pausesClientForUpstreamBacklog: Bool { true }
+
+    public mutating func upstreamBacklogChanged(flow id: FlowID, bytes: Int) -> [ProxyAction] { [] }
 }

@@ -8,8 +8,15 @@ import FaultlineTrace
 /// it, a reset or a closed stream ends it; the connection's own events go to the trace.
 extension HTTP2ProxySession {
     mutating func handle(_ events: [HTTP2Event], _ output: inout SessionOutput) {
+        // nghttp2 reports a GOAWAY of its own once the frame is written, after the whole read;
+        // its rapid-reset limit goes on accepting streams until then. Those above the GOAWAY's
+        // last stream were not processed (RFC 9113 §6.8): they start no flow.
+        let endsConnection = events.contains { if case .connectionError = $0 { true } else { false } }
+        let lastProcessed = endsConnection ? connection.connectionErrorLastStreamID : nil
         for event in events {
             switch event {
+            case .headers(let stream, _, _) where lastProcessed.map({ stream > $0 }) ?? false:
+                continue
             case .headers(let stream, let headers, let endStream):
                 startFlow(stream: stream, headers: headers, endStream: endStream, &output)
             case .data(let stream, let bytes, let endStream):
@@ -58,6 +65,9 @@ extension HTTP2ProxySession {
                 trace.record(
                     .protocolError, connection: connectionID,
                     [.string("side", "client"), .string("code", "http2-\(code)"), .string("message", reason)])
+                // The GOAWAY that ends the connection is ours too (RFC 9113 §5.4.1); its debug
+                // data is the reason already traced.
+                traceGoAway(sent: true, code: code, lastStreamID: connection.connectionErrorLastStreamID, debug: "", &output)
                 endEveryFlow(reason: "HTTP/2 connection error: \(reason)", &output)
                 if closeReason == nil { closeReason = "http2-\(code)" }
                 if state == .open { state = .goingAway }
@@ -237,7 +247,9 @@ extension HTTP2ProxySession {
     }
 
     /// After every input: streams whose flow ended drop their flow ID, request DATA the flows took
-    /// is credited back to the client, our frames go out, and the connection closes when done.
+    /// is credited back to the client unless the flow, its codec or its upstream socket holds the
+    /// bound already (RFC 9113 §5.2.2: a receiver that cannot take more withholds WINDOW_UPDATE),
+    /// our frames go out, and the connection closes when done.
     mutating func afterInput(_ output: inout SessionOutput) {
         // In stream order: of several GOAWAYs asked for at once, the lowest stream's must lead.
         for id in streams.keys.sorted() {
@@ -248,8 +260,9 @@ extension HTTP2ProxySession {
             }
             if stream.ended { streamOfFlow[stream.assignedFlow] = nil }
             if stream.uncredited > 0,
-                stream.flow == nil || (stream.flow!.bufferedRequestBytes + (stream.upstream?.pendingByteCount ?? 0))
-                    < configuration.maximumPendingUpstreamBytes
+                stream.flow == nil
+                    || (stream.flow!.bufferedRequestBytes + (stream.upstream?.pendingByteCount ?? 0) + stream.upstreamBacklog)
+                        < configuration.maximumPendingUpstreamBytes
             {
                 connection.consumed(stream: id, bytes: stream.uncredited)
                 streams[id]!.uncredited = 0
@@ -298,10 +311,10 @@ extension HTTP2ProxySession {
         if closeReason == nil { closeReason = "http2-goaway" }
     }
 
-    /// After the client's FIN: no flow is left and everything queued has been taken. (A stream
+    /// After the client's FIN: no flow is left and everything queued (or paced) has been taken. (A stream
     /// whose flow ended stays open in nghttp2 until the client's END_STREAM, which cannot come.)
     private var allAnswered: Bool {
-        streams.values.allSatisfy { $0.flow == nil && connection.bufferedOutboundBytes(stream: $0.streamID) == 0 }
+        streams.values.allSatisfy { $0.flow == nil && $0.pendingClientBytes == 0 && ($0.pacing?.isEmpty ?? true) }
     }
 
     func traceGoAway(

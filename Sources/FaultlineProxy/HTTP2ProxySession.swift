@@ -136,6 +136,8 @@ extension HTTP2ProxySession: ClientSession {
             if closeReason == nil { closeReason = "idle-timeout" }
         case .flow(let id, let flowTimer):
             withStream(of: id, &output) { stream, output in stream.flowInput(&output) { $0.timerFired(flowTimer) } }
+        case .streamPacing(let id):
+            streams[id]?.releaseSlice(&output)
         }
         afterInput(&output)
         return output.finish()
@@ -220,12 +222,20 @@ extension HTTP2ProxySession: ClientSession {
     public var wantsClientReadsPaused: Bool { false }
 
     /// A flow's upstream pauses while its response waits behind a gate or its client stream's
-    /// queue is full (the client's window is closed): only that flow.
+    /// queue is full (the client's window is closed, or a throttle paces the stream): only that flow.
     public func wantsUpstreamReadsPaused(flow id: FlowID) -> Bool {
         guard let streamID = streamOfFlow[id], let stream = streams[streamID] else { return false }
         return (stream.flow?.bufferedResponseBytes ?? 0) > HTTP1ProxySession.heldResponseLimit
-            || connection.bufferedOutboundBytes(stream: streamID) > configuration.maximumPendingUpstreamBytes
+            || stream.pendingClientBytes > configuration.maximumPendingUpstreamBytes
     }
 
     public var isClosed: Bool { state == .closed }
+
+    /// The connection carries other streams: a flow whose upstream does not take its request
+    /// body stops its own stream (no credit), never the client connection.
+    public var pausesClientForUpstreamBacklog: Bool { false }
+
+    public mutating func upstreamBacklogChanged(flow id: FlowID, bytes: Int) -> [ProxyAction] {
+        upstreamInput(id) { stream, _ in stream.upstreamBacklog = bytes } ?? []
+    }
 }

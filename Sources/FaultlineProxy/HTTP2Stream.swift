@@ -25,6 +25,9 @@ struct HTTP2Stream: HTTP1FlowHost {
     var requestEnded = false
     /// Request DATA bytes the client sent that are not yet credited back to it (`consumed`).
     var uncredited = 0
+    /// Request bytes the driver has not got into the upstream socket yet, as it last said
+    /// (`upstreamBacklogChanged`): over the bound, the stream gets no credit.
+    var upstreamBacklog = 0
     /// The flow ended; the session drops the stream after the current input.
     var ended = false
     /// A `goaway` fault asked for a GOAWAY, which the session sends after the current input.
@@ -39,6 +42,9 @@ struct HTTP2Stream: HTTP1FlowHost {
     var tunnel: Tunnel?
     /// DATA the client sent before its tunnel was open.
     var earlyClientBytes: [UInt8] = []
+    /// A response `throttle`: this stream's body waits here and leaves at the rule's rate
+    /// (HTTP2StreamPacing.swift); it may outlive the flow until what waits has gone.
+    var pacing: HTTP2StreamPacing?
 
     var traceConnection: ConnectionID? { connectionID }
     var flowID: FlowID? { flow?.id }
@@ -53,6 +59,9 @@ struct HTTP2Stream: HTTP1FlowHost {
             case .openUpstream, .sendRequestHead, .sendRequestBody, .sendRequestEnd, .releaseUpstream, .closeUpstream,
                 .armTimer, .cancelTimer, .stepLineage, .trace:
                 performCommon(action, &output)
+            case .throttle(_, .client, let rate):
+                // Not the driver's connection pacer: the connection carries other streams.
+                throttle(rate)
             case .hold, .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
                 performForDriver(action, &output)
             case .sendInterim(_, let head):
@@ -79,20 +88,16 @@ struct HTTP2Stream: HTTP1FlowHost {
                     stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: fields),
                     endStream: length == .none || length == .known(0))
             case .sendResponseBody(_, let bytes):
-                connection.sendData(stream: streamID, bytes, endStream: false)
+                deliver(.data(bytes), &output)
             case .sendResponseEnd(_, let trailers):
-                if let trailers, !trailers.isEmpty {
-                    connection.sendTrailers(stream: streamID, headers: HTTP2Headers.fields(fromHTTP1: trailers))
-                } else {
-                    connection.sendData(stream: streamID, [], endStream: true)
-                }
+                deliver(.end(trailers: trailers), &output)
             case .breakClient(_, let how):
                 // A GOAWAY that leaves this stream unprocessed closes it (nghttp2 does, once the
                 // frame is out; the client learns it from last-stream-id, RFC 9113 §6.8).
                 guard requestedGoAway == nil else { continue }
                 // What the flow handed over before the break reaches the client first (a
                 // "close after N body bytes" shows N bytes), then the stream is reset.
-                connection.reset(stream: streamID, code: flow?.faultCode ?? Self.resetCode(for: how), afterQueuedData: true)
+                deliver(.reset(flow?.faultCode ?? Self.resetCode(for: how)), &output)
             case .goAwayClient(_, let code, let thisStreamProcessed):
                 requestedGoAway = (code, thisStreamProcessed)
             case .ended(_, .tunnelled):
@@ -107,6 +112,64 @@ struct HTTP2Stream: HTTP1FlowHost {
                 flow = nil
             }
         }
+    }
+
+    // MARK: The client side, paced or not
+
+    /// Hands `item` to the connection, or to the pacing queue while one is paced or waits there
+    /// (an end or a reset never overtakes the body before it).
+    private mutating func deliver(_ item: HTTP2StreamPacing.Item, _ output: inout SessionOutput) {
+        guard pacing != nil else {
+            send(item)
+            return
+        }
+        pacing!.enqueue(item)
+        // The first slice goes at once, the rest tick by tick (as the driver's `Pacer`).
+        if !pacing!.tickArmed { releaseSlice(&output) }
+    }
+
+    /// The connection takes `item` now.
+    private func send(_ item: HTTP2StreamPacing.Item) {
+        switch item {
+        case .data(let bytes):
+            connection.sendData(stream: streamID, bytes, endStream: false)
+        case .end(let trailers?) where !trailers.isEmpty:
+            connection.sendTrailers(stream: streamID, headers: HTTP2Headers.fields(fromHTTP1: trailers))
+        case .end:
+            connection.sendData(stream: streamID, [], endStream: true)
+        case .reset(let code):
+            connection.reset(stream: streamID, code: code, afterQueuedData: true)
+        }
+    }
+
+    /// Starts, changes or ends this stream's pacing (`throttle` on the client side; nil ends it
+    /// once what waits has gone).
+    private mutating func throttle(_ rate: Int?) {
+        if let rate {
+            if pacing == nil { pacing = HTTP2StreamPacing(bytesPerSecond: rate) } else { pacing!.setRate(rate) }
+        } else if pacing != nil {
+            pacing!.finishing = true
+            if pacing!.isEmpty { pacing = nil }
+        }
+    }
+
+    /// One tick of the pacing (`SessionTimer.streamPacing`, or the first slice of a burst): the
+    /// next slice goes to the connection; the next tick is armed while anything waits.
+    mutating func releaseSlice(_ output: inout SessionOutput) {
+        guard var pacing else { return }
+        pacing.tickArmed = false
+        for item in pacing.nextSlice() { send(item) }
+        if !pacing.isEmpty {
+            pacing.tickArmed = true
+            output.append(.setTimer(.streamPacing(streamID), HTTP2StreamPacing.tick))
+        }
+        self.pacing = pacing.isEmpty && pacing.finishing ? nil : pacing
+    }
+
+    /// Body bytes this stream holds for the client: in its pacing queue and in the connection's
+    /// queue for the stream (the driver stops reading the flow's upstream past a bound).
+    var pendingClientBytes: Int {
+        (pacing?.queuedBytes ?? 0) + connection.bufferedOutboundBytes(stream: streamID)
     }
 
     /// A broken client, in HTTP/2 terms: the stream is reset, the connection lives on. A body the

@@ -60,6 +60,8 @@ public enum SessionTimer: Sendable, Hashable {
     case clientIdle
     /// One of a flow's timers (`FlowTimer`).
     case flow(FlowID, FlowTimer)
+    /// The next slice of an HTTP/2 stream's throttled response is due (`HTTP2StreamPacing`).
+    case streamPacing(Int32)
 }
 
 /// A `CONNECT` whose TLS the driver terminates: where it was going and what the client sent.

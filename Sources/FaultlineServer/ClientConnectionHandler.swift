@@ -27,6 +27,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         case timer(SessionTimer)
         case holdEnded(FlowID, HoldEnding)
         case interception(TLSInterception)
+        case upstreamBacklog(FlowID, Int)
     }
 
     var client: Channel
@@ -44,6 +45,9 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     /// A batch of actions is being carried out: inputs it raises wait for its end.
     private var performing = false
     private var clientReadsPausedForBackpressure = false
+    /// Flows whose upstream backlog the session was told is over the high watermark (sessions
+    /// that do not pause the client for it: HTTP/2).
+    private var backloggedFlows: Set<FlowID> = []
     /// The registry entries of the flows this connection holds.
     private var heldIDs: [FlowID: UInt64] = [:]
     private var clientPacer: Pacer?
@@ -140,6 +144,8 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
             case .interception(let interception):
                 intercept(interception)
                 actions = []
+            case .upstreamBacklog(let flow, let bytes):
+                actions = session.upstreamBacklogChanged(flow: flow, bytes: bytes)
             }
             for action in actions { perform(action) }
             updateReading()
@@ -158,16 +164,24 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
                 }
             }
         case .writeToUpstream(let flow, let bytes):
-            if upstreams.write(flow, bytes) > context.configuration.backpressureHighWatermark {
-                clientReadsPausedForBackpressure = true
+            let queued = upstreams.write(flow, bytes)
+            if queued > context.configuration.backpressureHighWatermark {
+                // HTTP/1: the client connection is this flow's. HTTP/2: only its stream waits.
+                if session.pausesClientForUpstreamBacklog {
+                    clientReadsPausedForBackpressure = true
+                } else if backloggedFlows.insert(flow).inserted {
+                    queue.append(.upstreamBacklog(flow, queued))
+                }
             }
         case .connectUpstream(let flow, let endpoint, let fresh, let http1Only):
             upstreams.connect(flow, to: endpoint, fresh: fresh, http1Only: http1Only)
         case .releaseUpstream(let flow):
             upstreams.release(flow)
+            backloggedFlows.remove(flow)
             clientReadsPausedForBackpressure = false
         case .closeUpstream(let flow):
             upstreams.close(flow)
+            backloggedFlows.remove(flow)
             clientReadsPausedForBackpressure = false
         case .shutdownUpstreamWrite(let flow):
             upstreams.shutdownWrite(flow)
@@ -266,11 +280,21 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     }
 
     func upstreamClosed(_ flow: FlowID) {
+        backloggedFlows.remove(flow)
         clientReadsPausedForBackpressure = false
         perform(session.upstreamDidClose(flow: flow))
     }
 
     func upstreamDrained(_ flow: FlowID) {
+        if backloggedFlows.contains(flow) {
+            // A throttle's pacer may still hold more than the watermark: then wait for its next drain.
+            let queued = upstreams.link(flow)?.queuedBytes ?? 0
+            if queued <= context.configuration.backpressureHighWatermark {
+                backloggedFlows.remove(flow)
+                queue.append(.upstreamBacklog(flow, queued))
+                if !performing { drainQueue() }
+            }
+        }
         guard clientReadsPausedForBackpressure else { return }
         clientReadsPausedForBackpressure = false
         updateReading()

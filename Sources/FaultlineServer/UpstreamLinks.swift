@@ -81,6 +81,9 @@ final class UpstreamLinks {
     var replayLinks: [FlowID: ReplayLink] = [:]
     /// Bumped whenever a pending connect becomes unwanted, so its late completion is discarded.
     private var generations: [FlowID: Int] = [:]
+    /// Throttles asked for before the flow had a connection, by flow: the flow core paces a
+    /// request before it opens its upstream, so the rate waits here for the connection.
+    private var pendingRates: [FlowID: Int] = [:]
     private var nextGeneration = 0
 
     init(context: LoopContext) {
@@ -156,6 +159,7 @@ final class UpstreamLinks {
         let link = Link(flow: flow, channel: channel, endpoint: endpoint, links: self)
         links[flow] = link
         channel.socket.delegate = link
+        if let rate = pendingRates.removeValue(forKey: flow) { throttle(flow, rate) }
     }
 
     /// Writes to the flow's connection (through its pacer when throttled); returns what is queued.
@@ -184,6 +188,7 @@ final class UpstreamLinks {
 
     /// Closes the flow's connection, or calls off its pending connect.
     func close(_ flow: FlowID) {
+        pendingRates[flow] = nil
         if endReplay(flow, delivered: false) { return }
         generations[flow] = nil
         detach(flow)?.channel.socket.close()
@@ -193,9 +198,13 @@ final class UpstreamLinks {
         links[flow]?.channel.shutdownWrite()
     }
 
-    /// Starts, changes or ends pacing of the flow's upstream writes.
+    /// Starts, changes or ends pacing of the flow's upstream writes; before the flow has a
+    /// connection, the rate is kept for the one it gets.
     func throttle(_ flow: FlowID, _ rate: Int?) {
-        guard let link = links[flow] else { return }
+        guard let link = links[flow] else {
+            pendingRates[flow] = rate
+            return
+        }
         if let pacer = link.pacer {
             if let rate { pacer.setRate(rate) } else { pacer.finishWhenDrained { [weak link] in link?.pacer = nil } }
             return
@@ -208,6 +217,7 @@ final class UpstreamLinks {
     func closeAll() {
         for flow in Array(replayLinks.keys) { endReplay(flow, delivered: false) }
         generations = [:]
+        pendingRates = [:]
         for flow in Array(links.keys) { close(flow) }
     }
 

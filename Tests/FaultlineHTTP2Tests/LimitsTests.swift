@@ -94,6 +94,7 @@ import Testing
         }
         #expect(frames.ofType(Frame.goAway).map(\.errorCode) == [.protocolError])
         #expect(frames.ofType(Frame.goAway).map(\.lastStreamID) == [3])
+        #expect(server.connectionErrorLastStreamID == 3, "the last stream of nghttp2's GOAWAY")
         #expect(server.isFinished)
     }
 
@@ -137,6 +138,7 @@ import Testing
         let goAways = frames.ofType(Frame.goAway)
         #expect(goAways.map(\.errorCode) == [.enhanceYourCalm])
         #expect(goAways.map(\.lastStreamID) == [1])
+        #expect(server.connectionErrorLastStreamID == 1, "the last stream of our own GOAWAY")
         #expect(frames.first?.type == Frame.settings)  // our preface still comes first
         #expect(server.isFinished)
     }

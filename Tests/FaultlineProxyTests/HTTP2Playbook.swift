@@ -410,6 +410,13 @@ struct HTTP2Playbook {
         pump()
     }
 
+    /// The driver tells how much of `flow`'s request it could not get into the upstream socket
+    /// yet (over its high watermark, or back under it).
+    mutating func upstreamBacklog(flow: FlowID, bytes: Int) {
+        record(session.upstreamBacklogChanged(flow: flow, bytes: bytes))
+        pump()
+    }
+
     /// `flow`'s upstream connection closed.
     mutating func upstreamClosed(flow: FlowID) {
         record(session.upstreamDidClose(flow: flow))

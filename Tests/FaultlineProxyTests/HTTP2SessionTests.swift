@@ -588,6 +588,10 @@ import Testing
         #expect(try play.eventKinds(of: flow).last == "flow.aborted")
         let error = try #require(try play.events().first { $0.kind == .protocolError })
         #expect(error.string("code") == "http2-PROTOCOL_ERROR")
+        // The GOAWAY the connection error sent is traced as the proxy's, like any other.
+        let goAway = try #require(try play.events().first { $0.kind == .http2GoAway })
+        #expect(goAway.string("side") == "proxy" && goAway.string("code") == "PROTOCOL_ERROR")
+        #expect(goAway.int("last_stream_id") == Int64(play.goAways.first?.lastStreamID ?? -1))
     }
 
     // MARK: Requests refused on their stream

@@ -36,7 +36,7 @@ struct Playbook {
 
     /// The session's timers by kind.
     enum Timer: Hashable, Sendable {
-        case clientIdle, responseHead, flowDelay, holdDeadline, stall
+        case clientIdle, responseHead, flowDelay, holdDeadline, stall, streamPacing
 
         init(_ timer: SessionTimer) {
             switch timer {
@@ -45,6 +45,7 @@ struct Playbook {
             case .flow(_, .delay): self = .flowDelay
             case .flow(_, .holdDeadline): self = .holdDeadline
             case .flow(_, .stall): self = .stall
+            case .streamPacing: self = .streamPacing
             }
         }
     }

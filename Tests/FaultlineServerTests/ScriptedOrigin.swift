@@ -59,6 +59,8 @@ final class OriginConnection: StreamConnectionDelegate {
     private let connection: StreamConnection
     private unowned let server: ScriptedOrigin
     private var decoder = HTTP1RequestDecoder()
+    /// The target of the request being read (its body may come in later reads).
+    private var path = ""
 
     init(connection: StreamConnection, server: ScriptedOrigin) {
         self.connection = connection
@@ -72,7 +74,6 @@ final class OriginConnection: StreamConnectionDelegate {
 
     func streamConnection(_ connection: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
         decoder.receive(bytes)
-        var path = ""
         while let event = try? decoder.nextEvent() {
             switch event {
             case .head(let head): path = head.target
