@@ -84,7 +84,7 @@ extension HTTP2ProxySession {
             return
         }
         let flowID = FlowID(flowIDs.next())
-        var host = HTTP2Stream(
+        let host = HTTP2Stream(
             streamID: stream, connection: connection, configuration: configuration, trace: trace, connectionID: connectionID,
             assignedFlow: flowID)
         host.requestEnded = endStream

@@ -12,7 +12,7 @@ import FaultlineTrace
 extension HTTP2Stream {
     /// A `CONNECT`'s connection is up: 200 on the stream, then relay (and what the client sent
     /// before the 200 goes up first).
-    mutating func connectTunnelReady(_ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
+    func connectTunnelReady(_ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
         guard let target = connectTarget else {
             output.append(.closeUpstream(assignedFlow))
             return
@@ -29,7 +29,7 @@ extension HTTP2Stream {
     }
 
     /// A `CONNECT`'s target cannot be reached: 502/504 on the stream, as HTTP/1.1 answers it.
-    mutating func connectTunnelFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
+    func connectTunnelFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
         guard let target = connectTarget else { return }
         connectTarget = nil
         trace.record(
@@ -51,7 +51,7 @@ extension HTTP2Stream {
         ended = true
     }
 
-    private mutating func openTunnel(kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?) {
+    private func openTunnel(kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?) {
         trace.record(
             .tunnelOpened, connection: connectionID, flow: assignedFlow,
             Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info))
@@ -61,7 +61,7 @@ extension HTTP2Stream {
     /// The upgrade was accepted (the flow ended `tunnelled` after a 101 that went to the client as
     /// 200): bytes the origin sent after its 101 go down first, then what the client sent early
     /// goes up.
-    mutating func upgradeTunnelReady(target: UpstreamEndpoint?, _ output: inout SessionOutput) {
+    func upgradeTunnelReady(target: UpstreamEndpoint?, _ output: inout SessionOutput) {
         let info = upstream?.connection
         let fromUpstream = upstream?.takeBufferedBytes() ?? []
         upstream = nil
@@ -73,7 +73,7 @@ extension HTTP2Stream {
     }
 
     /// DATA from the client: up the tunnel, kept until the `CONNECT`'s connection is up.
-    mutating func relayFromClient(_ bytes: ArraySlice<UInt8>, endStream: Bool, _ output: inout SessionOutput) {
+    func relayFromClient(_ bytes: ArraySlice<UInt8>, endStream: Bool, _ output: inout SessionOutput) {
         guard tunnel != nil else {
             earlyClientBytes += bytes
             return
@@ -87,14 +87,14 @@ extension HTTP2Stream {
         }
     }
 
-    mutating func relayFromUpstream(_ bytes: ArraySlice<UInt8>) {
+    func relayFromUpstream(_ bytes: ArraySlice<UInt8>) {
         guard tunnel != nil, !bytes.isEmpty else { return }
         tunnel!.bytesFromUpstream += Int64(bytes.count)
         connection.sendData(stream: streamID, bytes, endStream: false)
     }
 
     /// The upstream's FIN: END_STREAM to the client.
-    mutating func tunnelUpstreamEnded(_ output: inout SessionOutput) {
+    func tunnelUpstreamEnded(_ output: inout SessionOutput) {
         guard tunnel != nil, !tunnel!.upstreamReachedEOF else { return }
         tunnel!.upstreamReachedEOF = true
         connection.sendData(stream: streamID, [], endStream: true)
@@ -103,7 +103,7 @@ extension HTTP2Stream {
 
     /// The upstream connection broke (or closed before its FIN): the stream is reset with
     /// CONNECT_ERROR after what was already relayed (RFC 9113 §8.5).
-    mutating func tunnelUpstreamClosed(_ output: inout SessionOutput) {
+    func tunnelUpstreamClosed(_ output: inout SessionOutput) {
         guard tunnel != nil else { return }
         if !tunnel!.upstreamReachedEOF {
             connection.reset(stream: streamID, code: .connectError, afterQueuedData: true)
@@ -112,7 +112,7 @@ extension HTTP2Stream {
     }
 
     /// The client reset or lost the stream.
-    mutating func tunnelClientGone(_ output: inout SessionOutput) {
+    func tunnelClientGone(_ output: inout SessionOutput) {
         if connectTarget != nil {
             connectTarget = nil
             ended = true
@@ -122,12 +122,12 @@ extension HTTP2Stream {
         finishTunnel(reason: "client-reset", &output)
     }
 
-    private mutating func finishTunnelIfDone(_ output: inout SessionOutput) {
+    private func finishTunnelIfDone(_ output: inout SessionOutput) {
         guard let tunnel, tunnel.clientReachedEOF, tunnel.upstreamReachedEOF else { return }
         finishTunnel(reason: "both-closed", &output)
     }
 
-    private mutating func finishTunnel(reason: String, _ output: inout SessionOutput) {
+    private func finishTunnel(reason: String, _ output: inout SessionOutput) {
         guard let tunnel else { return }
         trace.record(.tunnelClosed, connection: connectionID, flow: assignedFlow, tunnel.closedFields(reason: reason))
         self.tunnel = nil

@@ -11,7 +11,11 @@ import FaultlineTrace
 /// what it adds is the client side: a response head becomes HEADERS (`:status`, connection-specific
 /// fields removed, §8.2.2), body bytes DATA, the end END_STREAM or trailers, and a broken client
 /// RST_STREAM — only this stream, never the connection.
-struct HTTP2Stream: HTTP1FlowHost {
+///
+/// A class: the session keeps many streams in a dictionary and reaches into them after every
+/// input; as a struct each look-up copied the whole flow machine (a third of the CPU under
+/// h2load's 50 streams per connection).
+final class HTTP2Stream: HTTP1FlowHost {
     let streamID: Int32
     let connection: HTTP2Connection
     let configuration: ProxyConfiguration
@@ -46,6 +50,18 @@ struct HTTP2Stream: HTTP1FlowHost {
     /// (HTTP2StreamPacing.swift); it may outlive the flow until what waits has gone.
     var pacing: HTTP2StreamPacing?
 
+    init(
+        streamID: Int32, connection: HTTP2Connection, configuration: ProxyConfiguration, trace: TraceRecorder,
+        connectionID: ConnectionID, assignedFlow: FlowID
+    ) {
+        self.streamID = streamID
+        self.connection = connection
+        self.configuration = configuration
+        self.trace = trace
+        self.connectionID = connectionID
+        self.assignedFlow = assignedFlow
+    }
+
     var traceConnection: ConnectionID? { connectionID }
     var flowID: FlowID? { flow?.id }
     var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
@@ -53,12 +69,13 @@ struct HTTP2Stream: HTTP1FlowHost {
     var hasUpstream: Bool { upstream != nil }
     var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
 
-    mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput) {
+    func perform(_ actions: [FlowAction], _ output: inout SessionOutput) {
         for action in actions {
             switch action {
             case .openUpstream, .sendRequestHead, .sendRequestBody, .sendRequestEnd, .releaseUpstream, .closeUpstream,
                 .armTimer, .cancelTimer, .stepLineage, .trace:
-                performCommon(action, &output)
+                var host = self  // the protocol's helper is `mutating`; a class changes in place
+                host.performCommon(action, &output)
             case .throttle(_, .client, let rate):
                 // Not the driver's connection pacer: the connection carries other streams.
                 throttle(rate)
@@ -118,7 +135,7 @@ struct HTTP2Stream: HTTP1FlowHost {
 
     /// Hands `item` to the connection, or to the pacing queue while one is paced or waits there
     /// (an end or a reset never overtakes the body before it).
-    private mutating func deliver(_ item: HTTP2StreamPacing.Item, _ output: inout SessionOutput) {
+    private func deliver(_ item: HTTP2StreamPacing.Item, _ output: inout SessionOutput) {
         guard pacing != nil else {
             send(item)
             return
@@ -144,7 +161,7 @@ struct HTTP2Stream: HTTP1FlowHost {
 
     /// Starts, changes or ends this stream's pacing (`throttle` on the client side; nil ends it
     /// once what waits has gone).
-    private mutating func throttle(_ rate: Int?) {
+    private func throttle(_ rate: Int?) {
         if let rate {
             if pacing == nil { pacing = HTTP2StreamPacing(bytesPerSecond: rate) } else { pacing!.setRate(rate) }
         } else if pacing != nil {
@@ -155,7 +172,7 @@ struct HTTP2Stream: HTTP1FlowHost {
 
     /// One tick of the pacing (`SessionTimer.streamPacing`, or the first slice of a burst): the
     /// next slice goes to the connection; the next tick is armed while anything waits.
-    mutating func releaseSlice(_ output: inout SessionOutput) {
+    func releaseSlice(_ output: inout SessionOutput) {
         guard var pacing else { return }
         pacing.tickArmed = false
         for item in pacing.nextSlice() { send(item) }
