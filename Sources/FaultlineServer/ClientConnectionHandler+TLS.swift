@@ -76,7 +76,7 @@ extension ClientConnectionHandler {
                     return
                 }
             case .plaintext(let bytes):
-                bytes.withUnsafeBytes { perform(session.clientDidRead($0)) }
+                bytes.withUnsafeBytes { perform(session.clientDidRead($0), scope: .pausedOnly) }
             case .closeNotify:
                 clientInputDidEnd()
             case .failed(let error):

@@ -119,11 +119,13 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
 
     // MARK: Carrying out actions
 
-    func perform(_ actions: [ProxyAction]) {
+    /// Carries out `actions`; `scope` says which upstream links the input that produced them may
+    /// have to pause (see `updateReading`).
+    func perform(_ actions: [ProxyAction], scope: ReadScope = .all) {
         performing = true
         for action in actions { perform(action) }
         performing = false
-        updateReading()
+        updateReading(scope)
         drainQueue()
     }
 
@@ -134,21 +136,30 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         while !queue.isEmpty {
             let input = queue.removeFirst()
             let actions: [ProxyAction]
+            var scope = ReadScope.all
             switch input {
-            case .upstreamConnected(let flow, let info): actions = session.upstreamDidConnect(flow: flow, info)
-            case .upstreamFailed(let flow, let failure): actions = session.upstreamDidFailToConnect(flow: flow, failure)
-            case .timer(let timer): actions = session.timerFired(timer)
+            case .upstreamConnected(let flow, let info):
+                actions = session.upstreamDidConnect(flow: flow, info)
+                scope = .flow(flow)
+            case .upstreamFailed(let flow, let failure):
+                actions = session.upstreamDidFailToConnect(flow: flow, failure)
+                scope = .flow(flow)
+            case .timer(let timer):
+                actions = session.timerFired(timer)
+                if case .flow(let flow, _) = timer { scope = .flow(flow) }
             case .holdEnded(let flow, let ending):
                 heldIDs[flow] = nil
                 actions = session.holdEnded(flow: flow, ending)
+                scope = .flow(flow)
             case .interception(let interception):
                 intercept(interception)
                 actions = []
             case .upstreamBacklog(let flow, let bytes):
                 actions = session.upstreamBacklogChanged(flow: flow, bytes: bytes)
+                scope = .flow(flow)
             }
             for action in actions { perform(action) }
-            updateReading()
+            updateReading(scope)
         }
     }
 
@@ -249,11 +260,23 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         clientPacer = Pacer(loop: context.loop, bytesPerSecond: rate) { [weak self] bytes in self?.client.write(bytes) }
     }
 
-    private func updateReading() {
+    /// Which upstream links an input may have changed the read pause of. A link can come to need
+    /// a pause only through its own flow (its upstream's bytes, its hold, its timer); a client
+    /// read (more window, new streams, resets) can only let paused ones go. Asking the session
+    /// about every link after every input cost O(streams) per input on a busy HTTP/2 connection.
+    enum ReadScope: Equatable {
+        case all
+        case flow(FlowID)
+        case pausedOnly
+    }
+
+    private func updateReading(_ scope: ReadScope = .all) {
         guard client.socket.isOpen else { return }
         let paused = session.wantsClientReadsPaused || clientReadsPausedForBackpressure
         if paused != client.socket.isReadingPaused { client.socket.setReadingPaused(paused) }
+        let everyLink = scope == .all || upstreams.all.count <= 4
         for link in upstreams.all where link.channel.socket.isOpen {
+            if !everyLink, !link.channel.socket.isReadingPaused, scope != .flow(link.flow) { continue }
             let upstreamPaused = session.wantsUpstreamReadsPaused(flow: link.flow) || link.pausedForBackpressure
             if upstreamPaused != link.channel.socket.isReadingPaused { link.channel.socket.setReadingPaused(upstreamPaused) }
         }
@@ -272,11 +295,11 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     }
 
     func upstreamRead(_ flow: FlowID, _ bytes: UnsafeRawBufferPointer) {
-        perform(session.upstreamDidRead(flow: flow, bytes))
+        perform(session.upstreamDidRead(flow: flow, bytes), scope: .flow(flow))
     }
 
     func upstreamInputEnded(_ flow: FlowID) {
-        perform(session.upstreamDidReadEOF(flow: flow))
+        perform(session.upstreamDidReadEOF(flow: flow), scope: .flow(flow))
     }
 
     func upstreamClosed(_ flow: FlowID) {
@@ -308,7 +331,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         } else if prefaceSniffer != nil {
             sniff(bytes)
         } else {
-            perform(session.clientDidRead(bytes))
+            perform(session.clientDidRead(bytes), scope: .pausedOnly)
         }
     }
 
@@ -326,7 +349,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         }
         prefaceSniffer = nil
         if !held.isEmpty { held.withUnsafeBytes { perform(session.clientDidRead($0)) } }
-        if client.socket.isOpen { perform(session.clientDidRead(bytes)) }
+        if client.socket.isOpen { perform(session.clientDidRead(bytes), scope: .pausedOnly) }
     }
 
     func streamConnectionDidReadEOF(_ connection: StreamConnection) {

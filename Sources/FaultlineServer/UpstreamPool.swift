@@ -33,9 +33,10 @@ final class UpstreamPool: StreamConnectionDelegate {
     /// The most recently parked live connection to `endpoint` that `suits` the request, if any.
     func take(_ endpoint: UpstreamEndpoint, where suits: (Channel) -> Bool = { _ in true }) -> Channel? {
         loop.assertInEventLoop()
-        while var entries = idle[endpoint], let index = entries.lastIndex(where: { suits($0.channel) }) {
-            let entry = entries.remove(at: index)
-            idle[endpoint] = entries.isEmpty ? nil : entries
+        // In place: copying the endpoint's list on every take and put cost O(idle connections).
+        while let index = idle[endpoint]?.lastIndex(where: { suits($0.channel) }) {
+            let entry = idle[endpoint]!.remove(at: index)
+            if idle[endpoint]!.isEmpty { idle[endpoint] = nil }
             endpointOf[entry.connection.id] = nil
             if entry.channel.isUsable, entry.parkedAt.duration(to: loop.now) < idleTimeout {
                 entry.connection.delegate = nil
@@ -58,16 +59,14 @@ final class UpstreamPool: StreamConnectionDelegate {
             connection.close()
             return
         }
-        var entries = idle[endpoint] ?? []
-        if entries.count >= maximumPerEndpoint {
+        if idle[endpoint, default: []].count >= maximumPerEndpoint {
             connection.delegate = nil
             connection.close()
             return
         }
         connection.delegate = self
         if connection.isReadingPaused { connection.setReadingPaused(false) }
-        entries.append(Entry(channel: channel, parkedAt: loop.now))
-        idle[endpoint] = entries
+        idle[endpoint, default: []].append(Entry(channel: channel, parkedAt: loop.now))
         endpointOf[connection.id] = endpoint
         scheduleSweep()
     }
