@@ -47,49 +47,53 @@ public struct UpstreamCodec {
     }
 
     public mutating func sendHead(_ request: OutboundRequest) -> [UInt8] {
-        switch framing {
-        case .waiting(var sent):
-            sent.append(.head(request))
-            framing = .waiting(sent)
-            return []
-        case .http1(var codec):
-            defer { framing = .http1(codec) }
-            return codec.sendHead(request)
-        case .http2:
-            preconditionFailure("a request head after the stream started")
-        }
+        if keep(.head(request)) { return [] }
+        precondition(!isHTTP2, "a request head after the stream started")
+        return http1 { $0.sendHead(request) } ?? []
     }
 
     public mutating func sendBody(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        switch framing {
-        case .waiting(var sent):
-            sent.append(.body(bytes))
-            framing = .waiting(sent)
-            return []
-        case .http1(var codec):
-            defer { framing = .http1(codec) }
-            return codec.sendBody(bytes)
-        case .http2(var codec):
-            codec.sendBody(bytes)
-            defer { framing = .http2(codec) }
-            return codec.takeOutput()
-        }
+        if keep(.body(bytes)) { return [] }
+        return http1 { $0.sendBody(bytes) }
+            ?? http2 {
+                $0.sendBody(bytes)
+                return $0.takeOutput()
+            } ?? []
     }
 
     public mutating func sendEnd(trailers: HTTPHeaders?) -> [UInt8] {
-        switch framing {
-        case .waiting(var sent):
-            sent.append(.end(trailers))
-            framing = .waiting(sent)
-            return []
-        case .http1(var codec):
-            defer { framing = .http1(codec) }
-            return codec.sendEnd(trailers: trailers)
-        case .http2(var codec):
-            codec.sendEnd(trailers: trailers)
-            defer { framing = .http2(codec) }
-            return codec.takeOutput()
-        }
+        if keep(.end(trailers)) { return [] }
+        return http1 { $0.sendEnd(trailers: trailers) }
+            ?? http2 {
+                $0.sendEnd(trailers: trailers)
+                return $0.takeOutput()
+            } ?? []
+    }
+
+    /// Keeps what the flow sent while the connection is not there yet; false once it is.
+    private mutating func keep(_ step: Sent) -> Bool {
+        guard case .waiting(var sent) = framing else { return false }
+        framing = .waiting([])
+        sent.append(step)
+        framing = .waiting(sent)
+        return true
+    }
+
+    // The codecs are taken out of `framing` while they work, so the enum holds no second
+    // reference to their buffers (which would then be copied on every write).
+
+    private mutating func http1<R>(_ body: (inout HTTP1UpstreamCodec) -> R) -> R? {
+        guard case .http1(var codec) = framing else { return nil }
+        framing = .waiting([])
+        defer { framing = .http1(codec) }
+        return body(&codec)
+    }
+
+    private mutating func http2<R>(_ body: (inout HTTP2UpstreamCodec) -> R) -> R? {
+        guard case .http2(var codec) = framing else { return nil }
+        framing = .waiting([])
+        defer { framing = .http2(codec) }
+        return body(&codec)
     }
 
     /// The connection is there: picks the framing it negotiated and returns what to write first
@@ -140,35 +144,17 @@ public struct UpstreamCodec {
 
     /// Upstream bytes; read the events with `nextEvent`, then write `takeOutput`.
     public mutating func receive(_ bytes: UnsafeRawBufferPointer) {
-        switch framing {
-        case .waiting: break
-        case .http1(var codec):
-            codec.receive(bytes)
-            framing = .http1(codec)
-        case .http2(var codec):
-            codec.receive(bytes)
-            framing = .http2(codec)
-        }
+        if http1({ $0.receive(bytes) }) == nil { _ = http2 { $0.receive(bytes) } }
     }
 
     /// What receiving asks to send back (HTTP/2: SETTINGS acknowledgements, WINDOW_UPDATE,
     /// request DATA a window update let out). HTTP/1.1 never answers by itself.
     public mutating func takeOutput() -> [UInt8] {
-        guard case .http2(var codec) = framing else { return [] }
-        defer { framing = .http2(codec) }
-        return codec.takeOutput()
+        http2 { $0.takeOutput() } ?? []
     }
 
     public mutating func receiveEOF() {
-        switch framing {
-        case .waiting: break
-        case .http1(var codec):
-            codec.receiveEOF()
-            framing = .http1(codec)
-        case .http2(var codec):
-            codec.receiveEOF()
-            framing = .http2(codec)
-        }
+        if http1({ $0.receiveEOF() }) == nil { _ = http2 { $0.receiveEOF() } }
     }
 
     public mutating func nextEvent() -> Event? {
@@ -176,12 +162,8 @@ public struct UpstreamCodec {
             pendingFailure = nil
             return .broke(code: failure.code, message: failure.message)
         }
-        switch framing {
-        case .waiting:
-            return nil
-        case .http1(var codec):
-            defer { framing = .http1(codec) }
-            switch codec.nextEvent() {
+        if let event = http1({ $0.nextEvent() }) {
+            switch event {
             case .interim(let head): return .interim(head)
             case .head(let head, let length): return .head(head, length)
             case .body(let bytes): return .body(bytes)
@@ -189,10 +171,8 @@ public struct UpstreamCodec {
             case .malformed(let error): return .broke(code: error.code, message: error.description)
             case nil: return nil
             }
-        case .http2(var codec):
-            defer { framing = .http2(codec) }
-            return codec.nextEvent()
         }
+        return http2 { $0.nextEvent() } ?? nil
     }
 
     /// Request bytes waiting: for the connection, or (HTTP/2) for the upstream's window.
@@ -241,8 +221,6 @@ public struct UpstreamCodec {
 
     /// The bytes after a 101 (the new protocol's first bytes), when the connection becomes a tunnel.
     public mutating func takeBufferedBytes() -> [UInt8] {
-        guard case .http1(var codec) = framing else { return [] }
-        defer { framing = .http1(codec) }
-        return codec.takeBufferedBytes()
+        http1 { $0.takeBufferedBytes() } ?? []
     }
 }
