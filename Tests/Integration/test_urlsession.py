@@ -14,9 +14,10 @@ from harness.python_origin import chunked_body
 from harness.waiting import wait_until
 
 
-def fetch(client, urls, **env):
-    """Runs the URLSession client; returns {url: (status, sha256)}."""
-    done = run([client, *urls], timeout=60, env=clean_env(**env))
+def fetch(client, urls, prefix=(), **env):
+    """Runs the URLSession client (after `prefix`, a command it runs under); returns
+    {url: (status, sha256)}."""
+    done = run([*prefix, client, *urls], timeout=60, env=clean_env(**env))
     assert done.returncode == 0, f"URLSession client failed: {done.stderr.decode(errors='replace')}"
     results = {}
     for line in done.stdout.decode().splitlines():
@@ -99,14 +100,7 @@ def trusting(ca):
 
 def fetch_trusting(client, ca, urls, **env):
     """`fetch`, with `ca` as the only CA the client trusts."""
-    done = run([*trusting(ca), client, *urls], timeout=60, env=clean_env(**env))
-    assert done.returncode == 0, f"URLSession client failed: {done.stderr.decode(errors='replace')}"
-    results = {}
-    for line in done.stdout.decode().splitlines():
-        status, digest, url = line.split(" ", 2)
-        results[url] = (int(status), digest)
-    assert set(results) == set(urls), done.stdout
-    return results
+    return fetch(client, urls, prefix=trusting(ca), **env)
 
 
 def _private_confdir(tmp_path):
