@@ -20,6 +20,8 @@ actor AuthSession {
     /// Bumped by logout; work that started under an older generation must not touch the tokens.
     private(set) var generation = 0
     private var refreshInFlight: Task<(access: String, refresh: String), any Error>?
+    /// The refresh that was in flight when the account logged out (`settleAbandonedRefresh`).
+    private var abandonedRefresh: Task<(access: String, refresh: String), any Error>?
 
     init(flaws: ClientFlaws, stack: @escaping @Sendable () -> DemoHTTPClient) {
         self.stack = stack
@@ -111,8 +113,17 @@ actor AuthSession {
         accessToken = nil
         if !flaws.contains(.noGenerationCheck) {
             refreshToken = nil
+            abandonedRefresh = refreshInFlight
             refreshInFlight = nil
         }
         _ = try await stack().send("POST", "/logout", bearer: token)
+    }
+
+    /// Waits for a refresh that logout left in flight to get its answer: the tokens it carries
+    /// are late and are handed back (RFC 7009) by the request that waits for them, which needs
+    /// the answer, so the stack the refresh uses must not be torn down before it comes.
+    func settleAbandonedRefresh() async {
+        _ = try? await abandonedRefresh?.value
+        abandonedRefresh = nil
     }
 }

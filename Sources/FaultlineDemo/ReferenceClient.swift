@@ -83,6 +83,10 @@ public final class ReferenceClient: Sendable {
             guard
                 flaws.isDisjoint(with: [.keepCookiesAfterLogout, .sharedCookieStore, .noGenerationCheck, .adoptLateTokens])
             else { return }
+            // Invalidating the stack drops its answers in flight; a late refresh's must still
+            // arrive, for its tokens to be revoked (otherwise whether they are depends on which
+            // answer the client reads first).
+            await auth.settleAbandonedRefresh()
             stack.replace().invalidate()
         }
     }

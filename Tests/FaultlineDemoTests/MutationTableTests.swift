@@ -32,7 +32,12 @@ import Testing
         #expect(lateRefresh.bool("after_logout") == true)
         let late = Set(lateRefresh.strings("issued") ?? [])
         let revocations = events.filter { $0.kind.rawValue == "request.received" && $0.string("role") == "revoke" }
-        #expect(revocations.count == 2)
+        // What happened, in order, should this fail: each event's kind, and a request's role and path.
+        let story = events.map { event in
+            [event.kind.rawValue, event.string("role") ?? "", event.string("path") ?? "", event.int("status").map(String.init) ?? ""]
+                .filter { !$0.isEmpty }.joined(separator: " ")
+        }.joined(separator: "\n")
+        #expect(revocations.count == 2, "\(story)")
         let presented = Set(revocations.flatMap { $0.strings("credentials") ?? [] })
         #expect(presented == late && late.count == 2, "revoked \(presented), late refresh issued \(late)")
         #expect(revocations.allSatisfy { $0.seq > lateRefresh.seq })
