@@ -45,12 +45,10 @@ public enum SVGTimelineRenderer {
     public static func svg(_ timeline: ViolationTimeline, title: String? = nil) -> String {
         let columns = max(timeline.columns.count, 1)
         let barsWidth = columns * columnWidth
-        let width = left + barsWidth + 24
-        func x(_ seq: UInt64) -> Int {
-            left + (timeline.columns.firstIndex(of: seq) ?? 0) * columnWidth + columnWidth / 2
-        }
-        var body: [String] = []
         let heading = title ?? "\(timeline.clause.rawValue)"
+        let width = max(left + barsWidth + 24, textWidth(timeline, heading: heading, x: { left + Self.column($0, timeline) }))
+        func x(_ seq: UInt64) -> Int { left + column(seq, timeline) }
+        var body: [String] = []
         body.append("<text class=\"fl-title\" x=\"8\" y=\"18\">\(escape(heading))</text>")
         body.append("<text class=\"fl-summary\" x=\"8\" y=\"36\">\(escape(timeline.summary))</text>")
         for seq in timeline.columns {
@@ -105,6 +103,22 @@ public enum SVGTimelineRenderer {
             + "<style>\(style)</style>\n"
             + "<g class=\"violation-timeline\" data-clause=\"\(escape(timeline.clause.rawValue))\">\n"
             + body.joined(separator: "\n") + "\n</g>\n</svg>\n"
+    }
+
+    /// The centre of `seq`'s column, from the left edge of the columns.
+    private static func column(_ seq: UInt64, _ timeline: ViolationTimeline) -> Int {
+        (timeline.columns.firstIndex(of: seq) ?? 0) * columnWidth + columnWidth / 2
+    }
+
+    /// A width that holds the longest texts (the title, the sentence, bar labels, the legend),
+    /// at about 7 pixels a character.
+    private static func textWidth(_ timeline: ViolationTimeline, heading: String, x: (UInt64) -> Int) -> Int {
+        var width = 16 + max(heading.count * 8, timeline.summary.count * 7)
+        for (seq, line) in legendLines(timeline) { width = max(width, 16 + ("seq \(seq)  " + line).count * 7) }
+        for lane in timeline.lanes {
+            for bar in lane.bars { width = max(width, x(bar.startSeq) + 24 + (bar.request.count + 10) * 7) }
+        }
+        return width
     }
 
     /// One bar in a row starting at `y`.
