@@ -39,7 +39,8 @@ extension ReportFormatter {
             let number = index + 1
             let picture = ViolationTimeline(violation: violation, spans: spans)
             page += "<section class=\"violation\" id=\"violation-\(number)\">\n"
-            page += "<h3>\(number). ✗ \(escape(violation.clause.rawValue)): \(escape(violation.clause.requirement))</h3>\n"
+            page +=
+                "<h3>\(number). ✗ \(escape(violation.clause.rawValue)): \(escape(violation.clause.requirement))</h3>\n"
             page += "<p>\(escape(violation.summary)).</p>\n"
             page += "<div class=\"picture\">\n"
             page += SVGTimelineRenderer.svg(picture, title: "\(number). \(violation.clause.rawValue)")

@@ -1,5 +1,5 @@
-public import FaultlineTrace
 import FaultlineCore
+public import FaultlineTrace
 
 /// How long one client request lasted: from its `request.received` to the event that ended it,
 /// so a picture can draw it as a bar even when the violation's witnesses name only one end.
@@ -79,7 +79,8 @@ extension ContractReport {
 
 extension TraceFileReader {
     /// Reads the trace at `path` again for the spans of the requests received at `requests`.
-    public static func requestSpans(path: String, requests: Set<UInt64>) throws(TraceInputError) -> [UInt64: RequestSpan]
+    public static func requestSpans(path: String, requests: Set<UInt64>) throws(TraceInputError) -> [UInt64:
+        RequestSpan]
     {
         var collector = RequestSpanCollector(requests: requests)
         guard !requests.isEmpty else { return [:] }

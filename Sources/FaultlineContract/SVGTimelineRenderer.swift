@@ -46,7 +46,8 @@ public enum SVGTimelineRenderer {
         let columns = max(timeline.columns.count, 1)
         let barsWidth = columns * columnWidth
         let heading = title ?? "\(timeline.clause.rawValue)"
-        let width = max(left + barsWidth + 24, textWidth(timeline, heading: heading, x: { left + Self.column($0, timeline) }))
+        let width = max(
+            left + barsWidth + 24, textWidth(timeline, heading: heading, x: { left + Self.column($0, timeline) }))
         func x(_ seq: UInt64) -> Int { left + column(seq, timeline) }
         var body: [String] = []
         body.append("<text class=\"fl-title\" x=\"8\" y=\"18\">\(escape(heading))</text>")
@@ -98,7 +99,8 @@ public enum SVGTimelineRenderer {
         }
         body.append("<g class=\"fl-legend-group\">" + legend.joined() + "</g>")
         let height = legendY + 4
-        return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"faultline-timeline\" width=\"\(width)\" height=\"\(height)\" "
+        return
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"faultline-timeline\" width=\"\(width)\" height=\"\(height)\" "
             + "viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(escape(heading + ": " + timeline.summary))\">\n"
             + "<style>\(style)</style>\n"
             + "<g class=\"violation-timeline\" data-clause=\"\(escape(timeline.clause.rawValue))\">\n"

@@ -17,14 +17,17 @@ enum CheckCommand {
             help: "a contract file (JSON5): clauses on/off, callbacks, steps, cancel marks"),
         OptionSpec(
             name: "--format", value: "FORMAT",
-            help: "text (default), json, junit, html (one page, a timeline picture per violation) or svg (one violation's picture)"),
+            help:
+                "text (default), json, junit, html (one page, a timeline picture per violation) or svg (one violation's picture)"
+        ),
         OptionSpec(name: "--violation", value: "N", help: "with --format svg: draw the Nth violation (default 1)"),
         OptionSpec(name: "--output", value: "FILE", help: "write the report to FILE instead of standard output"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
     static let help = helpText(
-        command: "check", synopsis: "TRACE [--contract FILE] [--format text|json|junit|html|svg] [--violation N] [--output FILE]",
+        command: "check",
+        synopsis: "TRACE [--contract FILE] [--format text|json|junit|html|svg] [--violation N] [--output FILE]",
         summary: """
             Reads a trace (a file, or - for standard input) and says which clause of the session-boundary \
             contract was broken, by which requests: \(ClauseID.allCases.map(\.rawValue).joined(separator: ", ")). \
@@ -120,13 +123,15 @@ enum CheckCommand {
             guard number <= report.violations.count else {
                 let count = report.violations.count
                 printError(
-                    "faultline check: --violation \(number), but the report lists \(count) violation\(count == 1 ? "" : "s")")
+                    "faultline check: --violation \(number), but the report lists \(count) violation\(count == 1 ? "" : "s")"
+                )
                 return 2
             }
             let violation = report.violations[number - 1]
             let timeline = ViolationTimeline(violation: violation, spans: spans(of: report, tracePath: tracePath))
             text = SVGTimelineRenderer.document(
-                timeline, title: "\(name): violation \(number) of \(report.violations.count), \(violation.clause.rawValue)")
+                timeline,
+                title: "\(name): violation \(number) of \(report.violations.count), \(violation.clause.rawValue)")
         default: text = ReportFormatter.text(report, traceName: name)
         }
         guard write(text, to: output) else { return 2 }

@@ -1,10 +1,11 @@
 import FaultlineContract
 import FaultlineTrace
 import Foundation
+import Testing
+
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
-import Testing
 
 /// The violation pictures: the timeline model (lanes, bars, marks) of a logout-boundary
 /// violation, its SVG as well-formed XML, escaping, and the HTML report's one picture per violation.
@@ -89,7 +90,8 @@ import Testing
         let report = try trace.check()
         let timeline = ViolationTimeline(violation: report.violations[0], spans: try spans(trace, report))
         let document = SVGTimelineRenderer.document(timeline)
-        #expect(document.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(
+            document.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""))
         let root = try XMLCheck.parse(document)
         #expect(root.name == "svg")
         #expect(root.all { $0.attributes["class"] == "violation-timeline" }.count == 1)
@@ -97,7 +99,9 @@ import Testing
         #expect(root.all { $0.attributes["class"] == "fl-boundary" }.count == 1)
         #expect(root.all { $0.attributes["class"]?.contains("fl-offending") == true }.count == 1)
         let texts = root.all { $0.name == "text" }.map(\.text)
-        for seq in report.violations[0].witnesses { #expect(texts.contains("\(seq)") || texts.contains { $0.hasPrefix("seq \(seq) ") }) }
+        for seq in report.violations[0].witnesses {
+            #expect(texts.contains("\(seq)") || texts.contains { $0.hasPrefix("seq \(seq) ") })
+        }
         #expect(texts.contains("seq \(logout)") && texts.contains("seq \(late.seq)"))
         #expect(!document.contains("<script"))
     }
@@ -137,11 +141,14 @@ import Testing
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(!html.contains("<script"))
         // The only address in the page is the SVG namespace: nothing is loaded from anywhere.
-        #expect(html.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "").range(of: "http") == nil)
+        #expect(
+            html.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "").range(of: "http") == nil)
         #expect(!html.contains("src=") && !html.contains("<link"))
         var pictures = 0
         var rest = Substring(html)
-        while let start = rest.range(of: "<svg "), let end = rest.range(of: "</svg>", range: start.upperBound..<rest.endIndex) {
+        while let start = rest.range(of: "<svg "),
+            let end = rest.range(of: "</svg>", range: start.upperBound..<rest.endIndex)
+        {
             let root = try XMLCheck.parse(String(rest[start.lowerBound..<end.upperBound]))
             pictures += root.all { $0.attributes["class"] == "violation-timeline" }.count
             rest = rest[end.upperBound...]
@@ -149,7 +156,9 @@ import Testing
         #expect(pictures == 2)
         #expect(html.contains("✗ logout-boundary: 2 violations"))
         #expect(html.contains("✓ single-flight-refresh"))
-        #expect(html.contains(ReportFormatter.verdict(report, traceName: "t.jsonl").replacingOccurrences(of: "'", with: "&apos;")))
+        #expect(
+            html.contains(
+                ReportFormatter.verdict(report, traceName: "t.jsonl").replacingOccurrences(of: "'", with: "&apos;")))
     }
 }
 
