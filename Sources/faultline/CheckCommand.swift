@@ -15,13 +15,19 @@ enum CheckCommand {
         OptionSpec(
             name: "--contract", value: "FILE",
             help: "a contract file (JSON5): clauses on/off, callbacks, steps, cancel marks"),
-        OptionSpec(name: "--format", value: "FORMAT", help: "text (default), json or junit"),
+        OptionSpec(
+            name: "--format", value: "FORMAT",
+            help:
+                "text (default), json, junit, html (one page, a timeline picture per violation) or svg (one violation's picture)"
+        ),
+        OptionSpec(name: "--violation", value: "N", help: "with --format svg: draw the Nth violation (default 1)"),
         OptionSpec(name: "--output", value: "FILE", help: "write the report to FILE instead of standard output"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
     static let help = helpText(
-        command: "check", synopsis: "TRACE [--contract FILE] [--format text|json|junit] [--output FILE]",
+        command: "check",
+        synopsis: "TRACE [--contract FILE] [--format text|json|junit|html|svg] [--violation N] [--output FILE]",
         summary: """
             Reads a trace (a file, or - for standard input) and says which clause of the session-boundary \
             contract was broken, by which requests: \(ClauseID.allCases.map(\.rawValue).joined(separator: ", ")). \
@@ -29,13 +35,20 @@ enum CheckCommand {
             to judge (no auth profile, no login seen, nothing declared) are listed as not checked, with why.
             Exit status: 0 when the contract holds, 1 with violations or trace problems, 2 on unusable input \
             (with --format junit, still a JUnit report with one failing case carrying the error).
+            --format html writes one self-contained page (no script, no external resource) with, per violation, \
+            a swimlane picture per lineage: requests as bars from received to delivered, the logout boundary as \
+            a line, refreshes marked, the offending request in red, witnesses labelled by seq. --format svg \
+            writes the first violation's picture (or the --violation N-th) as an SVG document; with no \
+            violation it writes nothing and says so on standard error.
             Examples:
               faultline check trace.jsonl
               faultline check trace.jsonl --contract Rules/contracts/session.contract.json5 --format junit --output report.xml
+              faultline check trace.jsonl --format html --output report.html
+              faultline check trace.jsonl --format svg --violation 2 --output violation.svg
             """,
         specs: specs)
 
-    static let formats = ["text", "json", "junit"]
+    static let formats = ["text", "json", "junit", "html", "svg"]
 
     static func run(_ arguments: [String]) -> Int32 {
         let parsed: ParsedArguments
@@ -51,12 +64,24 @@ enum CheckCommand {
         }
         let format = parsed.value("--format") ?? "text"
         guard formats.contains(format) else {
-            var message = "faultline check: unknown format '\(format)'; use text, json or junit"
+            var message = "faultline check: unknown format '\(format)'; use text, json, junit, html or svg"
             if let near = EditDistance.nearest(to: format, in: formats) { message += " (did you mean '\(near)'?)" }
             printError(message)
             return 2
         }
         let output = parsed.value("--output")
+        var violationNumber: Int?
+        if let value = parsed.value("--violation") {
+            guard format == "svg" else {
+                printError("faultline check: --violation goes with --format svg (html draws every violation)")
+                return 2
+            }
+            guard let number = Int(value), number >= 1 else {
+                printError("faultline check: --violation wants a number from 1, not '\(value)'")
+                return 2
+            }
+            violationNumber = number
+        }
         guard parsed.positionals.count == 1, let tracePath = parsed.positionals.first else {
             let problem = parsed.positionals.isEmpty ? "a trace file is required" : "expected one trace file"
             let message = "faultline check: \(problem); see 'faultline check --help'"
@@ -87,12 +112,39 @@ enum CheckCommand {
         switch format {
         case "json": text = ReportFormatter.json(report)
         case "junit": text = ReportFormatter.junit(report, traceName: name)
+        case "html":
+            text = ReportFormatter.html(report, traceName: name, spans: spans(of: report, tracePath: tracePath))
+        case "svg":
+            guard !report.violations.isEmpty else {
+                printError("faultline check: no violation to draw; \(ReportFormatter.verdict(report, traceName: name))")
+                return report.passed ? 0 : 1
+            }
+            let number = violationNumber ?? 1
+            guard number <= report.violations.count else {
+                let count = report.violations.count
+                printError(
+                    "faultline check: --violation \(number), but the report lists \(count) violation\(count == 1 ? "" : "s")"
+                )
+                return 2
+            }
+            let violation = report.violations[number - 1]
+            let timeline = ViolationTimeline(violation: violation, spans: spans(of: report, tracePath: tracePath))
+            text = SVGTimelineRenderer.document(
+                timeline,
+                title: "\(name): violation \(number) of \(report.violations.count), \(violation.clause.rawValue)")
         default: text = ReportFormatter.text(report, traceName: name)
         }
         guard write(text, to: output) else { return 2 }
         // The verdict still reaches the terminal when the report goes to a file.
         if output != nil { printError(ReportFormatter.verdict(report, traceName: name)) }
         return report.passed ? 0 : 1
+    }
+
+    /// The spans of the violations' requests, read from the trace a second time; none for
+    /// standard input (it cannot be read twice), so bars then end at the answers the witnesses name.
+    private static func spans(of report: ContractReport, tracePath: String) -> [UInt64: RequestSpan] {
+        guard tracePath != "-" else { return [:] }
+        return (try? TraceFileReader.requestSpans(path: tracePath, requests: report.witnessRequestSeqs)) ?? [:]
     }
 
     /// Unusable input: every line of `details` to standard error and, with `--format junit`, a
