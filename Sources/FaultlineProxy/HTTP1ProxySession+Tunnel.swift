@@ -92,12 +92,7 @@ extension HTTP1ProxySession {
     /// The `CONNECT` target cannot be reached: 502/504 if the client has had no answer yet.
     mutating func connectFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
         guard let connect else { return }
-        trace.record(
-            .upstreamError, connection: connectionID, flow: connect.flow,
-            [
-                .string("upstream", connect.endpoint.description), .string("code", failure.code),
-                .int("status", Int64(failure.status)), .string("message", failure.description),
-            ])
+        trace.record(.upstreamError, connection: connectionID, flow: connect.flow, failure.traceFields(reaching: connect.endpoint))
         self.connect = nil
         exchange = nil
         if connect.answered {

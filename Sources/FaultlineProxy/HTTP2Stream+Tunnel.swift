@@ -32,22 +32,16 @@ extension HTTP2Stream {
     func connectTunnelFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
         guard let target = connectTarget else { return }
         connectTarget = nil
-        trace.record(
-            .upstreamError, connection: connectionID, flow: assignedFlow,
-            [
-                .string("upstream", target.description), .string("code", failure.code), .int("status", Int64(failure.status)),
-                .string("message", failure.description),
-            ])
+        trace.record(.upstreamError, connection: connectionID, flow: assignedFlow, failure.traceFields(reaching: target))
         let answer = ErrorResponse.make(status: failure.status, code: failure.code, message: failure.description)
-        var fields = HTTPHeaders()
-        for field in answer.headers { fields.add(name: field.name, value: field.value) }
-        fields.add(name: "content-length", value: String(answer.body.count))
+        let fields = ClientResponseFields.make(from: answer.head.headers, length: .known(Int64(answer.body.count)))
         connection.sendResponseHead(
             stream: streamID, headers: HTTP2Headers.responseBlock(status: answer.status, fields: fields), endStream: false)
         connection.sendData(stream: streamID, answer.body[...], endStream: true)
+        // As HTTP/1.1 traces the page it answers a failed CONNECT with.
         trace.record(
             .responseDelivered, connection: connectionID, flow: assignedFlow,
-            [.int("status", Int64(answer.status)), .bool("synthetic", true)])
+            [.int("status", Int64(answer.status)), .bool("synthetic", true), .string("code", failure.code)])
         ended = true
     }
 

@@ -274,6 +274,8 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         guard client.socket.isOpen else { return }
         let paused = session.wantsClientReadsPaused || clientReadsPausedForBackpressure
         if paused != client.socket.isReadingPaused { client.socket.setReadingPaused(paused) }
+        // A handful of links (HTTP/1.1 has one) costs nothing to ask about all; the scope pays
+        // off on an HTTP/2 connection with many streams in flight.
         let everyLink = scope == .all || upstreams.all.count <= 4
         for link in upstreams.all where link.channel.socket.isOpen {
             if !everyLink, !link.channel.socket.isReadingPaused, scope != .flow(link.flow) { continue }
