@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from harness.clients import run
-from harness.session_client import SessionClient
+from harness.session_client import SessionClient, race_calls_against_logout
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -39,12 +39,7 @@ def test_three_streams_one_refresh_held_until_logout(start_faultline, rules_fold
     client = SessionClient(None, proxy.reverse.url, http2=True)
     try:
         client.login("alice")
-        with ThreadPoolExecutor(3) as pool:
-            calls = [pool.submit(client.get, path) for path in BUSINESS]
-            held = proxy.wait_for_event("hold.started", timeout=15, name="refresh-response")
-            assert not any(call.done() for call in calls), "a business call finished while the refresh was pending"
-            logout = client.logout()
-            outcomes = [call.result(timeout=20) for call in calls]
+        held, logout, outcomes = race_calls_against_logout(client, proxy, BUSINESS)
     finally:
         client.close()
     assert logout.status_code == 200

@@ -4,14 +4,13 @@ Rules/auth-profile.json5) against the fake auth backend, with a correct client
 (harness/session_client.py). Nothing is ordered by sleeping: the hold orders the refresh after
 the logout, and the test waits for the hold through the live trace."""
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
 
 from harness.rawhttp import RawConnection, request_bytes
 from harness.rules import example_files
-from harness.session_client import SessionClient
+from harness.session_client import SessionClient, race_calls_against_logout
 
 RACE = ("force-401-first-business.json5", "hold-refresh-until-logout.json5")
 BUSINESS = ("/v1/messages", "/v1/avatar", "/v1/count")
@@ -35,13 +34,7 @@ def test_three_401s_one_refresh_held_until_logout(start_with_rules, rules_folder
     client = SessionClient(proxy.forward.url, auth_backend.url)
     try:
         client.login("alice")
-        with ThreadPoolExecutor(3) as pool:
-            calls = [pool.submit(client.get, path) for path in BUSINESS]
-            # The refresh answer is held by the proxy: that is the window for the logout.
-            held = proxy.wait_for_event("hold.started", timeout=15, name="refresh-response")
-            assert not any(call.done() for call in calls), "a business call finished while the refresh was pending"
-            logout = client.logout()
-            outcomes = [call.result(timeout=20) for call in calls]
+        held, logout, outcomes = race_calls_against_logout(client, proxy, BUSINESS)
     finally:
         client.close()
     assert logout.status_code == 200 and logout.json() == {"logged_out": True}

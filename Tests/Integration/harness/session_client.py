@@ -14,6 +14,7 @@ It keeps the session-boundary contract (README.md, "Checking a trace") the simpl
 import contextlib
 import http.cookiejar
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import httpx
@@ -141,3 +142,19 @@ class SessionClient:
             return Outcome(401, False, response, "signed out" if new_access is None else "refresh failed")
         retry = self.http.get(f"{self.base_url}{path}", headers={**credentials, **(headers or {})})
         return Outcome(retry.status_code, True, retry)
+
+
+def race_calls_against_logout(client, proxy, paths):
+    """The token race as the rules stage it: `client` (logged in) calls every path at once, one
+    thread each; their 401s trigger one refresh, whose answer the proxy holds (hold
+    `refresh-response`); while it is held and no call has finished, the client logs out; then the
+    calls' outcomes are collected. Returns (the hold.started event, the logout's response, the
+    outcomes in path order). Every wait has a deadline."""
+    with ThreadPoolExecutor(len(paths)) as pool:
+        calls = [pool.submit(client.get, path) for path in paths]
+        # The refresh answer is held by the proxy: that is the window for the logout.
+        held = proxy.wait_for_event("hold.started", timeout=15, name="refresh-response")
+        assert not any(call.done() for call in calls), "a business call finished while the refresh was pending"
+        logout = client.logout()
+        outcomes = [call.result(timeout=20) for call in calls]
+    return held, logout, outcomes
