@@ -2,12 +2,13 @@ public import FaultlineFlow
 public import FaultlineHTTP1
 
 /// A flow's upstream over an HTTP/1.1 connection (pooled or fresh), with no I/O: it encodes what
-/// the flow core sends (request line, `Host`, framing fields, `Via`), keeps the bytes until the
-/// connection is there, and decodes the response into flow events.
+/// the flow core sends (request line, `Host`, framing fields, `Via`) and decodes the response
+/// into flow events. `UpstreamCodec` keeps what the flow sends until the connection is there and
+/// makes this codec once it is (`didConnect` first).
 ///
-/// It also knows the one retry HTTP/1.1 allows: a pooled connection that the upstream had closed
-/// before any response byte may be replaced once by a fresh one for a request without a body
-/// (RFC 9112 §9.3.1).
+/// It also knows when the one retry HTTP/1.1 allows applies: a pooled connection that the
+/// upstream had closed before any response byte may be replaced once by a fresh one for a
+/// request without a body (RFC 9112 §9.3.1).
 public struct HTTP1UpstreamCodec {
     /// What the upstream said, for the flow core.
     public enum Event {
@@ -20,14 +21,10 @@ public struct HTTP1UpstreamCodec {
     }
 
     private let via: String?
-    private let limits: HTTP1Limits
     private var decoder: HTTP1ResponseDecoder
     private var head: OutboundRequest?
     private var framing = BodyFraming.none
-    /// Encoded request bytes produced before the connection exists.
-    private var pending: [UInt8] = []
-    private(set) var connected = false
-    /// The connection carrying the request, once there is one.
+    /// The connection carrying the request.
     public private(set) var connection: UpstreamConnectionInfo?
     private var requestEnded = false
     private var receivedBytes = false
@@ -36,15 +33,11 @@ public struct HTTP1UpstreamCodec {
 
     public init(limits: HTTP1Limits, via: String?) {
         self.via = via
-        self.limits = limits
         self.decoder = HTTP1ResponseDecoder(limits: limits)
     }
 
     /// The request head sent, once there is one.
     public var request: OutboundRequest? { head }
-
-    /// Request bytes waiting for the connection.
-    public var pendingByteCount: Int { pending.count }
 
     /// The encoded request head (origin-form target, `Host` first, hop-by-hop fields removed per
     /// RFC 9110 §7.6.1, framing fields from the body length, `Via` per RFC 9110 §7.6.3).
@@ -73,7 +66,7 @@ public struct HTTP1UpstreamCodec {
         bytes.reserveCapacity(512)
         HTTP1Encoder.encode(
             HTTPRequestHead(method: request.method, target: request.target, version: .http1_1, headers: fields), into: &bytes)
-        return stage(bytes)
+        return bytes
     }
 
     public mutating func sendBody(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
@@ -82,9 +75,9 @@ public struct HTTP1UpstreamCodec {
             var encoded: [UInt8] = []
             encoded.reserveCapacity(bytes.count + 16)
             HTTP1Encoder.encodeChunk(bytes, into: &encoded)
-            return stage(encoded)
+            return encoded
         }
-        return stage(Array(bytes))
+        return Array(bytes)
     }
 
     public mutating func sendEnd(trailers: HTTPHeaders?) -> [UInt8] {
@@ -92,22 +85,12 @@ public struct HTTP1UpstreamCodec {
         guard case .chunked = framing else { return [] }
         var encoded: [UInt8] = []
         HTTP1Encoder.encodeLastChunk(trailers: trailers, into: &encoded)
-        return stage(encoded)
+        return encoded
     }
 
-    /// Bytes to write now (connected) or nothing (kept until `connected`).
-    private mutating func stage(_ bytes: [UInt8]) -> [UInt8] {
-        if connected { return bytes }
-        if pending.isEmpty { pending = bytes } else { pending.append(contentsOf: bytes) }
-        return []
-    }
-
-    /// The connection is there: the bytes kept so far, to write first.
-    public mutating func didConnect(_ info: UpstreamConnectionInfo) -> [UInt8] {
-        connected = true
+    /// The connection the request goes on; call before sending anything.
+    public mutating func didConnect(_ info: UpstreamConnectionInfo) {
         connection = info
-        defer { pending = [] }
-        return pending
     }
 
     /// Upstream bytes; read the events with `nextEvent`.
@@ -148,18 +131,9 @@ public struct HTTP1UpstreamCodec {
     }
 
     /// True when the upstream closed a pooled connection before answering a request without a
-    /// body: send it again on a fresh connection (`retryBytes`).
+    /// body: send it again on a fresh connection (`UpstreamCodec.restartForRetry`).
     public var mayRetryOnFreshConnection: Bool {
         (connection?.reused ?? false) && !receivedBytes && requestEnded && framing == .none && responseHead == nil
-    }
-
-    /// Starts over for a fresh connection: the head again, for `didConnect` to hand out.
-    public mutating func restartForRetry() {
-        guard let head else { return }
-        var fresh = HTTP1UpstreamCodec(limits: limits, via: via)
-        _ = fresh.sendHead(head)
-        fresh.requestEnded = true
-        self = fresh
     }
 
     /// True when the connection can carry another request: the response ended cleanly, the

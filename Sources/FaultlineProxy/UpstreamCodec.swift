@@ -85,7 +85,8 @@ public struct UpstreamCodec {
             return startHTTP2(info, replaying: sent)
         }
         var codec = HTTP1UpstreamCodec(limits: limits, via: via)
-        var bytes = codec.didConnect(info)
+        codec.didConnect(info)
+        var bytes: [UInt8] = []
         for step in sent {
             switch step {
             case .head(let request): bytes += codec.sendHead(request)
@@ -159,7 +160,8 @@ public struct UpstreamCodec {
                 return total
             }
         }
-        return http1?.pendingByteCount ?? http2?.pendingByteCount ?? 0
+        // HTTP/1.1 bytes go straight to the socket, whose own backlog the driver watches.
+        return http2?.pendingByteCount ?? 0
     }
 
     public var status: HTTP1UpstreamCodec.Status {

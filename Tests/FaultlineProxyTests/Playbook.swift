@@ -245,10 +245,8 @@ extension DuplicateRequest {
     /// The copy as it goes upstream on HTTP/1.1 (head and body).
     var bytes: [UInt8] {
         var codec = HTTP1UpstreamCodec(limits: .default, via: "faultline")
-        _ = codec.sendHead(outbound)
-        _ = codec.sendBody(body[...])
-        _ = codec.sendEnd(trailers: nil)
-        return codec.didConnect(UpstreamConnectionInfo(id: ConnectionID(0), remoteAddress: "", reused: false))
+        codec.didConnect(UpstreamConnectionInfo(id: ConnectionID(0), remoteAddress: "", reused: false))
+        return codec.sendHead(outbound) + codec.sendBody(body[...]) + codec.sendEnd(trailers: nil)
     }
 }
 
