@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// JUnit XML, the format CI systems (GitHub Actions reporters, GitLab, Jenkins) show as tests.
 extension ReportFormatter {
     /// One `<testsuite name="session-boundary-contract">` with one `<testcase>` per clause (a
@@ -75,30 +77,8 @@ extension ReportFormatter {
         return xml
     }
 
-    /// XML 1.0 text and attribute escaping; characters XML 1.0 cannot carry at all (most C0
-    /// controls) become U+FFFD.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n", "\t": out.unicodeScalars.append(scalar)
-            case "\r": out += "&#13;"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
-                    out += "\u{FFFD}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
-    }
+    /// XML 1.0 text and attribute escaping (``MarkupEscaping``).
+    static func escape(_ text: String) -> String { MarkupEscaping.escaped(text) }
 
     /// A trace file name as a JUnit class name part: its base name, dots and odd characters as `_`.
     private static func sanitizedClassName(_ path: String) -> String {

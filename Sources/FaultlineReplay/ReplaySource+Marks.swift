@@ -5,8 +5,8 @@ import Foundation
 /// the trace as they are written.
 extension ReplaySource {
     /// Subscribes to `trace`'s marks when answers follow the recorded order (else does nothing).
-    /// The observer runs under the recorder's lock: it reads the line, takes the source's own lock
-    /// and never records.
+    /// The observer runs on a recording thread, one line at a time in `seq` order: it reads the
+    /// line, takes the source's own lock and never records.
     public func follow(_ trace: TraceRecorder) {
         guard settings.order == .recorded else { return }
         _ = trace.addObserver { [weak self] line in

@@ -23,6 +23,10 @@ final class ControlAPI: Sendable {
     let trace: TraceRecorder
     let listeners: [ListenerInfo]
     let configuration: ControlConfiguration
+    /// The `Host` check every call passes first.
+    let gate: ControlGate
+    /// The web UI's tickets and sessions.
+    let uiSessions = UISessions()
     /// Hold waits (long polls) pending now; `GET /v1/health` reports it as `waits`, so a test can
     /// tell its wait is registered before it lets the flow arrive.
     let pendingWaits = Atomic<Int>(0)
@@ -32,6 +36,7 @@ final class ControlAPI: Sendable {
         self.trace = trace
         self.listeners = listeners
         self.configuration = configuration
+        gate = ControlGate(listenerAddress: configuration.address)
     }
 
     /// True when the call carries `Authorization: Bearer <the token>` (compared in constant time).
@@ -40,15 +45,30 @@ final class ControlAPI: Sendable {
         return ControlToken.matches(presented, configuration.token)
     }
 
-    /// Answers one call: 401 without the token, 404 for an unknown path, 405 (with the allowed
-    /// methods) for a known path and the wrong method, else whatever the route answers.
+    /// Answers one call: 403 when `Host` does not name this listener (`ControlGate`); under
+    /// `/ui/`, the web UI (`handleUI`); else 401 without the token, then the API.
     func handle(_ request: ControlRequest) -> ControlReply {
+        let host = request.headers.first(name: "host")
+        guard gate.allowsHost(host) else {
+            return ControlFailure(
+                403,
+                "Host '\(host ?? "")' does not name this control listener; it answers to localhost and loopback addresses"
+            ).reply
+        }
+        if request.path.first == "ui" { return handleUI(request) }
         guard isAuthorized(request.headers) else {
             return .json(
                 status: 401,
                 ControlJSON.error("missing or wrong token: send 'Authorization: Bearer <token>' (see control.json)"))
         }
-        let matching = ControlRoutes.all.compactMap { route in route.match(request.path).map { (route, $0) } }
+        return route(request, path: request.path)
+    }
+
+    /// Routes an authorized call by `path` (the request's, or what follows `/ui/api` for the UI):
+    /// 404 for an unknown path, 405 (with the allowed methods) for a known path and the wrong
+    /// method, else whatever the route answers.
+    func route(_ request: ControlRequest, path: [String]) -> ControlReply {
+        let matching = ControlRoutes.all.compactMap { route in route.match(path).map { (route, $0) } }
         guard !matching.isEmpty else {
             return ControlFailure(404, "no such endpoint: \(request.method) \(request.rawPath)").reply
         }

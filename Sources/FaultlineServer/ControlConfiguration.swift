@@ -18,6 +18,12 @@ public struct ControlConfiguration: Sendable {
     public var maximumBodyBytes: Int
     /// Bytes of trace lines a `GET /v1/trace/stream` client may fall behind before it is cut off.
     public var maximumStreamBacklog: Int
+    /// Bytes of trace lines a web UI client may fall behind before its lines are dropped (and
+    /// counted for it); a browser never slows the proxy, nor grows its memory past this.
+    public var maximumUIBacklog: Int
+    /// Bytes of the trace's recent past a web UI gets when it connects (read back from the trace
+    /// file, or memory; none when the trace goes to standard output).
+    public var uiHistoryBytes: Int
 
     /// True when `address` is not a loopback address (`0.0.0.0`, say): other machines can reach
     /// the API, and the token is all that guards holds, rules and state.
@@ -26,12 +32,14 @@ public struct ControlConfiguration: Sendable {
     /// A control listener on `address` that accepts `token`.
     public init(
         address: SocketAddress, token: String, rulesDirectory: String? = nil, maximumBodyBytes: Int = 64 * 1024,
-        maximumStreamBacklog: Int = 8 * 1024 * 1024
+        maximumStreamBacklog: Int = 8 * 1024 * 1024, maximumUIBacklog: Int = 1024 * 1024, uiHistoryBytes: Int = 4 * 1024 * 1024
     ) {
         self.address = address
         self.token = token
         self.rulesDirectory = rulesDirectory
         self.maximumBodyBytes = maximumBodyBytes
         self.maximumStreamBacklog = maximumStreamBacklog
+        self.maximumUIBacklog = maximumUIBacklog
+        self.uiHistoryBytes = uiHistoryBytes
     }
 }

@@ -6,7 +6,7 @@ import FaultlineTrace
 import Synchronization
 
 /// One client connection of the control listener: decodes HTTP/1.1 requests, has `ControlAPI`
-/// answer them, and carries out the two answers that take time without ever blocking the loop.
+/// answer them, and carries out the answers that take time without ever blocking the loop.
 ///
 /// Theory of operation. The state is:
 /// - `reading`: requests are decoded and answered one after another (keep-alive and pipelining
@@ -15,8 +15,8 @@ import Synchronization
 ///   back here with `EventLoop.execute`; a loop timer answers 408 unless `cancelWait` says the hold
 ///   already arrived (then its callback is on its way). Bytes the client pipelines meanwhile stay in
 ///   the decoder; EOF means the client gave up, so the wait is cancelled and the connection closed;
-/// - `streaming`: a trace stream (chunked for HTTP/1.1) runs until the client sends EOF or the
-///   connection closes; client bytes are ignored;
+/// - `streaming`: a trace stream or the web UI's event stream (chunked for HTTP/1.1) runs until
+///   the client sends EOF or the connection closes; client bytes are ignored;
 /// - `closed`: `didCloseWith` cancelled whatever was pending (wait, timer, trace subscription).
 ///
 /// Loop-thread confined: every entry point is a `StreamConnectionDelegate` callback, a timer, or
@@ -25,8 +25,16 @@ final class ControlConnection: StreamConnectionDelegate {
     private enum State {
         case reading
         case waiting(Wait)
-        case streaming(ControlTraceStream, chunked: Bool)
+        case streaming(ControlTraceStream, chunked: Bool, StreamOverflow)
         case closed
+    }
+
+    /// What a stream does about lines its client could not take in time.
+    private enum StreamOverflow {
+        /// The trace stream: ends the connection (the client sees a body cut short).
+        case cutting
+        /// The web UI: drops lines and says how many; the count of dropped lines not yet reported.
+        case dropping(Int)
     }
 
     private struct Wait {
@@ -140,7 +148,11 @@ final class ControlConnection: StreamConnectionDelegate {
         case .waitForHold(let name, let timeout):
             startWait(name, timeout: timeout)
         case .traceStream:
-            startStream(version: head.version)
+            startStream(version: head.version, forUI: false)
+        case .uiEvents:
+            startStream(version: head.version, forUI: true)
+        case .document(let status, let contentType, let body, let headers):
+            respond(status, contentType: contentType, body, headers: headers)
         }
     }
 
@@ -148,12 +160,20 @@ final class ControlConnection: StreamConnectionDelegate {
     private func answer(_ status: Int, _ value: ConfigValue, allow: [String] = []) {
         var payload = value.jsonBytes()
         payload.append(UInt8(ascii: "\n"))
-        var headers: HTTPHeaders = [
-            ("Content-Type", "application/json"), ("Content-Length", String(payload.count)), ("Cache-Control", "no-store"),
-        ]
+        var headers = HTTPHeaders()
         if !allow.isEmpty { headers.add(name: "Allow", value: allow.joined(separator: ", ")) }
         // RFC 6750 §3: a 401 names the scheme the client must use.
         if status == 401 { headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"faultline\"") }
+        respond(status, contentType: "application/json", payload, headers: headers)
+    }
+
+    /// Writes a complete answer with `Content-Length` and `Cache-Control: no-store` (nothing here
+    /// may be cached: it is live state or needs a session); closes after it when the request asked to.
+    private func respond(_ status: Int, contentType: String, _ payload: [UInt8], headers extra: HTTPHeaders) {
+        var headers: HTTPHeaders = [
+            ("Content-Type", contentType), ("Content-Length", String(payload.count)), ("Cache-Control", "no-store"),
+        ]
+        for field in extra { headers.add(name: field.name, value: field.value) }
         if closeAfterAnswer { headers.add(name: "Connection", value: "close") }
         var bytes: [UInt8] = []
         HTTP1Encoder.encode(
@@ -207,38 +227,73 @@ final class ControlConnection: StreamConnectionDelegate {
 
     // MARK: Trace stream
 
-    private func startStream(version: HTTPVersion) {
+    /// Starts `GET /v1/trace/stream` or, `forUI`, the web UI's events. The UI's stream begins
+    /// with the recent past (`TraceRecorder.recentLines`, up to the subscription so no line comes
+    /// twice) and a `{"ui":"live"}` line; where a slow browser made it drop lines, a
+    /// `{"ui":"dropped","count":N}` line stands in their place, and the stream goes on.
+    private func startStream(version: HTTPVersion, forUI: Bool) {
         // HTTP/1.0 has no chunked coding (RFC 9112 §7.1): the stream is then close-delimited.
         let chunked = version == .http1_1
         var headers: HTTPHeaders = [("Content-Type", "application/x-ndjson"), ("Cache-Control", "no-store")]
         headers.add(name: chunked ? "Transfer-Encoding" : "Connection", value: chunked ? "chunked" : "close")
         let stream = ControlTraceStream(trace: api.trace)
-        let deliver: ControlTraceStream.Deliver = { [weak self] bytes, overflowed in
-            self?.streamDelivered(bytes, overflowed: overflowed)
+        let deliver: ControlTraceStream.Deliver = { [weak self] bytes, dropped in
+            self?.streamDelivered(bytes, dropped: dropped)
         }
+        let limit = forUI ? api.configuration.maximumUIBacklog : api.configuration.maximumStreamBacklog
         // Subscribe before the head goes out: a client that has read the head knows every later
         // line reaches it.
-        stream.start(limit: api.configuration.maximumStreamBacklog, deliver: LoopBound(deliver, on: connection.loop))
-        state = .streaming(stream, chunked: chunked)
+        let subscribedAfter = stream.start(limit: limit, deliver: LoopBound(deliver, on: connection.loop))
+        state = .streaming(stream, chunked: chunked, forUI ? .dropping(0) : .cutting)
         var bytes: [UInt8] = []
         HTTP1Encoder.encode(HTTPResponseHead(status: 200, reason: "OK", headers: headers), into: &bytes)
         connection.write(bytes)
+        if forUI {
+            var history = Array(
+                TraceLines.prefix(api.trace.recentLines(maxBytes: api.configuration.uiHistoryBytes), throughSeq: subscribedAfter))
+            history.append(contentsOf: Array("{\"ui\":\"live\",\"after\":\(subscribedAfter)}\n".utf8))
+            writeStreamed(history, chunked: chunked)
+        }
     }
 
-    private func streamDelivered(_ lines: [UInt8], overflowed: Bool) {
-        guard case .streaming(_, let chunked) = state, connection.isOpen else { return }
+    private func streamDelivered(_ lines: [UInt8], dropped: Int) {
+        guard case .streaming(let stream, let chunked, let overflow) = state, connection.isOpen else { return }
+        switch overflow {
+        case .cutting:
+            if !lines.isEmpty { writeStreamed(lines, chunked: chunked) }
+            // A reader that fell this far behind would otherwise grow our memory without bound; cut
+            // it off, leaving the body unterminated so the client can tell it lost lines.
+            if dropped > 0 || connection.outboundBufferedBytes > api.configuration.maximumStreamBacklog {
+                connection.close()
+            }
+        case .dropping(let earlier):
+            // A browser that does not read fast enough loses lines, not the stream: they are
+            // counted, and the count goes out in their place once it reads again.
+            guard connection.outboundBufferedBytes <= api.configuration.maximumUIBacklog else {
+                state = .streaming(stream, chunked: chunked, .dropping(earlier + TraceLines.count(in: lines) + dropped))
+                return
+            }
+            var bytes: [UInt8] = []
+            if earlier > 0 { bytes += Self.droppedLine(earlier) }
+            bytes += lines
+            if dropped > 0 { bytes += Self.droppedLine(dropped) }
+            state = .streaming(stream, chunked: chunked, .dropping(0))
+            if !bytes.isEmpty { writeStreamed(bytes, chunked: chunked) }
+        }
+    }
+
+    private func writeStreamed(_ payload: [UInt8], chunked: Bool) {
         if chunked {
             var bytes: [UInt8] = []
-            HTTP1Encoder.encodeChunk(lines, into: &bytes)
+            HTTP1Encoder.encodeChunk(payload, into: &bytes)
             connection.write(bytes)
         } else {
-            connection.write(lines)
+            connection.write(payload)
         }
-        // A reader that fell this far behind would otherwise grow our memory without bound; cut
-        // it off, leaving the body unterminated so the client can tell it lost lines.
-        if overflowed || connection.outboundBufferedBytes > api.configuration.maximumStreamBacklog {
-            connection.close()
-        }
+    }
+
+    private static func droppedLine(_ count: Int) -> [UInt8] {
+        Array("{\"ui\":\"dropped\",\"count\":\(count)}\n".utf8)
     }
 
     // MARK: StreamConnectionDelegate
@@ -272,7 +327,7 @@ final class ControlConnection: StreamConnectionDelegate {
         case .waiting(let wait):
             if let token = wait.token { api.runtime.holds.cancelWait(token) }
             leaveWait(wait)
-        case .streaming(let stream, _):
+        case .streaming(let stream, _, _):
             stream.stop()
         case .reading, .closed:
             break

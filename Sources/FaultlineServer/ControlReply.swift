@@ -1,7 +1,8 @@
 import FaultlineConfig
+import FaultlineHTTP1
 
-/// What the routes answer with: a JSON document now, or one of the two answers that take time
-/// (the connection carries those out on its loop).
+/// What the routes answer with: a JSON document or a web UI page now, or one of the answers that
+/// take time (the connection carries those out on its loop).
 enum ControlReply: Sendable {
     /// A complete JSON answer; `allow` fills the `Allow` field of a 405 (RFC 9110 §15.5.6).
     case json(status: Int, ConfigValue, allow: [String] = [])
@@ -9,6 +10,11 @@ enum ControlReply: Sendable {
     case waitForHold(name: String, timeout: Duration)
     /// Stream every trace line recorded from now on, until the client goes away.
     case traceStream
+    /// The web UI's events: the recent trace lines, then the live ones until the client goes away,
+    /// dropping and counting lines a slow browser cannot take (`ControlTraceStream`).
+    case uiEvents
+    /// A web UI page, asset or redirect: the status, `Content-Type`, body and any other fields.
+    case document(status: Int, contentType: String, body: [UInt8], headers: HTTPHeaders = HTTPHeaders())
 
     /// 200 with `value`.
     static func ok(_ value: ConfigValue) -> ControlReply { .json(status: 200, value) }

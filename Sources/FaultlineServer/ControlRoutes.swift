@@ -69,5 +69,6 @@ enum ControlRoutes {
         },
         ControlRoute("POST", "/v1/marks") { api, request, _ throws(ControlFailure) in try api.mark(request) },
         ControlRoute("GET", "/v1/trace/stream") { _, _, _ in .traceStream },
+        ControlRoute("POST", "/v1/ui/tickets") { api, _, _ throws(ControlFailure) in try api.issueUITicket() },
     ]
 }

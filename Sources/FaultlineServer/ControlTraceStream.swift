@@ -2,41 +2,44 @@ import FaultlinePosix
 import FaultlineTrace
 import Synchronization
 
-/// One `GET /v1/trace/stream` subscription: collects the lines the recorder writes, on whatever
-/// thread writes them, and hands them in batches to the subscriber's loop.
+/// One live trace subscription (`GET /v1/trace/stream`, the web UI's event stream): collects the
+/// lines the recorder writes, on whatever thread hands them over, and passes them in batches to
+/// the subscriber's loop.
 ///
-/// Theory of operation: the recorder calls the observer under its own lock, so the observer only
-/// copies the line into `pending` and, when no hand-off is queued yet, queues one with
-/// `EventLoop.execute`. The hand-off takes everything pending at once, so a burst of lines costs one
-/// wakeup. If the loop falls `limit` bytes behind, later lines are dropped and the delivery says
-/// so (`overflowed`); the connection then cuts the stream rather than let memory grow. `stop()`
-/// unsubscribes; the recorder guarantees no observer call after `removeObserver` returns, and a
-/// hand-off already queued finds its deliverer gone or stopped and does nothing.
+/// Theory of operation: the observer only copies the line into `pending` and, when no hand-off
+/// is queued yet, queues one with `EventLoop.execute`. The hand-off takes everything pending at
+/// once, so a burst of lines costs one wakeup. The buffer is bounded: once `limit` bytes wait,
+/// later lines are dropped and counted until the next hand-off, which reports the count after the
+/// lines it carries, so the subscriber knows where the gap is and how big it is. What to do about
+/// a gap is the subscriber's choice (the trace stream cuts the connection, the UI says so and goes
+/// on). `stop()` unsubscribes; the recorder guarantees no observer call after `removeObserver`
+/// returns, and a hand-off already queued finds its deliverer gone or stopped and does nothing.
 final class ControlTraceStream: Sendable {
-    /// What the loop gets: the bytes (whole lines) and whether lines were dropped after them.
-    typealias Deliver = ([UInt8], _ overflowed: Bool) -> Void
+    /// What the loop gets: whole lines, then how many lines were dropped after them.
+    typealias Deliver = (_ lines: [UInt8], _ dropped: Int) -> Void
 
     private struct Pending {
         var bytes: [UInt8] = []
         var handOffQueued = false
-        var overflowed = false
+        var dropped = 0
     }
 
     private let trace: TraceRecorder
     private let pending = Mutex(Pending())
-    private let observer = Mutex<UInt64?>(nil)
+    private let observer = Mutex<TraceObserverToken?>(nil)
 
     init(trace: TraceRecorder) {
         self.trace = trace
     }
 
-    /// Subscribes; `deliver` runs on `deliver.loop` with batches of lines, until `stop()`.
-    func start(limit: Int, deliver: LoopBound<Deliver>) {
+    /// Subscribes; `deliver` runs on `deliver.loop` with batches of lines, until `stop()`. Returns
+    /// the last `seq` before the subscription (the first line delivered comes after it).
+    @discardableResult
+    func start(limit: Int, deliver: LoopBound<Deliver>) -> UInt64 {
         let token = trace.addObserver { [self] line in
             let queueHandOff = pending.withLock { pending -> Bool in
-                guard !pending.overflowed else { return false }
-                if pending.bytes.count + line.count > limit {
-                    pending.overflowed = true
+                if pending.dropped > 0 || pending.bytes.count + line.count > limit {
+                    pending.dropped += 1
                 } else {
                     pending.bytes.append(contentsOf: line)
                 }
@@ -46,20 +49,24 @@ final class ControlTraceStream: Sendable {
             }
             guard queueHandOff else { return }
             deliver.loop.execute { [self] in
-                let (bytes, overflowed) = pending.withLock { pending -> ([UInt8], Bool) in
+                let (bytes, dropped) = pending.withLock { pending -> ([UInt8], Int) in
                     pending.handOffQueued = false
-                    defer { pending.bytes = [] }
-                    return (pending.bytes, pending.overflowed)
+                    defer {
+                        pending.bytes = []
+                        pending.dropped = 0
+                    }
+                    return (pending.bytes, pending.dropped)
                 }
-                deliver.value(bytes, overflowed)
+                deliver.value(bytes, dropped)
             }
         }
         observer.withLock { $0 = token }
+        return token.subscribedAfter
     }
 
     /// Unsubscribes (idempotent). After it returns no new line is collected.
     func stop() {
-        guard let token = observer.withLock({ current -> UInt64? in
+        guard let token = observer.withLock({ current -> TraceObserverToken? in
             defer { current = nil }
             return current
         }) else { return }

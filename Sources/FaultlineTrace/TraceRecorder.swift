@@ -15,6 +15,14 @@ import Synchronization
 /// every `flushInterval` from a background timer, so `tail -f` sees events promptly. A second lock
 /// serializes writers; buffers are swapped under the first lock, so appending never waits for a
 /// write. A write error is reported once on standard error; the trace then stops growing.
+///
+/// Observers (live streams: the control API's trace stream, the web UI, a replay following marks)
+/// never run under that lock, so a slow one cannot stall the event loops that record. While any
+/// are subscribed, `record` also copies its line to an observer queue, still under the lock so
+/// the queue is in `seq` order, and the first recording thread to find no delivery in progress
+/// becomes the deliverer: it hands the queue to the observers after releasing the lock and keeps
+/// going until the queue is empty, while other threads only append. A third lock, held while
+/// observers run, is what `removeObserver` waits on.
 public final class TraceRecorder: Sendable {
     /// Buffered bytes that make `record` hand the buffer to the file.
     static let flushThreshold = 64 * 1024
@@ -27,6 +35,10 @@ public final class TraceRecorder: Sendable {
     private let state: Mutex<WriterState>
     private let writer: Mutex<OutputSlot>
     private let flusher: Mutex<PeriodicFlusher?>
+    /// Held while observers run (see `deliverObserved`); taken before `state`, never the other way.
+    private let observerCalls = Mutex(())
+    /// The file the trace goes to, for `recentLines`; nil for standard output and memory.
+    private let filePath: String?
 
     /// What `record` touches, under the first lock.
     private struct WriterState: ~Copyable {
@@ -34,9 +46,33 @@ public final class TraceRecorder: Sendable {
         var buffer: JSONOutput
         var closed = false
         var clock: WallClock
-        /// Live-stream subscribers (the control API's trace stream); usually empty.
-        var observers: [(id: UInt64, callback: @Sendable (UnsafeBufferPointer<UInt8>) -> Void)] = []
+        /// Live-stream subscribers; usually empty.
+        var observers: [Observer] = []
         var nextObserverID: UInt64 = 0
+        /// Lines recorded while observers were subscribed and not yet handed to them, in `seq` order.
+        var observed = ObservedLines()
+        /// A thread is handing `observed` to the observers now.
+        var delivering = false
+    }
+
+    /// One subscriber, and the `seq` it subscribed after (it hears later lines only).
+    private struct Observer {
+        let id: UInt64
+        let after: UInt64
+        let callback: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
+    }
+
+    /// Lines waiting for the observers: their bytes back to back, with each one's `seq` and end.
+    private struct ObservedLines {
+        var bytes: [UInt8] = []
+        var lines: [(seq: UInt64, end: Int)] = []
+
+        var isEmpty: Bool { lines.isEmpty }
+
+        mutating func removeAll() {
+            bytes.removeAll(keepingCapacity: bytes.capacity <= 1 << 20)
+            lines.removeAll(keepingCapacity: lines.capacity <= 4096)
+        }
     }
 
     /// What writing touches, under the second lock: the file and an empty buffer to swap in.
@@ -84,6 +120,7 @@ public final class TraceRecorder: Sendable {
         case .memory: openedSink = nil
         }
         isMemory = openedSink == nil
+        if case .file(let path) = output { filePath = path } else { filePath = nil }
 
         var clock = WallClock()
         var header = JSONOutput(capacity: Self.flushThreshold + 4096)
@@ -150,8 +187,8 @@ public final class TraceRecorder: Sendable {
         line.appendRaw("}\n")
 
         let start = self.start
-        let buffered = state.withLock { state -> Int in
-            guard !state.closed else { return 0 }
+        let (buffered, deliver) = state.withLock { state -> (Int, Bool) in
+            guard !state.closed else { return (0, false) }
             let lineStart = state.buffer.count
             state.seq += 1
             let monotonic = start.duration(to: MonotonicInstant.now())
@@ -164,17 +201,51 @@ public final class TraceRecorder: Sendable {
             state.buffer.appendInteger(UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
             state.buffer.appendByte(UInt8(ascii: ","))
             state.buffer.append(line)
+            var deliver = false
             if !state.observers.isEmpty {
-                let observers = state.observers
-                state.buffer.withBytes { all in
-                    let written = UnsafeBufferPointer(rebasing: all[lineStart...])
-                    for observer in observers { observer.callback(written) }
-                }
+                state.buffer.withBytes { all in state.observed.bytes.append(contentsOf: all[lineStart...]) }
+                state.observed.lines.append((state.seq, state.observed.bytes.count))
+                deliver = !state.delivering
+                state.delivering = true
             }
-            return state.buffer.count
+            return (state.buffer.count, deliver)
         }
+        if deliver { deliverObserved() }
         if !isMemory && buffered >= Self.flushThreshold {
             drain(waiting: buffered >= Self.backpressureThreshold)
+        }
+    }
+
+    /// Hands queued lines to the observers, outside the state lock, until the queue is empty. Runs
+    /// on the thread whose `record` claimed the delivery; lines other threads queue meanwhile are
+    /// taken on the next turn, so no line waits for a later `record`. The observer list is read
+    /// under `observerCalls`, which `removeObserver` waits for, so a removed observer is never
+    /// called after `removeObserver` returns.
+    private func deliverObserved() {
+        var batch = ObservedLines()
+        while true {
+            let delivered = observerCalls.withLock { _ -> Bool in
+                let observers = state.withLock { state -> [Observer]? in
+                    guard !state.observed.isEmpty else {
+                        state.delivering = false
+                        return nil
+                    }
+                    swap(&batch, &state.observed)
+                    return state.observers
+                }
+                guard let observers else { return false }
+                batch.bytes.withUnsafeBufferPointer { bytes in
+                    var lineStart = 0
+                    for (seq, end) in batch.lines {
+                        let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<end])
+                        for observer in observers where seq > observer.after { observer.callback(line) }
+                        lineStart = end
+                    }
+                }
+                batch.removeAll()
+                return true
+            }
+            guard delivered else { return }
         }
     }
 
@@ -221,21 +292,51 @@ public final class TraceRecorder: Sendable {
         return state.withLock { $0.buffer.text }
     }
 
-    /// Subscribes `observer` to every line recorded from now on (the whole line, newline
-    /// included, exactly as written), in `seq` order. It runs on the recording thread under the
-    /// recorder's lock and the bytes are valid only during the call: copy them, hand them off and
-    /// return; never record or block in it. Returns the token for `removeObserver`.
-    public func addObserver(_ observer: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void) -> UInt64 {
+    /// The last whole lines of the trace so far, at most `maxBytes` of them (the header line too
+    /// when it fits): what a viewer that subscribes now shows of the past. It flushes first, so
+    /// every line recorded before the call is there; a line recorded between `addObserver` and
+    /// this call can be both here and in the observer (its `seq` tells). Reads the file back for a
+    /// file trace; empty for standard output, which cannot be read back.
+    public func recentLines(maxBytes: Int) -> [UInt8] {
+        if isMemory {
+            return state.withLock { state in
+                state.buffer.withBytes { all in Self.wholeLines(Array(all.suffix(maxBytes)), cut: all.count > maxBytes) }
+            }
+        }
+        guard let filePath else { return [] }
+        flush()
+        guard let tail = TraceSink.readTail(path: filePath, maxBytes: maxBytes) else { return [] }
+        return Self.wholeLines(tail.bytes, cut: tail.cut)
+    }
+
+    /// `bytes` without its first line when `cut` says it may begin inside one.
+    static func wholeLines(_ bytes: [UInt8], cut: Bool) -> [UInt8] {
+        guard cut else { return bytes }
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return [] }
+        return Array(bytes[(newline + 1)...])
+    }
+
+    /// Subscribes `observer` to every line recorded from now on (one whole line per call, newline
+    /// included, exactly as written), in `seq` order. It runs on some recording thread, outside
+    /// the recorder's lock but one call at a time (never two at once, for any observer), and the
+    /// bytes are valid only during the call: copy them, hand them off and return; never record,
+    /// block, or call `removeObserver` in it. Returns the token for `removeObserver`.
+    @discardableResult
+    public func addObserver(
+        _ observer: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void
+    ) -> TraceObserverToken {
         state.withLock { state in
             state.nextObserverID += 1
-            state.observers.append((state.nextObserverID, observer))
-            return state.nextObserverID
+            state.observers.append(Observer(id: state.nextObserverID, after: state.seq, callback: observer))
+            return TraceObserverToken(id: state.nextObserverID, subscribedAfter: state.seq)
         }
     }
 
-    /// Unsubscribes; once it returns the observer is never called again. Unknown tokens are ignored.
-    public func removeObserver(_ token: UInt64) {
-        state.withLock { $0.observers.removeAll { $0.id == token } }
+    /// Unsubscribes; once it returns the observer is never called again (it waits for a delivery
+    /// in progress to finish). Unknown tokens are ignored. Never call it from an observer.
+    public func removeObserver(_ token: TraceObserverToken) {
+        state.withLock { $0.observers.removeAll { $0.id == token.id } }
+        observerCalls.withLock { _ in }
     }
 
     /// Observers subscribed now (for tests that check a stream let go).

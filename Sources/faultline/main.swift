@@ -23,6 +23,7 @@ let usage = """
       fail       reset the client of a held flow (fail NAME)
       mark       write a mark to the trace and fire mark:LABEL (mark LABEL [KEY=VALUE]...)
       state      show, set or reset scenario states (state, state set, state reset)
+      ui         print the address of a running proxy's web UI (flows, holds, rules), with a one-time ticket
       replay     answer clients from a capture (replay serve), or send its requests again (replay client)
       har        export a trace or capture as HAR 1.2, or import a HAR file as a capture (har export|import)
       backend    run the reference auth backend for demos and tests (faultline backend --help)
@@ -42,7 +43,7 @@ func main(_ arguments: [String]) -> Int32 {
         "run": RunCommand.run, "rules": RulesCommand.run, "holds": HoldsCommand.run, "release": ReleaseCommand.release,
         "fail": ReleaseCommand.fail, "mark": MarkCommand.run, "state": StateCommand.run, "backend": BackendCommand.run,
         "check": CheckCommand.run, "demo": DemoCommand.run, "ca": CACommand.run, "replay": ReplayCommand.run,
-        "har": HARCommand.run,
+        "har": HARCommand.run, "ui": UICommand.run,
     ]
     guard let first = arguments.first else {
         print(usage)

@@ -43,12 +43,12 @@ import Testing
         try withControl { harness in
             let raw = RawControlConnection(address: harness.controlAddress)
             let lower = try raw.exchange(
-                "GET /v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: bearer \(ControlHarness.token)\r\n\r\n")
+                "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: bearer \(ControlHarness.token)\r\n\r\n")
             #expect(lower.hasPrefix("HTTP/1.1 200 "))
             let upper = try raw.exchange(
-                "GET /v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ControlHarness.token.uppercased())\r\n\r\n")
+                "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token.uppercased())\r\n\r\n")
             #expect(upper.hasPrefix("HTTP/1.1 401 "))
-            let basic = try raw.exchange("GET /v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Basic Zm9vOmJhcg==\r\n\r\n")
+            let basic = try raw.exchange("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic Zm9vOmJhcg==\r\n\r\n")
             #expect(basic.hasPrefix("HTTP/1.1 401 "))
         }
     }
@@ -125,7 +125,7 @@ import Testing
         try withControl { harness in
             let raw = RawControlConnection(address: harness.controlAddress)
             let connection = try raw.open()
-            let request = "GET /v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n"
+            let request = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n"
             // Pipelined: both requests in one write, two answers in order.
             try raw.send(connection, request + request)
             let text = try raw.readUntil(connection) { $0.components(separatedBy: "HTTP/1.1 200 OK").count == 3 }
@@ -138,7 +138,7 @@ import Testing
             let raw = RawControlConnection(address: harness.controlAddress)
             for request in [
                 "GET /v1/health HTTP/1.0\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n",
-                "HEAD /v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n",
+                "HEAD /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n",
             ] {
                 let connection = try raw.open()
                 try raw.send(connection, request)

@@ -213,7 +213,7 @@ struct RawControlConnection {
     /// POSTs `body` (any bytes) with the right token.
     func post(_ path: String, body: String) throws -> String {
         try exchange(
-            "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ControlHarness.token)\r\n"
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n"
                 + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
     }
 }

@@ -78,7 +78,7 @@ final class TraceStreamClient {
 
     init(address: SocketAddress) throws {
         connection = try BlockingConnection(connectingTo: address, timeout: .seconds(5))
-        let request = "GET /v1/trace/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n"
+        let request = "GET /v1/trace/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n"
         try connection.sendAll(Array(request.utf8), deadline: MonotonicInstant.now().advanced(by: .seconds(5)))
         decoder.expectResponse(toMethod: "GET")
     }
