@@ -312,28 +312,47 @@ function act(method, path, body) {
   call(method, path, body).then(refreshPanels, (error) => alert(error.message));
 }
 
+// Holds are kept by id across refreshes, so a status being typed survives the next one.
+const holdItems = new Map();
+
 function renderHolds(holds) {
   const list = $("holds");
   if (!Array.isArray(holds) || holds.length === 0) {
+    holdItems.clear();
     list.replaceChildren(element("li", { class: "empty", text: "Nothing held." }));
     return;
   }
-  list.replaceChildren(...holds.map((hold) => {
-    const path = "/v1/holds/" + encodeURIComponent(hold.name);
-    const statusInput = element("input", { type: "number", min: "100", max: "599", placeholder: "503", class: "status-input", "aria-label": "status" });
-    return element("li", { class: "hold", "data-hold": hold.name, "data-id": hold.id, "data-flow": hold.flow },
-      element("div", {}, element("strong", { text: hold.name }), document.createTextNode(` flow ${hold.flow} · ${hold.phase} · ${hold.summary} · ${hold.held_ms} ms`)),
-      element("button", { class: "release", onclick: () => act("POST", path + "/release", { id: hold.id }) , text: "Release" }),
-      element("button", { class: "fail", onclick: () => act("POST", path + "/fail", { id: hold.id }), text: "Fail" }),
-      statusInput,
-      element("button", {
-        class: "release-status", text: "Release with status…",
-        onclick: () => {
-          const status = Number(statusInput.value || statusInput.placeholder);
-          act("POST", path + "/release", { id: hold.id, status });
-        },
-      }));
-  }));
+  const live = new Set(holds.map((hold) => hold.id));
+  for (const id of holdItems.keys()) if (!live.has(id)) holdItems.delete(id);
+  const items = holds.map((hold) => {
+    let item = holdItems.get(hold.id);
+    if (!item) {
+      item = holdItem(hold);
+      holdItems.set(hold.id, item);
+    }
+    item.querySelector(".summary").textContent = ` flow ${hold.flow} · ${hold.phase} · ${hold.summary} · ${hold.held_ms} ms`;
+    return item;
+  });
+  // Moving an element takes the focus from it: the list is rebuilt only when it changed.
+  const current = [...list.children];
+  if (current.length !== items.length || current.some((item, index) => item !== items[index])) list.replaceChildren(...items);
+}
+
+function holdItem(hold) {
+  const path = "/v1/holds/" + encodeURIComponent(hold.name);
+  const statusInput = element("input", { type: "number", min: "100", max: "599", placeholder: "503", class: "status-input", "aria-label": "status" });
+  return element("li", { class: "hold", "data-hold": hold.name, "data-id": hold.id, "data-flow": hold.flow },
+    element("div", {}, element("strong", { text: hold.name }), element("span", { class: "summary" })),
+    element("button", { class: "release", onclick: () => act("POST", path + "/release", { id: hold.id }), text: "Release" }),
+    element("button", { class: "fail", onclick: () => act("POST", path + "/fail", { id: hold.id }), text: "Fail" }),
+    statusInput,
+    element("button", {
+      class: "release-status", text: "Release with status…",
+      onclick: () => {
+        const status = Number(statusInput.value || statusInput.placeholder);
+        act("POST", path + "/release", { id: hold.id, status });
+      },
+    }));
 }
 
 function renderRules(rules) {
