@@ -8,6 +8,8 @@
   CA), `ws_origin` (WebSocket echo), `h2_origin` (nginx speaking HTTP/2 over TLS and h2c, see
   harness/h2_origin.py) and `h2_server` (a scripted HTTP/2 server that sends RST_STREAM and
   GOAWAY on request, harness/h2_server.py).
+- `chromium`: Debian's chromium under Playwright (harness/browser.py), closed after the test;
+  `browser_page`: a fresh page of it (a context of its own, JavaScript on).
 
 The binary comes from $FAULTLINE_BIN (Scripts/test sets it), else .build/debug/faultline.
 """
@@ -140,6 +142,23 @@ def ws_origin():
     server = EchoServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def chromium(tmp_path):
+    """Headless Chromium (the system's, driven by Playwright) for one test, its home in tmp_path;
+    `new_page(**options)` opens a page in a fresh context. A missing chromium or playwright fails
+    the test."""
+    from harness.browser import Chromium
+
+    with Chromium(str(tmp_path)) as browser:
+        yield browser
+
+
+@pytest.fixture
+def browser_page(chromium):
+    """A fresh `BrowserPage` (harness/browser.py): `open(path)`, `page`, `requested`."""
+    return chromium.new_page()
 
 
 @pytest.fixture
