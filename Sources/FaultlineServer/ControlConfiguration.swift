@@ -18,8 +18,9 @@ public struct ControlConfiguration: Sendable {
     public var maximumBodyBytes: Int
     /// Bytes of trace lines a `GET /v1/trace/stream` client may fall behind before it is cut off.
     public var maximumStreamBacklog: Int
-    /// Bytes of trace lines a web UI client may fall behind before its lines are dropped (and
-    /// counted for it); a browser never slows the proxy, nor grows its memory past this.
+    /// Bytes of trace lines a web UI client may fall behind (beyond the history it was sent)
+    /// before its lines are dropped and counted for it; a browser never slows the proxy, nor
+    /// grows its memory past this.
     public var maximumUIBacklog: Int
     /// Bytes of the trace's recent past a web UI gets when it connects (read back from the trace
     /// file, or memory; none when the trace goes to standard output).

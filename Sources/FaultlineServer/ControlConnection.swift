@@ -33,8 +33,11 @@ final class ControlConnection: StreamConnectionDelegate {
     private enum StreamOverflow {
         /// The trace stream: ends the connection (the client sees a body cut short).
         case cutting
-        /// The web UI: drops lines and says how many; the count of dropped lines not yet reported.
-        case dropping(Int)
+        /// The web UI: drops lines and says how many. `unreported` counts dropped lines not yet
+        /// reported; `allowance` is how many bytes may wait in the socket's buffer (the backlog,
+        /// plus the history the stream began with, so a page that opens under load does not lose
+        /// live lines only because its history is still on the way).
+        case dropping(unreported: Int, allowance: Int)
     }
 
     private struct Wait {
@@ -244,16 +247,19 @@ final class ControlConnection: StreamConnectionDelegate {
         // Subscribe before the head goes out: a client that has read the head knows every later
         // line reaches it.
         let subscribedAfter = stream.start(limit: limit, deliver: LoopBound(deliver, on: connection.loop))
-        state = .streaming(stream, chunked: chunked, forUI ? .dropping(0) : .cutting)
         var bytes: [UInt8] = []
         HTTP1Encoder.encode(HTTPResponseHead(status: 200, reason: "OK", headers: headers), into: &bytes)
         connection.write(bytes)
-        if forUI {
-            var history = Array(
-                TraceLines.prefix(api.trace.recentLines(maxBytes: api.configuration.uiHistoryBytes), throughSeq: subscribedAfter))
-            history.append(contentsOf: Array("{\"ui\":\"live\",\"after\":\(subscribedAfter)}\n".utf8))
-            writeStreamed(history, chunked: chunked)
+        guard forUI else {
+            state = .streaming(stream, chunked: chunked, .cutting)
+            return
         }
+        var history = Array(
+            TraceLines.prefix(api.trace.recentLines(maxBytes: api.configuration.uiHistoryBytes), throughSeq: subscribedAfter))
+        history.append(contentsOf: Array("{\"ui\":\"live\",\"after\":\(subscribedAfter)}\n".utf8))
+        let allowance = api.configuration.maximumUIBacklog + history.count
+        state = .streaming(stream, chunked: chunked, .dropping(unreported: 0, allowance: allowance))
+        writeStreamed(history, chunked: chunked)
     }
 
     private func streamDelivered(_ lines: [UInt8], dropped: Int) {
@@ -266,18 +272,19 @@ final class ControlConnection: StreamConnectionDelegate {
             if dropped > 0 || connection.outboundBufferedBytes > api.configuration.maximumStreamBacklog {
                 connection.close()
             }
-        case .dropping(let earlier):
+        case .dropping(let earlier, let allowance):
             // A browser that does not read fast enough loses lines, not the stream: they are
             // counted, and the count goes out in their place once it reads again.
-            guard connection.outboundBufferedBytes <= api.configuration.maximumUIBacklog else {
-                state = .streaming(stream, chunked: chunked, .dropping(earlier + TraceLines.count(in: lines) + dropped))
+            guard connection.outboundBufferedBytes <= allowance else {
+                let unreported = earlier + TraceLines.count(in: lines) + dropped
+                state = .streaming(stream, chunked: chunked, .dropping(unreported: unreported, allowance: allowance))
                 return
             }
             var bytes: [UInt8] = []
             if earlier > 0 { bytes += Self.droppedLine(earlier) }
             bytes += lines
             if dropped > 0 { bytes += Self.droppedLine(dropped) }
-            state = .streaming(stream, chunked: chunked, .dropping(0))
+            state = .streaming(stream, chunked: chunked, .dropping(unreported: 0, allowance: allowance))
             if !bytes.isEmpty { writeStreamed(bytes, chunked: chunked) }
         }
     }

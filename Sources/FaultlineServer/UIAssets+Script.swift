@@ -19,6 +19,8 @@ let renderQueued = false;
 let refreshTimer = null;
 let firstNanos = null;
 let lastNanos = 0;
+let lanesDrawnAt = 0;
+let lanesTimer = null;
 const dirtyFlows = new Set();
 
 const $ = (id) => document.getElementById(id);
@@ -61,14 +63,18 @@ function flowFor(event) {
   if (!flow) {
     flow = { id: event.flow, conn: event.conn, events: [], rules: [], hold: "", status: "", method: "", url: "" };
     flows.set(event.flow, flow);
-    if (flows.size > MAX_FLOWS) {
-      const oldest = flows.keys().next().value;
-      const row = document.querySelector(`#flows tr[data-flow="${oldest}"]`);
-      if (row) row.remove();
-      flows.delete(oldest);
-    }
+    if (flows.size > MAX_FLOWS) forgetOldestFlow();
   }
   return flow;
+}
+
+// The page keeps the last MAX_FLOWS flows, so a long run does not grow it without bound.
+function forgetOldestFlow() {
+  const oldest = flows.values().next().value;
+  flows.delete(oldest.id);
+  if (oldest.row) oldest.row.remove();
+  const lanes = oldest.lineage && lineages.get(oldest.lineage);
+  if (lanes && lanes.flows[0] === oldest) lanes.flows.shift();
 }
 
 function lineageFor(name) {
@@ -179,10 +185,11 @@ function durationText(flow) {
 }
 
 function rowFor(flow) {
-  let row = document.querySelector(`#flows tr[data-flow="${flow.id}"]`);
+  let row = flow.row;
   if (!row) {
     row = element("tr", { "data-flow": flow.id, class: "flow", onclick: () => select(flow.id) });
     $("flows").tBodies[0].append(row);
+    flow.row = row;
   }
   row.replaceChildren(
     element("td", { text: String(flow.id) }),
@@ -220,16 +227,15 @@ function matchesFilters(flow) {
 
 function applyFilters() {
   for (const flow of flows.values()) {
-    const row = document.querySelector(`#flows tr[data-flow="${flow.id}"]`);
-    if (row) row.hidden = !matchesFilters(flow);
+    if (flow.row) flow.row.hidden = !matchesFilters(flow);
   }
 }
 
 function select(id) {
   selectedFlow = id;
   for (const row of document.querySelectorAll("#flows tr.selected")) row.classList.remove("selected");
-  const row = document.querySelector(`#flows tr[data-flow="${id}"]`);
-  if (row) row.classList.add("selected");
+  const flow = flows.get(id);
+  if (flow && flow.row) flow.row.classList.add("selected");
   renderDetail();
 }
 
@@ -415,7 +421,13 @@ function queueRender() {
     }
     dirtyFlows.clear();
     $("counts").textContent = `${flows.size} flows · ${eventCount} events`;
-    renderLanes();
+    // The swimlanes are redrawn whole, so at most twice a second.
+    if (performance.now() - lanesDrawnAt > 500) {
+      lanesDrawnAt = performance.now();
+      renderLanes();
+    } else if (!lanesTimer) {
+      lanesTimer = setTimeout(() => { lanesTimer = null; lanesDrawnAt = 0; queueRender(); }, 500);
+    }
   });
 }
 

@@ -4,7 +4,8 @@ package import Foundation
 
 /// The verdict of `expectContractHolds()` / `assertContractHolds()` before a test framework
 /// records it: the report, the enabled clauses that could not run and were not accepted as
-/// unchecked, and, when the test must fail, the message and the trace file it names.
+/// unchecked, and, when the test must fail, the message and the files it names (the trace, and
+/// the HTML report with a timeline picture per violation beside it).
 ///
 /// A clause skipped for missing data fails by default: a client that breaks the contract passes
 /// silently when the trace gives a clause nothing to judge (no auth profile loaded, no login
@@ -21,6 +22,9 @@ package struct ContractExpectation: Sendable {
     package let unchecked: [ContractReport.SkippedClause]
     /// Where the trace was written (only when the expectation failed and writing worked).
     package let traceFile: URL?
+    /// The HTML report (`faultline check --format html`) written beside the trace, under the same
+    /// name with `.html`: one timeline picture per violation.
+    package let reportFile: URL?
     /// What to record as the test's failure; nil when the expectation holds.
     package let failureMessage: String?
 
@@ -35,17 +39,21 @@ package struct ContractExpectation: Sendable {
         unchecked = report.clausesSkipped.filter { $0.cause == .missingData && !accepted.contains($0.clause) }
         guard !report.passed || !unchecked.isEmpty else {
             traceFile = nil
+            reportFile = nil
             failureMessage = nil
             return
         }
-        let traceLine: String
+        var fileLines: [String] = []
         do {
             let file = try Self.write(trace, label: label, environment: environment)
             traceFile = file
-            traceLine = "trace: \(file.path)"
+            reportFile = try? Self.writeReport(report, beside: file)
+            if let reportFile { fileLines.append("report: \(reportFile.path)") }
+            fileLines.append("trace: \(file.path)")
         } catch {
             traceFile = nil
-            traceLine = "trace: not written (\(error))"
+            reportFile = nil
+            fileLines.append("trace: not written (\(error))")
         }
         var lines: [String] = []
         if report.passed {
@@ -57,7 +65,7 @@ package struct ContractExpectation: Sendable {
             lines.append("not checked, so not passed (list a clause in acceptingUnchecked: to accept it):")
             lines += unchecked.map { "  - \($0.clause.rawValue): \($0.reason)" }
         }
-        lines.append(traceLine)
+        lines += fileLines
         failureMessage = lines.joined(separator: "\n")
     }
 
@@ -74,6 +82,16 @@ package struct ContractExpectation: Sendable {
         let unique = UUID().uuidString.prefix(8).lowercased()
         let file = folder.appendingPathComponent("\(fileName(label))-\(unique).jsonl")
         try Data(trace.utf8).write(to: file, options: .atomic)
+        return file
+    }
+
+    /// Writes the HTML report for `report` beside `traceFile` (same name, `.html`), its request bars
+    /// ending where the trace says.
+    static func writeReport(_ report: ContractReport, beside traceFile: URL) throws -> URL {
+        let spans = (try? TraceFileReader.requestSpans(path: traceFile.path, requests: report.witnessRequestSeqs)) ?? [:]
+        let file = traceFile.deletingPathExtension().appendingPathExtension("html")
+        let page = ReportFormatter.html(report, traceName: traceFile.lastPathComponent, spans: spans)
+        try Data(page.utf8).write(to: file, options: .atomic)
         return file
     }
 

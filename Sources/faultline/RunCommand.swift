@@ -76,7 +76,8 @@ enum RunCommand {
             send their requests to it directly in reverse mode. Every connection, request and response \
             is written to the trace as JSON Lines; credentials appear only as fingerprints.
             A control API (HTTP+JSON) listens on --control; 'faultline holds', 'release', 'fail', 'mark', \
-            'state' and 'rules enable|disable' find it through the control file.
+            'state' and 'rules enable|disable' find it through the control file, and 'faultline ui' prints \
+            the address of the web UI it serves under /ui/.
             Examples:
               faultline run --listen 127.0.0.1:8080 --trace trace.jsonl
               faultline run --listen 127.0.0.1:9000 --mode reverse:http://127.0.0.1:3000

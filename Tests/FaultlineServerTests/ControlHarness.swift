@@ -38,7 +38,7 @@ final class ControlHarness {
     /// folder instead, and let reload read it.
     init(
         rules: String? = ControlHarness.scenario, rulesDirectory: String? = nil, loops: Int = 1,
-        streamBacklog: Int = 8 * 1024 * 1024
+        streamBacklog: Int = 8 * 1024 * 1024, uiBacklog: Int = 1024 * 1024
     ) throws {
         origin = try ScriptedOrigin()
         var ruleSet: RuleSet? = nil
@@ -57,7 +57,8 @@ final class ControlHarness {
                 listeners: [ListenerConfiguration(address: any, mode: .forward)], loopCount: loops),
             trace: try TraceRecorder(output: .memory, flushInterval: .zero), ruleSet: ruleSet,
             control: ControlConfiguration(
-                address: any, token: Self.token, rulesDirectory: rulesDirectory, maximumStreamBacklog: streamBacklog))
+                address: any, token: Self.token, rulesDirectory: rulesDirectory, maximumStreamBacklog: streamBacklog,
+                maximumUIBacklog: uiBacklog))
         do {
             try server.start()
         } catch {

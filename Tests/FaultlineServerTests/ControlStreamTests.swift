@@ -76,9 +76,13 @@ final class TraceStreamClient {
     private var decoder = HTTP1ResponseDecoder()
     private var pending: [UInt8] = []
 
-    init(address: SocketAddress) throws {
+    /// Opens `target` (the trace stream, by default with the bearer token) with `headers`.
+    init(
+        address: SocketAddress, target: String = "/v1/trace/stream",
+        headers: String = "Host: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n"
+    ) throws {
         connection = try BlockingConnection(connectingTo: address, timeout: .seconds(5))
-        let request = "GET /v1/trace/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n"
+        let request = "GET \(target) HTTP/1.1\r\n\(headers)\r\n"
         try connection.sendAll(Array(request.utf8), deadline: MonotonicInstant.now().advanced(by: .seconds(5)))
         decoder.expectResponse(toMethod: "GET")
     }

@@ -50,7 +50,10 @@ import FoundationNetworking
             guard let path = text.split(separator: "\n").first(where: { $0.hasPrefix("trace: ") })?.dropFirst(7) else {
                 return false
             }
-            defer { try? FileManager.default.removeItem(atPath: String(path)) }
+            defer {
+                try? FileManager.default.removeItem(atPath: String(path))
+                try? FileManager.default.removeItem(atPath: String(path.dropLast(".jsonl".count)) + ".html")
+            }
             return text.hasPrefix("FAILED: the contract was not checked in full; not checked: ")
                 && text.contains("logout-boundary: \(skipped.reason)") && text.contains("acceptingUnchecked")
                 && Self.isSnapshot(try? String(contentsOfFile: String(path), encoding: .utf8), of: proxy)
@@ -65,7 +68,7 @@ import FoundationNetworking
         try proxy.expectContractHolds(acceptingUnchecked: Set(skipped))
         let verdict = try proxy.expectation(.default, acceptingUnchecked: Set(skipped.dropLast()), label: "one-left")
         #expect(verdict.unchecked.map(\.clause) == [skipped.last!])
-        if let file = verdict.traceFile { try? FileManager.default.removeItem(at: file) }
+        for file in [verdict.traceFile, verdict.reportFile].compactMap({ $0 }) { try? FileManager.default.removeItem(at: file) }
     }
 
     @Test func aClauseTheContractDeclaresNothingForDoesNotFailTheTest() {
@@ -80,7 +83,7 @@ import FoundationNetworking
             report: ContractReport(clausesSkipped: [nothingDeclared, missingData]), acceptingUnchecked: [], trace: "",
             label: "missing-data")
         #expect(strict.unchecked.map(\.clause) == [.logoutBoundary])
-        if let file = strict.traceFile { try? FileManager.default.removeItem(at: file) }
+        for file in [strict.traceFile, strict.reportFile].compactMap({ $0 }) { try? FileManager.default.removeItem(at: file) }
     }
 
     @Test func theTraceGoesToTheArtifactsFolderNamedAfterTheTest() async throws {
@@ -100,6 +103,34 @@ import FoundationNetworking
         #expect(verdict.failureMessage?.hasSuffix("trace: \(file.path)") == true)
     }
 
+    @Test func aViolationWritesTheHTMLReportBesideTheTraceWithItsPicture() throws {
+        let folder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let violation = Violation(
+            clause: .logoutBoundary, summary: "L1's access token was used after its logout", lineage: "L1",
+            timeline: [
+                WitnessEvent(
+                    seq: 4, offsetNanoseconds: 1_000, event: "request.received", lineage: "L1", method: "POST",
+                    path: "/logout", note: "logout", marker: .boundary),
+                WitnessEvent(
+                    seq: 9, offsetNanoseconds: 5_000, event: "request.received", lineage: "L1", method: "GET",
+                    path: "/v1/messages", note: "old token presented", marker: .offending),
+            ])
+        let verdict = ContractExpectation(
+            report: ContractReport(violations: [violation], clausesChecked: [.logoutBoundary]), acceptingUnchecked: [],
+            trace: "{\"faultline_trace\":1}\n", label: "violated",
+            environment: [ContractExpectation.artifactsVariable: folder.path])
+        let trace = try #require(verdict.traceFile)
+        let report = try #require(verdict.reportFile)
+        #expect(report.deletingPathExtension().lastPathComponent == trace.deletingPathExtension().lastPathComponent)
+        #expect(report.pathExtension == "html")
+        let page = try String(contentsOf: report, encoding: .utf8)
+        #expect(page.components(separatedBy: "class=\"violation-timeline\"").count == 2, "one picture")
+        #expect(page.contains("logout-boundary") && page.contains(trace.lastPathComponent))
+        let message = try #require(verdict.failureMessage)
+        #expect(message.contains("\nreport: \(report.path)\ntrace: \(trace.path)"))
+    }
+
     @Test func anExpectationThatHoldsWritesNothing() async throws {
         let proxy = try await Self.proxyWithOneRequest()
         defer { proxy.stop() }
@@ -108,7 +139,7 @@ import FoundationNetworking
         let verdict = ContractExpectation(
             report: report, acceptingUnchecked: Set(report.clausesSkipped.map(\.clause)), trace: proxy.traceText,
             label: "holds", environment: [ContractExpectation.artifactsVariable: folder.path])
-        #expect(verdict.failureMessage == nil && verdict.traceFile == nil)
+        #expect(verdict.failureMessage == nil && verdict.traceFile == nil && verdict.reportFile == nil)
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 }

@@ -53,10 +53,17 @@ import Testing
             try proxy.expectContractHolds()
         } matching: { issue in
             let text = issue.comments.map(\.rawValue).joined(separator: "\n")
-            guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("trace: /") }) else { return false }
+            let lines = text.split(separator: "\n")
+            guard let line = lines.last(where: { $0.hasPrefix("trace: /") }),
+                let reportLine = lines.last(where: { $0.hasPrefix("report: /") })
+            else { return false }
             let file = String(line.dropFirst("trace: ".count))
-            defer { try? FileManager.default.removeItem(atPath: file) }
+            let report = String(reportLine.dropFirst("report: ".count))
+            defer { for path in [file, report] { try? FileManager.default.removeItem(atPath: path) } }
+            // The HTML report sits beside the trace and is a page a browser opens.
+            let page = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
             return text.contains("logout-boundary:") && FileManager.default.fileExists(atPath: file)
+                && report.hasSuffix(".html") && page.hasPrefix("<!DOCTYPE html>")
         }
     }
 

@@ -33,10 +33,14 @@ final class XCTestFixtureTests: XCTestCase {
         XCTAssertTrue(report.passed, "no violation: only the unchecked clauses fail it")
         XCTAssertEqual(captured.count, 1)
         XCTAssertTrue(captured.first?.contains("logout-boundary:") == true, captured.first ?? "nothing recorded")
-        if let line = captured.first?.split(separator: "\n").last(where: { $0.hasPrefix("trace: /") }) {
-            try? FileManager.default.removeItem(atPath: String(line.dropFirst("trace: ".count)))
-        } else {
-            XCTFail("the failure names no trace file")
+        for prefix in ["trace: /", "report: /"] {
+            if let line = captured.first?.split(separator: "\n").last(where: { $0.hasPrefix(prefix) }) {
+                let path = String(line.dropFirst(prefix.count - 1))
+                XCTAssertTrue(FileManager.default.fileExists(atPath: path), path)
+                try? FileManager.default.removeItem(atPath: path)
+            } else {
+                XCTFail("the failure names no \(prefix.dropLast(3)) file")
+            }
         }
         XCTAssertNoThrow(try proxy.assertContractHolds(acceptingUnchecked: Set(report.clausesSkipped.map(\.clause))))
     }
