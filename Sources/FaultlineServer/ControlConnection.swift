@@ -289,6 +289,19 @@ final class ControlConnection: StreamConnectionDelegate {
         }
     }
 
+    /// Ends a stream in progress as a complete body (the last chunk, or the close that delimits
+    /// an HTTP/1.0 one) and closes after it; other connections are left to the loop's shutdown.
+    func endStream() {
+        guard case .streaming(let stream, let chunked, _) = state, connection.isOpen else { return }
+        stream.stop()
+        if chunked {
+            var bytes: [UInt8] = []
+            HTTP1Encoder.encodeLastChunk(trailers: nil, into: &bytes)
+            connection.write(bytes)
+        }
+        connection.closeAfterFlush()
+    }
+
     private func writeStreamed(_ payload: [UInt8], chunked: Bool) {
         if chunked {
             var bytes: [UInt8] = []

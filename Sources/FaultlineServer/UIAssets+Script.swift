@@ -17,7 +17,6 @@ let droppedTotal = 0;
 let eventCount = 0;
 let renderQueued = false;
 let refreshTimer = null;
-let firstNanos = null;
 let lastNanos = 0;
 let lanesDrawnAt = 0;
 let lanesTimer = null;
@@ -100,10 +99,7 @@ function onEvent(event) {
   }
   if (typeof event.event !== "string") return;
   eventCount += 1;
-  if (typeof event.mono_ns === "number") {
-    if (firstNanos === null) firstNanos = event.mono_ns;
-    lastNanos = Math.max(lastNanos, event.mono_ns);
-  }
+  if (typeof event.mono_ns === "number") lastNanos = Math.max(lastNanos, event.mono_ns);
   if (event.flow !== undefined) applyToFlow(flowFor(event), event);
   const kind = event.event;
   if (kind === "mark") {
@@ -111,6 +107,12 @@ function onEvent(event) {
     renderMarks();
   } else if (kind.startsWith("lineage.") && event.lineage) {
     const lineage = lineageFor(event.lineage);
+    const flow = event.flow === undefined ? undefined : flows.get(event.flow);
+    if (flow && !flow.lineage) {
+      flow.lineage = event.lineage;
+      lineage.flows.push(flow);
+      dirtyFlows.add(flow);
+    }
     if (kind === "lineage.logout") lineage.logouts.push(event.mono_ns);
     if (kind === "lineage.refresh") lineage.refreshes.push(event.mono_ns);
   }
@@ -399,11 +401,23 @@ function renderMarks() {
 
 function renderLanes() {
   const container = $("lanes");
-  if (lineages.size === 0 || firstNanos === null) return;
-  const span = Math.max(lastNanos - firstNanos, 1);
+  let from = Infinity, to = -Infinity;
+  for (const lineage of lineages.values()) {
+    for (const flow of lineage.flows) {
+      if (flow.start === undefined) continue;
+      from = Math.min(from, flow.start);
+      to = Math.max(to, flow.end ?? lastNanos);
+    }
+    for (const nanos of [...lineage.logouts, ...lineage.refreshes]) {
+      from = Math.min(from, nanos);
+      to = Math.max(to, nanos);
+    }
+  }
+  if (from === Infinity) return;
+  const span = Math.max(to - from, 1);
   const width = Math.max(container.clientWidth - 10, 400);
   const labelWidth = 56, laneHeight = 24;
-  const x = (nanos) => labelWidth + ((nanos - firstNanos) / span) * (width - labelWidth - 10);
+  const x = (nanos) => labelWidth + ((nanos - from) / span) * (width - labelWidth - 10);
   const picture = svg("svg", { width, height: lineages.size * laneHeight + 4, class: "swimlanes", role: "img", "aria-label": "lineages over time" });
   let row = 0;
   for (const lineage of lineages.values()) {
@@ -480,7 +494,18 @@ async function follow() {
     }
     queueRender();
   }
+  stopPolling();
   setConnection("disconnected: the proxy stopped", true);
+}
+
+// Once the stream is over there is nothing to refresh from: polling on would only overwrite
+// what the page says with failed fetches.
+let pollTimer = null;
+
+function stopPolling() {
+  clearInterval(pollTimer);
+  clearTimeout(refreshTimer);
+  refreshTimer = null;
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -489,8 +514,11 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   $("filters").addEventListener("submit", (submit) => submit.preventDefault());
   refreshPanels();
-  setInterval(refreshPanels, 2000);
-  follow().catch((error) => setConnection("disconnected: " + error.message, true));
+  pollTimer = setInterval(refreshPanels, 2000);
+  follow().catch((error) => {
+    stopPolling();
+    setConnection("disconnected: " + error.message, true);
+  });
 });
 """#
 }

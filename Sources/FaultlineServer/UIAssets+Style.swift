@@ -18,7 +18,8 @@ aside section{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:3px 6px;border-bottom:1px solid #eef0f4;white-space:nowrap}
 th{position:sticky;top:0;background:#eef0f4;font-weight:600}
-#flows td.url{max-width:420px;overflow:hidden;text-overflow:ellipsis}
+#flows td.url{max-width:300px;overflow:hidden;text-overflow:ellipsis}
+#flows td.rules{max-width:180px;overflow:hidden;text-overflow:ellipsis}
 #flows tbody tr{cursor:pointer}
 #flows tbody tr:hover{background:#f0f4ff}
 #flows tbody tr.selected{background:#dce6ff}

@@ -66,6 +66,8 @@ import Testing
         _ = try stream.readHead()
         harness.stop()
         #expect(harness.server.trace.observerCount == 0)
+        // A complete body (its last chunk), then the close: the client can tell a stop from a cut.
+        #expect(try stream.readsEndOfBody())
         #expect(try stream.readsEOF())
     }
 }
@@ -115,6 +117,18 @@ final class TraceStreamClient {
             try fill()
         }
         return lines
+    }
+
+    /// True when the body ends properly (the last chunk) within 5 seconds; false at EOF first.
+    func readsEndOfBody() throws -> Bool {
+        while true {
+            while let event = try decoder.nextEvent() {
+                if case .end = event { return true }
+            }
+            let bytes = try connection.read(deadline: MonotonicInstant.now().advanced(by: .seconds(5)))
+            if bytes.isEmpty { return false }
+            decoder.receive(bytes)
+        }
     }
 
     /// True when the server closes the connection (after whatever it still sends).

@@ -15,7 +15,7 @@ opens the address `faultline ui` prints, while curl and httpx send real traffic 
   test. The release check is shown to catch a page whose Release button does nothing (the page's
   script served with that handler removed, through Playwright's routing).
 
-Tests marked xfail document what the page gets wrong today (the reasons say what). Every wait has a
+Every wait has a
 deadline (Playwright's `expect(..., timeout=)`, `wait_for_function`, the harness's `wait_until`);
 nothing is ordered by sleeping. Shared pieces (the rules, `UI`, `BackgroundCurl`, the `ui_proxy`
 fixture) come from test_ui_security.py."""
@@ -256,8 +256,8 @@ def test_release_with_status_answers_418(ui_proxy, origin, open_ui, background_c
     client, hold = hold_one(ui_proxy, origin, background_curl, "teapot")
     item = tab.hold(hold)
     expect(item).to_be_visible(timeout=WAIT_MS)
-    # Typed right after a refresh of the panel, so even a page that rebuilds the list on every
-    # refresh (the xfail below) keeps it until the click.
+    # Typed right after a refresh of the panel; that the value survives a refresh is the next
+    # test's.
     tab.wait_for_refresh(hold)
     item.locator("input.status-input").fill("418")
     item.locator("button.release-status").click()
@@ -268,9 +268,6 @@ def test_release_with_status_answers_418(ui_proxy, origin, open_ui, background_c
     tab.assert_clean()
 
 
-@pytest.mark.xfail(strict=True, reason="UI bug: renderHolds rebuilds every <li> on each refresh (every 2 s and on "
-                                        "every hold/rule event), so a status typed into a hold's input is wiped "
-                                        "(and its focus lost) before a person can click 'Release with status…'")
 def test_a_typed_status_survives_the_panels_refresh(ui_proxy, origin, open_ui, background_curl):
     tab = open_ui(ui_proxy.ui)
     client, hold = hold_one(ui_proxy, origin, background_curl, "typed")
@@ -397,9 +394,6 @@ def test_login_call_and_logout_draw_lineage_l1(session_proxy, open_ui):
     tab.assert_clean()
 
 
-@pytest.mark.xfail(strict=True, reason="UI bug: the page takes a flow's lineage from request.received only, and a "
-                                        "login has none until its answer (lineage.login names the flow), so the "
-                                        "login that starts L1 is neither in L1's lane nor matched by the L1 filter")
 def test_the_login_is_drawn_in_its_lineages_lane(session_proxy, open_ui):
     tab = open_ui(session_proxy.ui)
     login_call_logout(session_proxy.reverse.url)
@@ -410,10 +404,6 @@ def test_the_login_is_drawn_in_its_lineages_lane(session_proxy, open_ui):
     expect(lane.locator(f'rect.bar.login[data-flow="{login}"]')).to_have_count(1, timeout=3_000)
 
 
-@pytest.mark.xfail(strict=True, reason="UI bug: the lanes' time axis runs from the first trace line the page "
-                                        "received (listener.started, when the proxy began) to the last, so a "
-                                        "session that happens later is squeezed into the lanes' right edge, its "
-                                        "bars a couple of pixels wide")
 def test_the_lanes_time_axis_spans_the_lineages(session_proxy, open_ui):
     tab = open_ui(session_proxy.ui)
     login_call_logout(session_proxy.reverse.url)
@@ -526,10 +516,6 @@ def test_the_page_says_when_the_proxy_stops(ui_proxy, open_ui):
     tab.assert_clean()
 
 
-@pytest.mark.xfail(strict=True, reason="server: on SIGTERM the control listener cuts /ui/api/v1/events (and "
-                                        "/v1/trace/stream) without the last chunk, so the browser sees a network "
-                                        "error (net::ERR_INCOMPLETE_CHUNKED_ENCODING; curl exits 18) and the page "
-                                        "says 'disconnected: network error', never its 'the proxy stopped'")
 def test_the_page_says_the_proxy_stopped(ui_proxy, open_ui):
     tab = open_ui(ui_proxy.ui)
     texts = stop_and_watch_the_connection(tab, ui_proxy)
