@@ -246,7 +246,8 @@ final class ControlConnection: StreamConnectionDelegate {
         let limit = forUI ? api.configuration.maximumUIBacklog : api.configuration.maximumStreamBacklog
         // Subscribe before the head goes out: a client that has read the head knows every later
         // line reaches it.
-        let subscribedAfter = stream.start(limit: limit, deliver: LoopBound(deliver, on: connection.loop))
+        let subscribedAfter = stream.start(
+            limit: limit, pace: forUI ? Self.uiPace : .zero, deliver: LoopBound(deliver, on: connection.loop))
         var bytes: [UInt8] = []
         HTTP1Encoder.encode(HTTPResponseHead(status: 200, reason: "OK", headers: headers), into: &bytes)
         connection.write(bytes)
@@ -261,6 +262,9 @@ final class ControlConnection: StreamConnectionDelegate {
         state = .streaming(stream, chunked: chunked, .dropping(unreported: 0, allowance: allowance))
         writeStreamed(history, chunked: chunked)
     }
+
+    /// How long the web UI's lines gather before they go out together (`ControlTraceStream`).
+    static let uiPace: Duration = .milliseconds(25)
 
     private func streamDelivered(_ lines: [UInt8], dropped: Int) {
         guard case .streaming(let stream, let chunked, let overflow) = state, connection.isOpen else { return }

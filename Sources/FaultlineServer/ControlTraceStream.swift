@@ -7,8 +7,8 @@ import Synchronization
 /// the subscriber's loop.
 ///
 /// Theory of operation: the observer only copies the line into `pending` and, when no hand-off
-/// is queued yet, queues one with `EventLoop.execute`. The hand-off takes everything pending at
-/// once, so a burst of lines costs one wakeup. The buffer is bounded: once `limit` bytes wait,
+/// is queued yet, queues one with `EventLoop.execute` (run after `pace`, for the web UI). The
+/// hand-off takes everything pending at once, so a burst of lines costs one wakeup. The buffer is bounded: once `limit` bytes wait,
 /// later lines are dropped and counted until the next hand-off, which reports the count after the
 /// lines it carries, so the subscriber knows where the gap is and how big it is. What to do about
 /// a gap is the subscriber's choice (the trace stream cuts the connection, the UI says so and goes
@@ -34,8 +34,13 @@ final class ControlTraceStream: Sendable {
 
     /// Subscribes; `deliver` runs on `deliver.loop` with batches of lines, until `stop()`. Returns
     /// the last `seq` before the subscription (the first line delivered comes after it).
+    ///
+    /// `pace` above zero makes each hand-off wait that long on the loop before it takes what is
+    /// pending, so a busy proxy hands a subscriber a few large batches a second (one wakeup and
+    /// one write each) instead of one per line or two; the web UI uses it, since a person does
+    /// not see 25 ms.
     @discardableResult
-    func start(limit: Int, deliver: LoopBound<Deliver>) -> UInt64 {
+    func start(limit: Int, pace: Duration = .zero, deliver: LoopBound<Deliver>) -> UInt64 {
         let token = trace.addObserver { [self] line in
             let queueHandOff = pending.withLock { pending -> Bool in
                 if pending.dropped > 0 || pending.bytes.count + line.count > limit {
@@ -49,19 +54,25 @@ final class ControlTraceStream: Sendable {
             }
             guard queueHandOff else { return }
             deliver.loop.execute { [self] in
-                let (bytes, dropped) = pending.withLock { pending -> ([UInt8], Int) in
-                    pending.handOffQueued = false
-                    defer {
-                        pending.bytes = []
-                        pending.dropped = 0
-                    }
-                    return (pending.bytes, pending.dropped)
-                }
-                deliver.value(bytes, dropped)
+                guard pace > .zero else { return handOff(deliver) }
+                _ = deliver.loop.scheduleTimer(after: pace) { [self] in handOff(deliver) }
             }
         }
         observer.withLock { $0 = token }
         return token.subscribedAfter
+    }
+
+    /// Takes everything pending and passes it on (on the deliverer's loop).
+    private func handOff(_ deliver: LoopBound<Deliver>) {
+        let (bytes, dropped) = pending.withLock { pending -> ([UInt8], Int) in
+            pending.handOffQueued = false
+            defer {
+                pending.bytes = []
+                pending.dropped = 0
+            }
+            return (pending.bytes, pending.dropped)
+        }
+        deliver.value(bytes, dropped)
     }
 
     /// Unsubscribes (idempotent). After it returns no new line is collected.

@@ -27,6 +27,8 @@ from harness.nginx import Nginx  # noqa: E402
 from harness.python_origin import Origin  # noqa: E402
 from harness.tls import make_certificates, server_context  # noqa: E402
 from harness.trace import Trace  # noqa: E402
+from harness.rule_proxy import rules_proxy_starter  # noqa: E402
+from harness.ui import RULES as UI_RULES, UI, BackgroundCurl  # noqa: E402
 from harness.websocket import EchoServer  # noqa: E402
 
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -195,3 +197,27 @@ def start_with_rules(start_faultline):
         return start_faultline("--listen", "127.0.0.1:0", "--rules", folder, *args)
 
     return start
+
+
+@pytest.fixture
+def background_curl():
+    """Returns `start(proxy_url, url)`: a BackgroundCurl, killed at teardown if still running."""
+    started = []
+
+    def start(proxy_url, url, **options):
+        client = BackgroundCurl(proxy_url, url, **options)
+        started.append(client)
+        return client
+
+    yield start
+    for client in started:
+        client.stop()
+
+
+@pytest.fixture
+def ui_proxy(start_faultline, faultline_binary, tmp_path):
+    """A forward proxy running the web UI tests' rules (harness/ui.py) with its own control file;
+    `.ui` is its UI."""
+    proxy = rules_proxy_starter(start_faultline, faultline_binary, tmp_path)({"ui.json5": UI_RULES})
+    proxy.ui = UI(faultline_binary, proxy.control.control_file)
+    return proxy

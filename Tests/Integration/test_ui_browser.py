@@ -17,8 +17,8 @@ opens the address `faultline ui` prints, while curl and httpx send real traffic 
 
 Every wait has a
 deadline (Playwright's `expect(..., timeout=)`, `wait_for_function`, the harness's `wait_until`);
-nothing is ordered by sleeping. Shared pieces (the rules, `UI`, `BackgroundCurl`, the `ui_proxy`
-fixture) come from test_ui_security.py."""
+nothing is ordered by sleeping. Shared pieces (the rules, `UI`, `BackgroundCurl`) are in harness/ui.py,
+the `ui_proxy` and `background_curl` fixtures in conftest.py."""
 import json
 import os
 import re
@@ -32,7 +32,7 @@ from harness.clients import run
 from harness.reference_backend import ReferenceBackend
 from harness.rules import copy_examples
 from harness.waiting import wait_until
-from test_ui_security import UI, background_curl, hold_one, ui_proxy  # noqa: F401 (fixtures)
+from harness.ui import UI, hold_one
 
 WAIT_MS = 10_000  # any one thing the page should show; its panels refresh every 2 s and on events
 PASSWORD = "pw-UI-3c1d8e"  # the reference backend takes any password; this one must not reach the page
@@ -377,8 +377,10 @@ def test_login_call_and_logout_draw_lineage_l1(session_proxy, open_ui):
     for flow in (business, logout["flow"]):
         bar = lane.locator(f'rect.bar[data-flow="{flow}"]')
         expect(bar).to_have_count(1, timeout=WAIT_MS)
-        box = bar.bounding_box()
-        assert box and box["width"] > 0 and box["height"] > 0, f"the bar of flow {flow} is not drawn: {box}"
+        # The page redraws the lanes whole (at most twice a second), so the element found may be
+        # replaced before its box is read: read it again until one is drawn.
+        wait_until(lambda: (box := bar.bounding_box()) and box["width"] > 0 and box["height"] > 0, WAIT_MS / 1000,
+                   f"a drawn bar for flow {flow}")
     expect(lane.locator(f'rect.bar.logout[data-flow="{logout["flow"]}"]')).to_have_count(1)
     expect(lane.locator("line.logout-line")).to_have_count(1, timeout=WAIT_MS)
     # The rows say the roles and the lineage; the role filter picks the logout.
