@@ -251,36 +251,23 @@ def test_the_release_check_catches_a_button_that_does_nothing(ui_proxy, origin, 
     tab.assert_clean()
 
 
-def test_release_with_status_answers_418(ui_proxy, origin, open_ui, background_curl):
+def test_release_with_status_answers_418_and_the_typed_status_survives_a_refresh(
+        ui_proxy, origin, open_ui, background_curl):
     tab = open_ui(ui_proxy.ui)
     client, hold = hold_one(ui_proxy, origin, background_curl, "teapot")
     item = tab.hold(hold)
     expect(item).to_be_visible(timeout=WAIT_MS)
-    # Typed right after a refresh of the panel; that the value survives a refresh is the next
-    # test's.
-    tab.wait_for_refresh(hold)
-    item.locator("input.status-input").fill("418")
-    item.locator("button.release-status").click()
-    code, status, body, err = client.result(timeout=15)
-    assert (code, status) == (0, 418), (code, status, body, err)
-    expect(tab.row(hold["flow"]).locator("td.status")).to_have_text("418", timeout=WAIT_MS)
-    assert ui_proxy.ui.holds() == []
-    tab.assert_clean()
-
-
-def test_a_typed_status_survives_the_panels_refresh(ui_proxy, origin, open_ui, background_curl):
-    tab = open_ui(ui_proxy.ui)
-    client, hold = hold_one(ui_proxy, origin, background_curl, "typed")
-    item = tab.hold(hold)
-    expect(item).to_be_visible(timeout=WAIT_MS)
     status = item.locator("input.status-input")
     status.fill("418")
+    # A refresh of the panel (every 2 s) while a person types keeps the value and the focus.
     tab.wait_for_refresh(hold)
     assert status.input_value() == "418", "the refresh emptied the status being typed"
     expect(status).to_be_focused()
     item.locator("button.release-status").click()
     code, answered, body, err = client.result(timeout=15)
     assert (code, answered) == (0, 418), (code, answered, body, err)
+    expect(tab.row(hold["flow"]).locator("td.status")).to_have_text("418", timeout=WAIT_MS)
+    assert ui_proxy.ui.holds() == []
     tab.assert_clean()
 
 
