@@ -176,16 +176,18 @@ def report_lines(stdout):
 
 
 def recorded_requests(capture_path):
-    """The capture's upstream requests in order: (conn, method, path with query)."""
+    """The capture's upstream requests in the order the replay numbers them, the order they
+    arrived (`request.received`): (conn, method, path with query). Two concurrent requests can
+    go upstream in the other order, so the forwarding order is not the numbering."""
     trace = Trace.load(capture_path)
-    received = {event["flow"]: event for event in trace.of("request.received")}
+    forwarded = {event["flow"] for event in trace.of("request.forwarded")}
     requests = []
-    for event in trace.of("request.forwarded"):
-        if "duplicate_of" in received[event["flow"]]:
+    for event in trace.of("request.received"):
+        if "duplicate_of" in event or event["flow"] not in forwarded:
             continue
         sent = trace.sent_upstream(event["flow"])
         url = sent["url"]
-        requests.append((received[event["flow"]]["conn"], sent["method"], url[url.index("/", 8):]))
+        requests.append((event["conn"], sent["method"], url[url.index("/", 8):]))
     return requests
 
 
