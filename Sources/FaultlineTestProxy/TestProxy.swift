@@ -232,11 +232,12 @@ public final class TestProxy: Sendable {
     public var traceText: String { server.trace.memoryContents() }
 
     /// Writes the trace so far to `path`: a capture when the proxy was started with `capture`
-    /// (mode 0600 when it keeps raw secrets), a trace otherwise. `start(replaying:)` reads it back.
+    /// (mode 0600 from its creation when it keeps raw secrets, so they are never readable by
+    /// others, even for a moment), a trace otherwise. `start(replaying:)` reads it back. Throws
+    /// `TraceRecorderError` naming the path when the file cannot be written.
     public func saveCapture(to path: URL) throws {
-        let keepsSecrets = server.trace.capture?.secrets == .keep
-        try traceText.write(to: path, atomically: true, encoding: .utf8)
-        if keepsSecrets { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path) }
+        try TraceFile.write(
+            Array(traceText.utf8), to: path.path, holdsRawSecrets: server.trace.capture?.secrets == .keep)
     }
 
     /// Checks the trace so far against the session-boundary contract.

@@ -112,6 +112,26 @@ private func get(_ url: URL) async throws -> Int {
             "\(error)".contains("bad.json5:1:") && "\(error)".contains("did you mean 'match'")
         }
     }
+
+    /// A capture that keeps raw secrets is private from the moment it exists, even over a file
+    /// that was readable by others; one with pseudonyms keeps the usual mode.
+    @Test func aSavedCaptureWithRawSecretsIsPrivate() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-save-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for secrets in [CaptureOptions.Secrets.keep, .pseudonyms] {
+            let proxy = try TestProxy.start(upstream: URL(string: "http://127.0.0.1:9")!, rules: Self.rules, capture: CaptureOptions(secrets: secrets))
+            defer { proxy.stop() }
+            #expect(try await get(proxy.baseURL!.appendingPathComponent("answer")) == 204)
+            let path = folder.appendingPathComponent("\(secrets).jsonl")
+            _ = FileManager.default.createFile(atPath: path.path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
+            try proxy.saveCapture(to: path)
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: path.path)[.posixPermissions] as? Int)
+            #expect(mode & 0o077 == (secrets == .keep ? 0 : 0o044))
+            let saved = try String(contentsOf: path, encoding: .utf8)
+            #expect(saved == proxy.traceText && saved.contains("\"capture\""))
+        }
+    }
 }
 
 /// `TestProxy` with TLS: an `https` upstream reached and verified with the anchors a test gives.
