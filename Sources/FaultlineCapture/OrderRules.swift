@@ -6,9 +6,11 @@
 /// steps before its recorded delivery happens again: the race, staged by rules instead of luck.
 /// A step of a request whose role the auth profile named (`logout`, `refresh`...) is referred to
 /// as `<role>.received` or `<role>.delivered`; any other request gets a marker rule (`delay: 0`,
-/// which changes nothing) whose firing is the event (`rule:NAME`). Requests are told apart by
-/// method, path and occurrence (`nth`). Every hold has a deadline, so a run that goes another
-/// way still ends.
+/// which changes nothing): its request is `rule:NAME` (the rule fires as the request arrives),
+/// its response `delivered:NAME` (the client has it; the rule fired earlier, when the response's
+/// head reached the proxy, and releasing then would race the two deliveries). Requests are told
+/// apart by method, path and occurrence (`nth`). Every hold has a deadline, so a run that goes
+/// another way still ends.
 public enum OrderRules {
     /// The scenario file text (JSON5) for `capture`, with a header comment saying where it came
     /// from; `holdTimeout` is each hold's deadline in seconds.
@@ -38,7 +40,7 @@ public enum OrderRules {
                 var entry = markers[flow] ?? (nil, nil)
                 if isReceived { entry.request = marker } else { entry.response = marker }
                 markers[flow] = entry
-                return "rule:\(marker)"
+                return isReceived ? "rule:\(marker)" : "delivered:\(marker)"
             }
         }
         for exchange in exchanges {

@@ -120,13 +120,17 @@ extension FlowMachine {
         return view
     }
 
-    /// Reports that the flow reached a stage, when a rule condition or a hold waits for stages.
+    /// Reports that the flow reached a stage, when a rule condition or a hold waits for stages;
+    /// its delivery is also each fired rule's `delivered:<rule>`.
     func observe(_ stage: FlowStage, _ output: inout FlowOutput) {
         guard let decision, environment.policy?.wantsFlowEvents == true else { return }
         output.append(.observed(id, .flow(role: decision.role, stage: stage, lineage: decision.lineage)))
+        guard stage == .delivered else { return }
+        for rule in firedRules { output.append(.observed(id, .ruleDelivered(rule, lineage: decision.lineage))) }
     }
 
-    func traceRulesFired(_ fired: [FiredRule], _ output: inout FlowOutput) {
+    mutating func traceRulesFired(_ fired: [FiredRule], _ output: inout FlowOutput) {
+        if !fired.isEmpty { firedRules += fired.map(\.id) }
         for rule in fired {
             var fields: [TraceField] = [
                 .string("rule", rule.id.description), .string("file", rule.file), .string("phase", rule.phase.rawValue),

@@ -107,6 +107,8 @@ public struct FlowMachine {
     /// Copies of this request get its body as it arrives (`duplicateBody`).
     var streamingCopies = false
     var holdRegistered = false
+    /// The rules that fired on this flow, for `delivered:<rule>` once its response is delivered.
+    var firedRules: [RuleID] = []
     /// The exchange's bodies, when the trace is a capture.
     let capture: FlowCapture?
 

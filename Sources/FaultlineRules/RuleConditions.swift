@@ -27,12 +27,16 @@ public struct RuleConditions: Sendable, Equatable {
 }
 
 /// Something the proxy sees that conditions and hold releases can refer to:
-/// `"logout.forwarded"`, `"rule:hold-refresh"`, `"mark:cancel"`.
+/// `"logout.forwarded"`, `"rule:hold-refresh"`, `"delivered:seen-profile"`, `"mark:cancel"`.
 public enum EventReference: Sendable, Hashable, CustomStringConvertible {
     /// A request of this role reached this stage.
     case role(String, FlowStage)
     /// A rule of the same scenario fired.
     case rule(String)
+    /// The response of a flow that a rule of the same scenario fired on was fully delivered to
+    /// the client: a step of a request no role names, at the moment the client has it (a
+    /// response rule fires when the head arrives, before the client sees anything).
+    case ruleDelivered(String)
     /// A test posted a mark with this label.
     case mark(String)
 
@@ -40,6 +44,7 @@ public enum EventReference: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .role(let role, let stage): return "\(role).\(stage.rawValue)"
         case .rule(let name): return "rule:\(name)"
+        case .ruleDelivered(let name): return "delivered:\(name)"
         case .mark(let label): return "mark:\(label)"
         }
     }

@@ -14,7 +14,8 @@ struct EngineSummary: OptionSet, Sendable {
     static let requestBodyAtResponse = EngineSummary(rawValue: 1 << 3)
     /// An enabled rule duplicates requests (the copies need the whole body).
     static let duplicates = EngineSummary(rawValue: 1 << 4)
-    /// Some scenario (enabled or not: they record regardless) has an `after`/`before` on a flow stage.
+    /// Some scenario (enabled or not: they record regardless) has an `after`/`before` on a flow
+    /// stage (`<role>.<stage>` or `delivered:<rule>`).
     static let flowEventConditions = EngineSummary(rawValue: 1 << 5)
     /// An enabled rule replays a Set-Cookie seen earlier (`setCookie: { replay }`).
     static let cookieReplay = EngineSummary(rawValue: 1 << 6)
@@ -26,7 +27,10 @@ struct EngineSummary: OptionSet, Sendable {
         for runtime in engine.runtimes {
             for (index, rule) in runtime.scenario.rules.enumerated() {
                 for reference in [rule.conditions.after, rule.conditions.before].compactMap({ $0 }) {
-                    if case .role = reference { summary.insert(.flowEventConditions) }
+                    switch reference {
+                    case .role, .ruleDelivered: summary.insert(.flowEventConditions)
+                    case .rule, .mark: break
+                    }
                 }
                 guard runtime.enabled, runtime.ruleEnabled[index] else { continue }
                 summary.insert(rule.phase == .request ? .requestRules : .responseRules)
@@ -56,8 +60,8 @@ extension RuleEngine {
     /// True when an enabled rule duplicates requests, so request bodies must be kept.
     public var duplicatesRequests: Bool { summary.contains(.duplicates) }
 
-    /// True when some scenario waits for flow stages (`after`/`before` on `<role>.<stage>`), so
-    /// `observe` has work to do for them.
+    /// True when some scenario waits for flow stages (`after`/`before` on `<role>.<stage>` or
+    /// `delivered:<rule>`), so `observe` has work to do for them.
     public var observesFlowEvents: Bool { summary.contains(.flowEventConditions) }
 
     /// True when an enabled rule replays an earlier Set-Cookie, so responses' cookies must be remembered.

@@ -71,7 +71,10 @@ public final class RuleEngine: Sendable {
     /// lineage share one slot); a mark counts everywhere. Disabled scenarios record too.
     public func observe(_ event: ObservedEvent) {
         // Flow stages matter only to `after`/`before` conditions; most rule sets have none.
-        if case .flow = event, !observesFlowEvents { return }
+        switch event {
+        case .mark: break
+        case .flow, .ruleDelivered: if !observesFlowEvents { return }
+        }
         state.withLock { engine in
             for index in engine.runtimes.indices { engine.runtimes[index].observe(event) }
         }

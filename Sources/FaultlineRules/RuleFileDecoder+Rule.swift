@@ -95,28 +95,29 @@ extension RuleFileDecoder {
         return state
     }
 
-    /// `"<role>.<stage>"`, `"<role>"` (meaning `<role>.forwarded`), `"rule:<name>"` or
-    /// `"mark:<label>"`. Roles are checked against the auth profile; rule names are checked once
-    /// the whole file is read.
+    /// `"<role>.<stage>"`, `"<role>"` (meaning `<role>.forwarded`), `"rule:<name>"`,
+    /// `"delivered:<name>"` or `"mark:<label>"`. Roles are checked against the auth profile; rule
+    /// names are checked once the whole file is read.
     func eventReference(_ node: ConfigNode, name: String) throws(ConfigError) -> EventReference {
         let text = try node.nonEmptyString(name)
         if let colon = text.firstIndex(of: ":") {
             let kind = String(text[..<colon])
             let rest = String(text[text.index(after: colon)...])
             switch kind {
-            case "rule", "mark":
+            case "rule", "delivered", "mark":
                 guard !rest.isEmpty else {
                     throw ConfigError(
-                        "event '\(text)' needs a \(kind == "rule" ? "rule name" : "label") after '\(kind):'",
+                        "event '\(text)' needs a \(kind == "mark" ? "label" : "rule name") after '\(kind):'",
                         at: node.location)
                 }
                 if kind == "mark" { return .mark(rest) }
                 ruleReferences.append((name: rest, location: node.location))
-                return .rule(rest)
+                return kind == "rule" ? .rule(rest) : .ruleDelivered(rest)
             default:
                 throw ConfigError(
-                    "unknown event kind '\(kind)' in '\(text)'\(ConfigError.didYouMean(kind, in: ["rule", "mark"])); "
-                        + "events are '<role>.<stage>', 'rule:<name>' or 'mark:<label>'",
+                    "unknown event kind '\(kind)' in '\(text)'"
+                        + "\(ConfigError.didYouMean(kind, in: ["rule", "delivered", "mark"])); "
+                        + "events are '<role>.<stage>', 'rule:<name>', 'delivered:<name>' or 'mark:<label>'",
                     at: node.location)
             }
         }

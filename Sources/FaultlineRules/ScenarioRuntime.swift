@@ -99,7 +99,7 @@ struct ScenarioRuntime {
     private static func hasSeen(_ event: EventReference, slot: ScopeSlot, marks: Set<String>) -> Bool {
         switch event {
         case .mark(let label): return marks.contains(label)
-        case .role, .rule: return slot.seen.contains(event)
+        case .role, .rule, .ruleDelivered: return slot.seen.contains(event)
         }
     }
 
@@ -110,6 +110,10 @@ struct ScenarioRuntime {
         switch event {
         case .flow(let role, let stage, let lineage):
             store.withSlot(for: lineage) { _ = $0.seen.insert(.role(role, stage)) }
+        case .ruleDelivered(let rule, let lineage):
+            // Like `rule:`, a delivery counts in the scenario of the rule that fired.
+            guard rule.scenario == scenario.name else { return }
+            store.withSlot(for: lineage) { _ = $0.seen.insert(.ruleDelivered(rule.rule)) }
         case .mark(let label):
             store.recordMark(label)
         }

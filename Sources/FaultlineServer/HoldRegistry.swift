@@ -142,6 +142,8 @@ public final class HoldRegistry: Sendable {
         switch (reference, event) {
         case (.role(let role, let stage), .flow(let seenRole, let seenStage, _)):
             return role == seenRole && stage == seenStage
+        case (.ruleDelivered(let name), .ruleDelivered(let rule, _)):
+            return name == rule.rule
         case (.mark(let label), .mark(let seen)):
             return label == seen
         default:

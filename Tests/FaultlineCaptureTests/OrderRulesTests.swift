@@ -57,7 +57,7 @@ private func recording() -> Capture {
     // Without the mark, A's last step is B's delivery: B, a business request, gets a marker rule.
     capture.timeline.removeAll { $0.kind == .mark("tap") }
     let (text, _) = OrderRules.scenario(from: capture)
-    #expect(text.contains(#"release: { on: "rule:seen-get-v1-a-2-response" }"#))
+    #expect(text.contains(#"release: { on: "delivered:seen-get-v1-a-2-response" }"#))
     #expect(text.contains(#"name: "seen-get-v1-a-2-response", phase: "response","#))
     #expect(text.contains("when: { nth: 2 }"))
     #expect(text.contains("actions: [{ delay: 0 }]"))

@@ -159,6 +159,8 @@ struct FlowActionRenderer {
         switch event {
         case .flow(let role, let stage, let lineage):
             return "\(role).\(stage.rawValue)" + (lineage.map { " lineage=\($0)" } ?? "")
+        case .ruleDelivered(let rule, let lineage):
+            return "delivered:\(rule)" + (lineage.map { " lineage=\($0)" } ?? "")
         case .mark(let label):
             return "mark:\(label)"
         }

@@ -26,6 +26,30 @@ import Testing
         ])
     }
 
+    /// Each rule that fired on a flow hears of its delivery (`delivered:<rule>`), after the
+    /// client has the whole response; a rule that did not fire does not.
+    @Test func theDeliveryOfAFlowIsEachFiredRulesEvent() {
+        let play = StrictPlaybook(
+            FlowFixtures.get(),
+            rules: #"""
+                { name: "seen", phase: "response", actions: [{ delay: 0 }] },
+                { name: "other", match: { path: "/none" }, phase: "response", actions: [{ delay: 0 }] },
+                { name: "later", match: { path: "/none" }, when: { after: "delivered:seen" } }
+                """#)
+        play.expect(["trace request.received role=business", "observed business.received"] + Lines.sendGet)
+        play.connected()
+        play.expect(Lines.forwarded() + ["observed business.forwarded"])
+        play.upstreamHead(200, length: .known(0))
+        play.expect(
+            Lines.responded() + Lines.fired("seen", phase: "response")
+                + ["observed business.responded", "client head 200 known(0) upstream"])
+        play.upstreamEnd()
+        play.expect([
+            "client end", "trace response.delivered status=200 body=0", "observed business.delivered",
+            "observed delivered:s/seen", "release upstream", "ended finished",
+        ])
+    }
+
     /// A listener outside the rules (a hold waiting for an event) is enough; a rule's answer is
     /// delivered too.
     @Test func anExternalListenerHearsAnAnsweredFlow() {
@@ -41,7 +65,7 @@ import Testing
             ["trace request.received role=business"] + Lines.fired("r") + [
                 "observed business.received", "client head 204 known(0) rule", "client end",
                 "trace response.delivered status=204 synthetic=true body=0", "observed business.delivered",
-                "ended answered",
+                "observed delivered:s/r", "ended answered",
             ])
     }
 

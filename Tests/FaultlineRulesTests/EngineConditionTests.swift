@@ -134,6 +134,20 @@ import Testing
         #expect(Fixture.fire(engine) == ["s/late"])
     }
 
+    /// `delivered:<rule>` counts once a flow that rule fired on was delivered, and only for a
+    /// rule of the same scenario.
+    @Test func afterWaitsForTheDeliveryOfAFlowARuleFiredOn() {
+        let engine = Fixture.engine(
+            scenario("s", rules: [rule("late", when: RuleConditions(after: .ruleDelivered("marker")))]),
+            scenario("t", rules: []))
+        #expect(engine.observesFlowEvents)
+        #expect(Fixture.fire(engine).isEmpty)
+        engine.observe(.ruleDelivered(RuleID(scenario: "t", rule: "marker"), lineage: nil))
+        #expect(Fixture.fire(engine).isEmpty, "a rule of another scenario")
+        engine.observe(.ruleDelivered(RuleID(scenario: "s", rule: "marker"), lineage: nil))
+        #expect(Fixture.fire(engine) == ["s/late"])
+    }
+
     @Test func beforeStopsOnceTheEventIsSeen() {
         let engine = Fixture.engine(
             scenario("s", rules: [rule("early", when: RuleConditions(before: .role("refresh", .responded)))]))
