@@ -396,3 +396,49 @@ def test_unusable_input_exits_2(faultline_binary, capture, tmp_path, start_fault
 
     done = run([faultline_binary, "replay", "client", "--help"])
     assert done.returncode == 0 and b"--target URL" in done.stdout
+
+
+def test_progress_goes_to_stderr_when_asked(faultline_binary, capture, reference_backend):
+    """`--progress` says how far a replay got on stderr even when stderr is no terminal: lines
+    counting up before the final one, and nothing of them on stdout."""
+    capture_path, secrets = capture
+    backend = reference_backend()
+    code, out, err = replay(
+        faultline_binary, capture_path, "--target", backend.url, "--speed", "0", "--progress",
+        "--secret", f"flp.password.none.1={PASSWORD}")
+    assert code == 0, f"exit {code}\n{out}\n{err}"
+    progress = re.compile(r"^faultline replay client: (\d)/9 requests \((\d+) %\), 0 different, \d+\.\d s$")
+    lines = err.splitlines()
+    counts = [int(match[1]) for match in map(progress.match, lines[:-1]) if match]
+    assert counts and counts == sorted(counts) and counts[-1] < 9, err
+    assert lines[-1].startswith("faultline replay client: 9/9 requests (100 %)"), err
+    assert "faultline replay client:" not in out
+    assert_no_live_secret(out + err, secrets)
+
+
+def test_speed_scales_the_recorded_gaps(faultline_binary, start_faultline, origin, rules_dir):
+    """A request that went upstream a second after the first (a recorded `delay`) is sent that
+    long after it at --speed 1, half as long at --speed 2, and at once at --speed 0. Only lower
+    bounds are asserted, except for speed 0, whose bound is the recorded gap itself."""
+    recorder = start_faultline(
+        "--listen", "127.0.0.1:0", "--mode", f"reverse:{origin.url}", "--capture", "--control", "off",
+        "--rules", rules_dir("late-second", second="""{
+          rules: [{ name: "late", match: { path: "/sink" }, actions: [{ delay: 1 }] }],
+        }"""))
+    with httpx.Client(base_url=recorder.reverse.url, trust_env=False, timeout=10) as client:
+        assert client.get("/echo?first").status_code == 200
+        assert client.get("/sink?second").status_code == 200
+    assert recorder.stop() == 0
+    forwarded = [event["mono_ns"] for event in Trace.load(recorder.trace_file).of("request.forwarded")]
+    gap = (forwarded[1] - forwarded[0]) / 1e9
+    assert gap >= 1.0, gap
+    sent_after = {}
+    for speed in ("1", "2", "0"):
+        code, out, err = replay(faultline_binary, recorder.trace_file, "--target", origin.url, "--speed", speed,
+                                "--format", "json")
+        assert code == 0, f"exit {code}\n{out}\n{err}"
+        requests = json.loads(out)["requests"]
+        sent_after[speed] = requests[1]["sent_after_seconds"] - requests[0]["sent_after_seconds"]
+    assert sent_after["1"] >= gap - 0.01, sent_after
+    assert sent_after["2"] >= gap / 2 - 0.01, sent_after
+    assert sent_after["0"] < gap / 2, sent_after
