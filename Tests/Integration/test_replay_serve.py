@@ -13,7 +13,8 @@ import pytest
 from harness.clients import curl
 from harness.http_clients import httpx_client
 from harness.listener import CountingListener
-from harness.tls import client_context
+from harness.python_origin import Origin
+from harness.tls import client_context, server_context
 from harness.trace import Trace
 from harness.waiting import wait_until
 
@@ -204,26 +205,33 @@ def test_repeat_policies(start_replay, recorded, policy, statuses):
     replay.stop()
 
 
-def test_intercepted_https_is_replayed_without_a_handshake_upstream(start_faultline, start_replay, tls_origin, certificates, tmp_path):
+def test_intercepted_https_is_replayed_without_a_handshake_upstream(start_faultline, start_replay, certificates, tmp_path):
+    """An intercepted CONNECT to a recorded host is answered from the capture: the client's TLS
+    ends at Faultline, and a socket standing in on the recorded host's port once the real origin
+    is gone sees no connection at all (so no handshake)."""
     confdir = tmp_path / "confdir"
     confdir.mkdir(mode=0o700)
     capture_proxy = start_faultline("--listen", "127.0.0.1:0", "--capture", "--confdir", str(confdir), "--upstream-ca", certificates["ca.pem"])
     ca = str(confdir / "ca.pem")
     wait_until(lambda: os.path.exists(ca) and os.path.getsize(ca) > 0, 10, "the CA")
-    url = f"https://localhost:{tls_origin.port}/echo?replay-tls"
-    with httpx_client(capture_proxy.listeners[0].url, verify=client_context(ca)) as client:
-        recorded = client.get(url, headers={"Authorization": "Bearer tls-secret-token-1"})
-    assert recorded.status_code == 200
+    tls_origin = Origin(tls_context=server_context(certificates)).start()
+    try:
+        url = f"https://localhost:{tls_origin.port}/echo?replay-tls"
+        with httpx_client(capture_proxy.listeners[0].url, verify=client_context(ca)) as client:
+            recorded = client.get(url, headers={"Authorization": "Bearer tls-secret-token-1"})
+        assert recorded.status_code == 200
+    finally:
+        tls_origin.stop()
     capture_proxy.stop()
-    seen = len(tls_origin.seen("replay-tls"))
-    replay = start_replay(capture_proxy.trace_file, "--listen", "127.0.0.1:0", "--confdir", str(confdir))
-    with httpx_client(replay.listeners[0].url, verify=client_context(ca)) as client:
-        replayed = client.get(url, headers={"Authorization": "Bearer tls-secret-token-1"})
-    replay.stop()
+    with CountingListener(tls_origin.port) as host:
+        replay = start_replay(capture_proxy.trace_file, "--listen", "127.0.0.1:0", "--confdir", str(confdir))
+        with httpx_client(replay.listeners[0].url, verify=client_context(ca)) as client:
+            replayed = client.get(url, headers={"Authorization": "Bearer tls-secret-token-1"})
+        replay.stop()
+        assert host.connections == 0
     assert replayed.status_code == 200, replayed.text
     # The echo's body told the Authorization it saw: the capture scrubbed it to its pseudonym.
     assert "tls-secret-token-1" not in replayed.text and "flp.access.none.1" in replayed.text
-    assert len(tls_origin.seen("replay-tls")) == seen
     trace = replay.trace()
     assert trace.of("tls.handshake", side="client") and not trace.of("tls.handshake", side="upstream")
     assert trace.one("replay.matched")["status"] == 200
