@@ -33,6 +33,11 @@ public enum TerminationSignals {
         }
     }
 
+    /// `SIGINT` or `SIGTERM`, for messages.
+    public static func name(_ signal: Int32) -> String {
+        signal == SIGINT ? "SIGINT" : "SIGTERM"
+    }
+
     private static func terminationSet() -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)

@@ -27,6 +27,8 @@ public final class ProxyServer: Sendable {
     /// The control API's listener settings; nil when the server runs without one.
     public let control: ControlConfiguration?
     private let running = Mutex<Running?>(nil)
+    /// The drain `stop` waits for, and whether `endShutdownGrace` was called (before or during it).
+    private let drain = Mutex<(latch: CountdownLatch?, endedEarly: Bool)>((nil, false))
     /// `rules.loaded`'s fields for the rule set the server started with; nil without rules.
     private let rulesLoaded: [TraceField]?
 
@@ -126,24 +128,26 @@ public final class ProxyServer: Sendable {
     /// (holds can still be released). Then the control API stops, every connection still open
     /// is closed, the loop threads are joined and the trace is flushed.
     ///
-    /// Returns false when the grace period ran out with connections still open (they were cut),
-    /// true otherwise. Blocks the calling thread; never call it from an event loop of the
-    /// server. Safe to call twice.
+    /// Returns how the drain ended: `.drained` when nothing was left open. Blocks the calling
+    /// thread; never call it from an event loop of the server. Safe to call twice.
     @discardableResult
-    public func stop() -> Bool {
+    public func stop() -> ShutdownEnding {
         guard let state = running.withLock({ current -> Running? in
             defer { current = nil }
             return current
-        }) else { return true }
+        }) else { return .drained }
         for listener in state.listeners { listener.stop() }
-        var drained = true
+        var ending = ShutdownEnding.drained
         let grace = configuration.shutdownGracePeriod
         if grace > .zero {
             let latch = CountdownLatch(count: state.contexts.count)
+            if drain.withLock({ $0.latch = latch; return $0.endedEarly }) { latch.abandon() }
             for context in state.contexts {
                 context.loop.execute { context.beginShutdown { latch.countDown() } }
             }
-            drained = latch.wait(timeout: grace)
+            if !latch.wait(timeout: grace) {
+                ending = drain.withLock { $0.endedEarly } ? .cutEarly : .cutAtDeadline
+            }
         }
         state.control?.stop()
         for context in state.contexts {
@@ -152,7 +156,16 @@ public final class ProxyServer: Sendable {
         state.group.shutdown()
         state.resolver.shutdown()
         trace.flush()
-        return drained
+        return ending
+    }
+
+    /// Ends the shutdown grace period now, as a second SIGINT/SIGTERM asks: `stop` stops waiting
+    /// for HTTP/2 streams and closes what is still open. From any thread, before or during `stop`.
+    public func endShutdownGrace() {
+        drain.withLock { state in
+            state.endedEarly = true
+            return state.latch
+        }?.abandon()
     }
 
     /// Which CA signs, how upstreams are checked (a warning when they are not) and which hosts

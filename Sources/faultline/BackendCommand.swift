@@ -70,7 +70,7 @@ enum BackendCommand {
         backend.stop()
         let stats = backend.stats()
         printError(
-            "faultline backend: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(stats.logins) logins, "
+            "faultline backend: stopped by \(TerminationSignals.name(signal)); \(stats.logins) logins, "
                 + "\(stats.refreshes) refreshes, \(stats.reuseDetections) refresh token reuses, \(stats.logouts) logouts")
         return 0
     }

@@ -142,7 +142,7 @@ enum ReplayClientCommand {
     private static func stopOnTerminationSignal() {
         Thread.detachNewThread {
             let signal = TerminationSignals.wait()
-            printError("faultline replay client: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
+            printError("faultline replay client: stopped by \(TerminationSignals.name(signal))")
             exit(128 + signal)
         }
     }

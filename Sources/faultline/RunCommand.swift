@@ -37,7 +37,7 @@ enum RunCommand {
         OptionSpec(name: "--idle-timeout", value: "SECONDS", help: "close idle client connections after (default 120)"),
         OptionSpec(
             name: "--shutdown-grace", value: "SECONDS",
-            help: "on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once)"),
+            help: "on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once; a second signal cuts at once too)"),
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default: one per CPU)"),
         OptionSpec(
             name: "--http1-only", value: nil,
@@ -196,16 +196,30 @@ enum RunCommand {
         // After the banner, which tools read as the first "faultline " line.
         for notice in notices { printError(notice) }
         let signal = TerminationSignals.wait()
+        if configuration.shutdownGracePeriod > .zero {
+            // A second Ctrl-C is the usual way to say "don't wait": it ends the grace period.
+            // The thread is left waiting when none comes; the process ends without it.
+            Thread.detachNewThread {
+                let second = TerminationSignals.wait()
+                printError("faultline: second \(TerminationSignals.name(second)): closing what is still open")
+                server.endShutdownGrace()
+            }
+        }
         watcher?.stop()
         // HTTP/2 connections drain (GOAWAY, their open streams finish) for up to the grace period.
-        let drained = server.stop()
+        let ending = server.stop()
         controlFile?.remove(ifOwnedBy: getpid())
         trace.close()
-        if !drained {
+        switch ending {
+        case .drained:
+            break
+        case .cutAtDeadline:
             let grace = configuration.shutdownGracePeriod.inSeconds.formatted(.number)
             printError("faultline: HTTP/2 streams still open after the \(grace) s shutdown grace period were cut")
+        case .cutEarly:
+            printError("faultline: HTTP/2 streams still open at the second signal were cut")
         }
-        printError("faultline: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(trace.eventCount) events traced")
+        printError("faultline: stopped by \(TerminationSignals.name(signal)); \(trace.eventCount) events traced")
         return 0
     }
 

@@ -30,4 +30,19 @@ import Testing
         latch.countDown()  // past zero: ignored
         #expect(latch.isOpen)
     }
+
+    /// Abandoned from another thread, a wait ends before its deadline and says the count had
+    /// not reached zero; a latch abandoned before the wait does not block at all.
+    @Test func anAbandonedWaitEndsAtOnceAndSaysTheCountWasNotReached() throws {
+        let loop = try EventLoop(name: "latch-abandon")
+        loop.start()
+        defer { loop.shutdown() }
+        let latch = CountdownLatch(count: 2)
+        loop.execute { latch.abandon() }
+        #expect(!latch.wait(timeout: .seconds(60)), "abandoned, not counted down")
+        #expect(!latch.isOpen)
+        latch.countDown()
+        latch.countDown()
+        #expect(latch.wait(timeout: .seconds(60)), "reached zero after all: true even when abandoned")
+    }
 }

@@ -103,6 +103,39 @@ def test_streams_still_open_after_the_grace_period_are_cut(start_faultline, orig
     assert trace.of("connection.closed", conn=received["conn"])
 
 
+def test_a_second_signal_ends_the_grace_period_at_once(start_faultline, origin):
+    """Ctrl-C twice: the first SIGINT starts the drain (GOAWAY, a 60 s grace period), the second
+    closes what is still open right away, and the process still ends cleanly (exit 0, a whole
+    trace, the flow ended as aborted)."""
+    proxy = start_reverse(start_faultline, origin, "--shutdown-grace", "60")
+    key = f"twice-{secrets.token_hex(4)}"
+    gate = origin.gate(key)
+    client = GoAwayAwareH2c(proxy.reverse.port)
+    try:
+        held = client.request("GET", f"/slow?key={key}")
+        gate.wait_arrived()
+        proxy.process.send_signal(signal.SIGINT)
+        client.read_until(lambda: client.goaways, what="GOAWAY")
+        assert proxy.process.poll() is None, "faultline exited while a stream was still open"
+        proxy.process.send_signal(signal.SIGINT)
+        # Well inside the 60 s grace period, with the gate still shut.
+        client.read_until(lambda: client.closed, timeout=15, what="the close after the second SIGINT")
+        assert not client.streams[held].ended, client.streams[held]
+        proxy.process.wait(15)
+    finally:
+        client.close()
+        gate.release()
+
+    assert proxy.stop() == 0, proxy.stderr
+    assert "faultline: second SIGINT: closing what is still open" in proxy.stderr, proxy.stderr
+    assert "HTTP/2 streams still open at the second signal were cut" in proxy.stderr, proxy.stderr
+    assert "stopped by SIGINT" in proxy.stderr and "grace period were cut" not in proxy.stderr, proxy.stderr
+    trace = Trace.load(proxy.trace_path)
+    trace.assert_well_formed()
+    [received] = [event for event in trace.of("request.received") if event.get("stream") == held]
+    assert trace.of("flow.aborted", flow=received["flow"])
+
+
 def test_an_idle_http2_connection_gets_goaway_and_is_closed(start_faultline, origin):
     proxy = start_reverse(start_faultline, origin)
     client = GoAwayAwareH2c(proxy.reverse.port)
