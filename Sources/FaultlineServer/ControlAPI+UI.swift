@@ -52,7 +52,7 @@ extension ControlAPI {
             return route(request, path: path)
         }
         guard request.method == "GET" else {
-            return .json(status: 405, ControlJSON.error("\(request.rawPath) takes GET"), allow: ["GET"])
+            return .methodNotAllowed(request, allowed: ["GET"])
         }
         guard let asset = UIAssets.named(rest.first ?? "index.html"), rest.count <= 1 else {
             return UIPages.message(status: 404, title: "Not found", text: "There is no \(request.rawPath) here.")
@@ -64,7 +64,7 @@ extension ControlAPI {
     /// cookie; 403 for a ticket that is unknown, spent or expired.
     private func login(_ request: ControlRequest, cookieName: String) -> ControlReply {
         guard request.method == "GET" else {
-            return .json(status: 405, ControlJSON.error("\(request.rawPath) takes GET"), allow: ["GET"])
+            return .methodNotAllowed(request, allowed: ["GET"])
         }
         let session = request.query["ticket"].flatMap { ticket in (try? uiSessions.redeem(ticket)) ?? nil }
         guard let session else {

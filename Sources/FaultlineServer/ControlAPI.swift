@@ -75,10 +75,7 @@ final class ControlAPI: Sendable {
         guard let (route, parameters) = matching.first(where: { $0.0.method == request.method }) else {
             var allowed: [String] = []
             for (route, _) in matching where !allowed.contains(route.method) { allowed.append(route.method) }
-            return .json(
-                status: 405,
-                ControlJSON.error("\(request.rawPath) does not take \(request.method); it takes \(allowed.joined(separator: ", "))"),
-                allow: allowed)
+            return .methodNotAllowed(request, allowed: allowed)
         }
         do throws(ControlFailure) {
             return try route.handler(self, request, parameters)

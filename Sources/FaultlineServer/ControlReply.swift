@@ -18,6 +18,15 @@ enum ControlReply: Sendable {
 
     /// 200 with `value`.
     static func ok(_ value: ConfigValue) -> ControlReply { .json(status: 200, value) }
+
+    /// 405 for a known path asked with another method, naming the ones it takes in the message
+    /// and in `Allow` (RFC 9110 §15.5.6).
+    static func methodNotAllowed(_ request: ControlRequest, allowed: [String]) -> ControlReply {
+        .json(
+            status: 405,
+            ControlJSON.error("\(request.rawPath) does not take \(request.method); it takes \(allowed.joined(separator: ", "))"),
+            allow: allowed)
+    }
 }
 
 /// A call the API refuses, with the status and message to answer (peer misbehaviour as a value).

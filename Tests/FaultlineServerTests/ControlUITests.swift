@@ -91,6 +91,13 @@ import Testing
             #expect(try Self.get(harness, "/ui/api/v1/holds", cookie).status == 200)
             // The cookie is for the UI only: the API proper still wants the bearer token.
             #expect(try Self.get(harness, "/v1/holds", cookie).status == 401)
+            // Pages and the login are read, never posted to: 405 with the method they take.
+            for target in ["/ui/", "/ui/login?ticket=x"] {
+                let posted = try Self.get(harness, target, cookie + Self.origin(harness), method: "POST")
+                #expect(posted.status == 405)
+                #expect(posted.headers.first(name: "allow") == "GET")
+                #expect(posted.body.contains("does not take POST; it takes GET"))
+            }
         }
     }
 
