@@ -11,9 +11,10 @@ public import FaultlineTrace
 public protocol ReplayResponder: AnyObject, Sendable {
     /// What `request.forwarded` names as the upstream (`replay`).
     var upstreamName: String { get }
-    /// Answers `request`. Returns how long the caller should wait before calling `expire` if no
-    /// answer came, or nil when the answer has been given or will come without a deadline.
-    func respond(to request: ReplayRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> Duration?
+    /// Answers `request`. Returns what the answer waits for when it cannot come yet (how long
+    /// before the caller calls `expire`, and events to trace now), or nil when the answer has
+    /// been given or will come without a deadline.
+    func respond(to request: ReplayRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> ReplayWait?
     /// The deadline returned by `respond` passed without an answer: answer now, and say why.
     func expire(_ flow: FlowID)
     /// The flow is done with its upstream: its response reached the client (`delivered`) or the
@@ -50,6 +51,18 @@ public enum ReplayAnswer: Sendable {
     case unavailable(UpstreamFailure, trace: [ReplayTraceEvent])
     /// Send it to the real upstream (`--unmatched forward`).
     case forward(trace: [ReplayTraceEvent])
+}
+
+/// An answer that is not given yet (`--order recorded`): the deadline after which the caller
+/// calls `expire`, and the events to trace at once (`replay.waiting`: what it waits for).
+public struct ReplayWait: Sendable {
+    public var deadline: Duration
+    public var trace: [ReplayTraceEvent]
+
+    public init(deadline: Duration, trace: [ReplayTraceEvent]) {
+        self.deadline = deadline
+        self.trace = trace
+    }
 }
 
 /// A trace event of the replay (`replay.matched`, `replay.unmatched`, `replay.diverged`...), written

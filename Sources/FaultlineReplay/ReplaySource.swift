@@ -113,35 +113,42 @@ public final class ReplaySource: ReplayResponder {
 
     // MARK: ReplayResponder
 
-    public func respond(to request: ReplayRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> Duration? {
+    public func respond(to request: ReplayRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> ReplayWait? {
         var released: [(Parked, [ReplayTraceEvent])] = []
         var lines: [String] = []
-        let (immediate, waits) = state.withLock { state -> (ReplayAnswer?, Bool) in
+        let (immediate, wait) = state.withLock { state -> (ReplayAnswer?, ReplayWait?) in
             let shape = liveShape(request, &state)
             let refreshTokens = state.mint.presented(in: Self.text(of: request))
                 .filter { capture.credentialKind(of: $0.recorded) == "refresh" }.map(\.fresh)
             guard let choice = choose(shape, presentingRefresh: refreshTokens, &state) else {
                 let (answer, line) = unmatched(request, shape, state.order)
                 lines.append(line)
-                return (answer, false)
+                return (answer, nil)
             }
             var events = choice.events
             let response = makeResponse(choice.recorded, generation: choice.newGeneration, &state, events: &events)
-            guard var order = state.order else { return (response(events), false) }
+            guard var order = state.order else { return (response(events), nil) }
             let recordedFlow = recorded[choice.recorded].exchange.flow
             state.assignments[request.flow] = recordedFlow
             order.received(recordedFlow)
             state.order = order
             released = releasable(&state)
-            if order.missing(before: recordedFlow).isEmpty { return (response(events), false) }
+            let missing = order.missing(before: recordedFlow)
+            if missing.isEmpty { return (response(events), nil) }
             state.parked.append(
                 Parked(flow: request.flow, recordedFlow: recordedFlow, answer: answer, response: response(events), since: .now()))
-            return (nil, true)
+            let waiting = ReplayTraceEvent(
+                .replayWaiting,
+                [
+                    .int("recorded_flow", recordedFlow), .strings("waiting_for", missing.map(\.summary)),
+                    .double("deadline_s", settings.orderTimeout.inSeconds),
+                ])
+            return (nil, ReplayWait(deadline: settings.orderTimeout, trace: [waiting]))
         }
         for line in lines { notice(line) }
         if let immediate { answer(immediate) }
         deliver(released)
-        return waits ? settings.orderTimeout : nil
+        return wait
     }
 
     public func expire(_ flow: FlowID) {
@@ -195,6 +202,9 @@ extension TraceEventKind {
     public static let replayUnmatched: TraceEventKind = "replay.unmatched"
     /// A refresh presenting a rotated refresh token got the recorded rejection.
     public static let replayRotated: TraceEventKind = "replay.rotated"
+    /// An answer waits for the recorded order: which recorded flow, the recorded steps it waits
+    /// for, and its deadline.
+    public static let replayWaiting: TraceEventKind = "replay.waiting"
     /// An answer held for the recorded order went out.
     public static let replayReleased: TraceEventKind = "replay.released"
     /// The run left the recorded order: where, and what was missing.

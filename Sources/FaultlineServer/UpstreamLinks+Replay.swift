@@ -61,7 +61,8 @@ extension UpstreamLinks {
                 }
             }
             if let wait, !link.answered {
-                link.deadline = loopContext.loop.scheduleTimer(after: wait) { [weak self] in
+                for event in wait.trace { loopContext.trace.record(event.kind, flow: flow, event.fields) }
+                link.deadline = loopContext.loop.scheduleTimer(after: wait.deadline) { [weak self] in
                     guard self?.replayLinks[flow]?.answered == false else { return }
                     responder.expire(flow)
                 }

@@ -73,7 +73,7 @@ final class ReplayDriver: Sendable {
     /// Sends a request; returns its flow and the deadline the source asked for (nil: answered).
     func send(
         _ method: String, _ url: String, headers: [(String, String)] = [], body: String = ""
-    ) -> (flow: FlowID, wait: Duration?) {
+    ) -> (flow: FlowID, wait: ReplayWait?) {
         let flow = FlowID(nextFlow.add(1, ordering: .relaxed).newValue)
         let parsed = RecordedURL(url)!
         let endpoint = UpstreamEndpoint(scheme: parsed.scheme, host: parsed.host, port: parsed.port)

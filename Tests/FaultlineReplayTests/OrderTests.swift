@@ -20,7 +20,15 @@ private func interleaving() -> CaptureBuilder {
 @Test func anAnswerWaitsForWhatCameBeforeItsDeliveryInTheRecording() throws {
     let driver = ReplayDriver(interleaving().capture, ReplaySettings(order: .recorded, orderTimeout: .seconds(5)))
     let a = driver.send("GET", "http://api.test/a")
-    #expect(a.wait == .seconds(5))
+    #expect(a.wait?.deadline == .seconds(5))
+    // What it waits for is traced at once, not only when the answer goes.
+    let waiting = try #require(a.wait?.trace.first)
+    #expect(waiting.kind == .replayWaiting)
+    guard case .strings(let steps)? = waiting.fields.first(where: { $0.key == "waiting_for" })?.value else {
+        Issue.record("no waiting_for list")
+        return
+    }
+    #expect(steps.count == 3 && steps.last == "mark 'tap'")
     #expect(driver.answer(a.flow) == nil)
     let b = driver.send("GET", "http://api.test/b")
     #expect(b.wait == nil)

@@ -144,8 +144,12 @@ def test_order_recorded_holds_an_answer_until_what_came_before_it_has_happened(s
                           "--control-file", control_file)
     assert "answers wait for the recorded order" in replay.stderr
     sink = Background(lambda: httpx_client(replay.listeners[0].url), f"{base}/sink?first")
-    flow = replay.wait_for_event("request.forwarded", upstream="replay")["flow"]
-    # /sink's recorded answer came after /echo's: it waits for /echo, which only the test sends.
+    # /sink's recorded answer came after /echo's: it waits for /echo, which only the test sends,
+    # and the trace says so while it waits.
+    waiting = replay.wait_for_event("replay.waiting", recorded_flow=recorded_sink)
+    flow = waiting["flow"]
+    assert any("/echo" in step and "delivered" in step for step in waiting["waiting_for"]), waiting
+    assert waiting["deadline_s"] == 30
     assert not sink.done() and not [e for e in replay.events_so_far() if e.get("event") == "response.delivered"]
     with httpx_client(replay.listeners[0].url) as client:
         assert client.get(f"{base}/echo?second").status_code == 200
