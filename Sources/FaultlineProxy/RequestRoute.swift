@@ -33,12 +33,16 @@ public struct RequestRoute: Sendable, Equatable {
         let upgrade = HopByHopHeaders.isWebSocketUpgrade(head.headers)
         switch (mode, target) {
         case (.forward, .absolute(let scheme, let authority, let path, let query)):
-            guard scheme == "http" else {
+            // RFC 9112 §3.2.2: absolute-form names the origin. Most clients reach an https one
+            // through CONNECT, but one that sends `GET https://…` to the proxy (or `:scheme https`
+            // over HTTP/2) gets it fetched over TLS from here, as mitmproxy and squid do.
+            guard scheme == "http" || scheme == "https" else {
                 throw Refusal(
                     status: 501, code: "unsupported-scheme",
-                    message: "\(scheme):// in a request line is not supported; clients send CONNECT for https")
+                    message: "\(scheme):// in a request line is not supported; only http:// and https:// are")
             }
-            let endpoint = UpstreamEndpoint(scheme: "http", host: authority.host, port: authority.port ?? 80)
+            let endpoint = UpstreamEndpoint(
+                scheme: scheme, host: authority.host, port: authority.port ?? (scheme == "https" ? 443 : 80))
             return route(upgrade ? .upgrade : .exchange, endpoint, path: path, query: query)
         case (.forward, .authority(let authority)):
             let endpoint = UpstreamEndpoint(scheme: "tcp", host: authority.host, port: authority.port ?? 443)

@@ -135,6 +135,17 @@ final class LoopContext: @unchecked Sendable {
         completion: @escaping (Result<Channel, UpstreamFailure>) -> Void
     ) {
         loop.assertInEventLoop()
+        let tls = endpoint.scheme == "https" ? configuration.tls : nil
+        guard endpoint.scheme != "https" || tls != nil else {
+            // Before any connection: the origin should not see a connection the proxy cannot use.
+            completion(
+                .failure(
+                    UpstreamFailure(
+                        code: "tls-not-configured", status: 502,
+                        description: "\(endpoint) needs TLS, which this proxy was started without "
+                            + "(start it with --upstream-ca FILE, --confdir DIR or --insecure-upstream)")))
+            return
+        }
         let connect: ([SocketAddress]) -> Void = { [self] addresses in
             StreamConnection.connect(
                 to: addresses, id: ConnectionID(ids.next()), on: loop, timeout: configuration.connectTimeout
@@ -143,11 +154,13 @@ final class LoopContext: @unchecked Sendable {
                 switch result {
                 case .failure(let error):
                     completion(.failure(error.isTimeout ? .connectTimeout(target) : .connectRefused(target, error.description)))
-                case .success(let socket) where endpoint.scheme == "https":
-                    startTLS(on: socket, to: endpoint, alpn: alpn, completion: completion)
                 case .success(let socket):
-                    socket.start()
-                    completion(.success(Channel(socket: socket)))
+                    if let tls {
+                        startTLS(on: socket, to: endpoint, tls: tls, alpn: alpn, completion: completion)
+                    } else {
+                        socket.start()
+                        completion(.success(Channel(socket: socket)))
+                    }
                 }
             }
         }
@@ -161,18 +174,9 @@ final class LoopContext: @unchecked Sendable {
     }
 
     private func startTLS(
-        on socket: StreamConnection, to endpoint: UpstreamEndpoint, alpn: [String],
+        on socket: StreamConnection, to endpoint: UpstreamEndpoint, tls: ServerTLSConfiguration, alpn: [String],
         completion: @escaping (Result<Channel, UpstreamFailure>) -> Void
     ) {
-        guard let tls = configuration.tls else {
-            socket.close()
-            completion(
-                .failure(
-                    UpstreamFailure(
-                        code: "tls-not-configured", status: 502,
-                        description: "\(endpoint) needs TLS, which this proxy was started without")))
-            return
-        }
         let connection: TLSConnection
         do {
             connection = try TLSConnection.client(context: tls.clientContext, serverName: endpoint.host, alpn: alpn)

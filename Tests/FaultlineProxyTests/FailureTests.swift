@@ -14,7 +14,7 @@ import Testing
         ("GET http://a.test/ HTTP/2.0\r\nHost: a.test\r\n\r\n", 505),
         ("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nX: a\r\n b\r\n\r\n", 400),
         ("GET /relative HTTP/1.1\r\nHost: a.test\r\n\r\n", 400),
-        ("GET https://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n", 501),
+        ("GET ftp://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n", 501),
     ])
     func refusedRequestsAnswerTheStatusAndCloseWithoutReadingFurther(request: String, status: Int) throws {
         var play = Playbook()

@@ -652,9 +652,18 @@ import Testing
         #expect(play.upstreams[try play.flow(ofStream: next)] != nil, "the connection serves the next stream")
     }
 
-    @Test func httpsSchemeToAForwardListenerIsAnswered501OnItsStream() throws {
+    /// `:scheme https` to a forward listener is an https origin the proxy fetches over TLS, on
+    /// port 443 unless `:authority` names another.
+    @Test func httpsSchemeToAForwardListenerGoesToTheOriginOverTLS() throws {
         var play = try HTTP2Playbook(mode: .forward)
         let id = try play.request("GET", "/x", authority: "a.test", scheme: "https")
+        let upstream = try #require(play.upstreams[try play.flow(ofStream: id)])
+        #expect(upstream.endpoint == UpstreamEndpoint(scheme: "https", host: "a.test", port: 443))
+    }
+
+    @Test func anotherSchemeToAForwardListenerIsAnswered501OnItsStream() throws {
+        var play = try HTTP2Playbook(mode: .forward)
+        let id = try play.request("GET", "/x", authority: "a.test", scheme: "ftp")
         #expect(play.stream(id).status == 501)
         #expect(play.stream(id).field("x-faultline-error") == ["unsupported-scheme"])
         #expect(play.upstreams.isEmpty)

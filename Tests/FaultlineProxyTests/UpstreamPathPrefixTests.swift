@@ -40,6 +40,18 @@ import Testing
         #expect(received.string("path") == "/v1/me")
     }
 
+    @Test func anHTTPSURLToAForwardListenerIsAnHTTPSOrigin() throws {
+        func route(_ target: String) throws(RequestRoute.Refusal) -> RequestRoute {
+            try RequestRoute.decide(
+                HTTPRequestHead(method: "GET", target: target, version: .http1_1, headers: HTTPHeaders()), mode: .forward)
+        }
+        #expect(try route("https://api.test/v1?x=1").endpoint == UpstreamEndpoint(scheme: "https", host: "api.test", port: 443))
+        #expect(try route("https://api.test:8443/").endpoint.port == 8443)
+        #expect(try route("https://api.test/v1?x=1").url == "https://api.test/v1?x=1")
+        #expect(try route("http://api.test/").endpoint.port == 80)
+        #expect(throws: RequestRoute.Refusal.self) { try route("ftp://api.test/") }
+    }
+
     @Test func absoluteFormToAReverseListenerGetsThePrefixToo() throws {
         let route = try RequestRoute.decide(
             HTTPRequestHead(method: "GET", target: "http://faultline.local/", version: .http1_1, headers: HTTPHeaders()),

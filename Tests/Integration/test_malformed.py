@@ -82,12 +82,12 @@ def test_origin_form_to_a_forward_listener_is_refused(faultline):
     assert faultline.trace().one("protocol.error")["status"] == 400
 
 
-def test_https_in_absolute_form_is_not_implemented(faultline):
-    # Clients reach https origins through CONNECT; an https:// request line is refused, not forwarded.
+def test_a_scheme_other_than_http_and_https_in_absolute_form_is_not_implemented(faultline):
+    # https:// is fetched over TLS (test_tls_interception.py); ftp:// and the rest are refused.
     with RawConnection("127.0.0.1", faultline.forward.port) as connection:
-        connection.send(request_bytes("GET", "https://example.invalid/", [("Host", "example.invalid")]))
+        connection.send(request_bytes("GET", "ftp://example.invalid/", [("Host", "example.invalid")]))
         response = connection.read_response()
-    assert response.status == 501 and response.header("x-faultline-error")
+    assert response.status == 501 and response.header("x-faultline-error") == "unsupported-scheme"
     faultline.trace()
 
 

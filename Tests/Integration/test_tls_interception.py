@@ -23,7 +23,7 @@ import pytest
 from harness.clients import curl
 from harness.http_clients import httpx_client
 from harness.python_origin import chunked_body, pattern_bytes
-from harness.rawhttp import request_bytes
+from harness.rawhttp import RawConnection, request_bytes
 from harness.tls import (
     certificate_common_name,
     client_context,
@@ -727,6 +727,25 @@ def test_reverse_mode_to_a_tls_upstream(intercepting, tls_origin, certificates):
     upstream = trace.one("tls.handshake", side="upstream")
     assert (upstream["sni"], upstream["verified"]) == ("localhost", True), upstream
     assert not trace.of("tls.handshake", side="client")
+
+
+def test_an_https_url_sent_to_the_forward_proxy_is_fetched_over_tls(intercepting, tls_origin, certificates):
+    """`GET https://…` in the request line (absolute-form, RFC 9112 §3.2.2), not CONNECT: the
+    proxy fetches it over a verified TLS connection of its own, as mitmproxy and squid do."""
+    proxy = intercepting("--upstream-ca", certificates["ca.pem"], own_ca=False)
+    mark = marker()
+    with RawConnection("127.0.0.1", proxy.forward.port) as connection:
+        connection.send(request_bytes("GET", f"https://localhost:{tls_origin.port}/echo?{mark}",
+                                      [("Host", f"localhost:{tls_origin.port}")]))
+        response = connection.read_response()
+    assert response.status == 200 and json.loads(response.body)["target"] == f"/echo?{mark}"
+    assert len(tls_origin.seen(mark)) == 1
+    trace = proxy.trace()
+    received = trace.one("request.received")
+    assert received["url"] == f"https://localhost:{tls_origin.port}/echo?{mark}"
+    trace.assert_complete_flow(received["flow"], status=200)
+    upstream = trace.one("tls.handshake", side="upstream")
+    assert (upstream["sni"], upstream["verified"]) == ("localhost", True), upstream
 
 
 def test_reverse_mode_to_an_upstream_with_the_wrong_name_is_a_502(intercepting, make_origin):
