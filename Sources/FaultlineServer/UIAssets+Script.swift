@@ -157,6 +157,17 @@ function applyToFlow(flow, event) {
     case "hold.ended":
       flow.hold = "released (" + (event.ended_by || "?") + ")";
       break;
+    case "replay.waiting":
+      // A replayed answer held for the recorded order (replay serve --order recorded).
+      flow.hold = "held: recorded order";
+      flow.waitingFor = event.waiting_for || [];
+      break;
+    case "replay.released":
+      flow.hold = "released (recorded order)";
+      break;
+    case "replay.diverged":
+      if (flow.hold.startsWith("held")) flow.hold = "released (order deadline)";
+      break;
     case "flow.aborted":
     case "upstream.error":
     case "protocol.error":
@@ -202,7 +213,10 @@ function rowFor(flow) {
     element("td", { class: "role", text: flow.role || "" }),
     element("td", { class: "lineage", text: flow.lineage || "" }),
     element("td", { class: "rules", text: flow.rules.join(", ") }),
-    element("td", { class: "hold" }, flow.hold ? element("span", { class: flow.hold.startsWith("held") ? "hold-held" : "", text: flow.hold }) : null),
+    element("td", { class: "hold" }, flow.hold ? element("span", {
+      class: flow.hold.startsWith("held") ? "hold-held" : "", text: flow.hold,
+      title: flow.waitingFor && flow.hold.startsWith("held") ? "waiting for: " + flow.waitingFor.join("; ") : undefined,
+    }) : null),
   );
   row.hidden = !matchesFilters(flow);
   row.classList.toggle("selected", selectedFlow === flow.id);

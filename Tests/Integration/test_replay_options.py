@@ -6,14 +6,13 @@ import json
 import os
 import re
 import subprocess
-import threading
 
 import pytest
 
 from harness.clients import run
 from harness.control import Control
 from harness.http_clients import httpx_client
-from harness.trace import Trace
+from harness.overlap import Background, record_overlapped
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -85,56 +84,8 @@ def test_ignore_param_drops_a_volatile_query_parameter(start_replay, two_tries):
 
 @pytest.fixture
 def overlapped(start_faultline, origin, tmp_path):
-    """A capture in which two requests overlapped on two connections: /sink went first and was
-    answered last, after /echo came and was answered while /sink's answer was held."""
-    rules = tmp_path / "capture-rules"
-    rules.mkdir()
-    (rules / "hold-sink.json5").write_text("""{
-      rules: [{ name: "hold-sink", phase: "response", match: { path: "/sink" },
-                actions: [{ hold: { name: "sink", timeout: 30 } }] }],
-    }""")
-    control_file = str(tmp_path / "capture-control.json")
-    proxy = start_faultline("--listen", "127.0.0.1:0", "--capture", "--rules", str(rules), "--control-file", control_file)
-    control = Control(proxy.binary, control_file)
-    slow = Background(lambda: httpx_client(proxy.listeners[0].url), f"{origin.url}/sink?first")
-    control.wait_for_holds("sink")
-    with httpx_client(proxy.listeners[0].url) as client:
-        assert client.get(f"{origin.url}/echo?second").status_code == 200
-    assert control.release("sink").returncode == 0
-    assert slow.result(20).status_code == 200
-    assert proxy.stop() == 0
-    trace = Trace.load(proxy.trace_file)
-    delivered = [event["flow"] for event in trace.of("response.delivered")]
-    received = [event["flow"] for event in trace.of("request.received")]
-    assert delivered == received[::-1], "the capture's two requests did not overlap"
-    return proxy.trace_file, origin.url, trace.one("request.received", path="/sink")["flow"]
-
-
-class Background:
-    """One GET in a thread, on its own client (so its own connection)."""
-
-    def __init__(self, make_client, url):
-        self.answer = None
-        self.error = None
-        self.thread = threading.Thread(target=self._get, args=(make_client, url), daemon=True)
-        self.thread.start()
-
-    def _get(self, make_client, url):
-        try:
-            with make_client() as client:
-                self.answer = client.get(url)
-        except Exception as error:  # reported by result()
-            self.error = error
-
-    def done(self):
-        return not self.thread.is_alive()
-
-    def result(self, timeout):
-        self.thread.join(timeout)
-        assert not self.thread.is_alive(), f"no answer within {timeout}s"
-        if self.error:
-            raise self.error
-        return self.answer
+    """A capture in which two requests overlapped (harness/overlap.py)."""
+    return record_overlapped(start_faultline, origin, tmp_path)
 
 
 def test_order_recorded_holds_an_answer_until_what_came_before_it_has_happened(start_replay, overlapped, tmp_path):

@@ -29,6 +29,8 @@ import pytest
 from playwright.sync_api import expect
 
 from harness.clients import run
+from harness.http_clients import httpx_client
+from harness.overlap import Background, record_overlapped
 from harness.reference_backend import ReferenceBackend
 from harness.rules import copy_examples
 from harness.waiting import wait_until
@@ -410,6 +412,29 @@ def test_the_lanes_time_axis_spans_the_lineages(session_proxy, open_ui):
 
 
 # -- filters ------------------------------------------------------------------------------------
+
+
+def test_a_replayed_answer_waiting_for_the_recorded_order_shows_as_held(
+        start_faultline, start_replay, origin, open_ui, faultline_binary, tmp_path):
+    """`replay serve --order recorded`: an answer that waits for an earlier step of the recording
+    shows as held, says what it waits for in its tooltip, and shows as released once that step
+    happened."""
+    capture, base, _ = record_overlapped(start_faultline, origin, tmp_path)
+    control_file = str(tmp_path / "replay-control.json")
+    replay = start_replay(capture, "--listen", "127.0.0.1:0", "--order", "recorded", "--order-timeout", "30",
+                          "--control-file", control_file)
+    page = open_ui(UI(faultline_binary, control_file))
+    sink = Background(lambda: httpx_client(replay.listeners[0].url), f"{base}/sink?first")
+    flow = replay.wait_for_event("replay.waiting")["flow"]
+    hold = page.row(flow).locator("td.hold span")
+    expect(hold).to_have_text("held: recorded order", timeout=WAIT_MS)
+    expect(hold).to_have_attribute("title", re.compile(r"^waiting for: .*/echo"), timeout=WAIT_MS)
+    expect(page.row(flow).locator("td.status")).to_have_text("held")
+    with httpx_client(replay.listeners[0].url) as client:
+        assert client.get(f"{base}/echo?second").status_code == 200
+    assert sink.result(20).status_code == 200
+    expect(hold).to_have_text("released (recorded order)", timeout=WAIT_MS)
+    expect(page.row(flow).locator("td.status")).to_have_text("200", timeout=WAIT_MS)
 
 
 def test_filters_hide_the_rows_that_do_not_match(ui_proxy, origin, open_ui):
