@@ -7,7 +7,7 @@
 /// A step of a request whose role the auth profile named (`logout`, `refresh`...) is referred to
 /// as `<role>.received` or `<role>.delivered`; any other request gets a marker rule (`delay: 0`,
 /// which changes nothing): its request is `rule:NAME` (the rule fires as the request arrives),
-/// its response `delivered:NAME` (the client has it; the rule fired earlier, when the response's
+/// its response `delivered:NAME` (sent to the client; the rule fired earlier, when the response's
 /// head reached the proxy, and releasing then would race the two deliveries). Requests are told
 /// apart by method, path and occurrence (`nth`). Every hold has a deadline, so a run that goes
 /// another way still ends.

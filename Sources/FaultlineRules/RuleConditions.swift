@@ -34,8 +34,8 @@ public enum EventReference: Sendable, Hashable, CustomStringConvertible {
     /// A rule of the same scenario fired.
     case rule(String)
     /// The response of a flow that a rule of the same scenario fired on was fully delivered to
-    /// the client: a step of a request no role names, at the moment the client has it (a
-    /// response rule fires when the head arrives, before the client sees anything).
+    /// the client (its last byte handed to the connection, like a role's `delivered`): a step of
+    /// a request no role names (a response rule fires when the head arrives, earlier).
     case ruleDelivered(String)
     /// A test posted a mark with this label.
     case mark(String)

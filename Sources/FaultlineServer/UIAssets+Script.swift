@@ -153,6 +153,7 @@ function applyToFlow(flow, event) {
       break;
     case "hold.started":
       flow.hold = "held: " + event.name;
+      flow.waitingFor = undefined;
       break;
     case "hold.ended":
       flow.hold = "released (" + (event.ended_by || "?") + ")";
@@ -164,11 +165,18 @@ function applyToFlow(flow, event) {
       break;
     case "replay.released":
       flow.hold = "released (recorded order)";
+      flow.waitingFor = undefined;
       break;
     case "replay.diverged":
       if (flow.hold.startsWith("held")) flow.hold = "released (order deadline)";
+      flow.waitingFor = undefined;
       break;
     case "flow.aborted":
+      // A replayed answer still waiting for the recorded order ends with its flow (a rule's
+      // hold says so itself, with hold.ended first).
+      if (flow.waitingFor && flow.hold.startsWith("held")) flow.hold = "ended (flow aborted)";
+      flow.waitingFor = undefined;
+    // falls through
     case "upstream.error":
     case "protocol.error":
       if (!flow.status) flow.status = event.event;

@@ -22,6 +22,7 @@ the `ui_proxy` and `background_curl` fixtures in conftest.py."""
 import json
 import os
 import re
+import socket
 import struct
 
 import httpx
@@ -31,6 +32,7 @@ from playwright.sync_api import expect
 from harness.clients import run
 from harness.http_clients import httpx_client
 from harness.overlap import Background, record_overlapped
+from harness.rawhttp import RawConnection, request_bytes
 from harness.reference_backend import ReferenceBackend
 from harness.rules import copy_examples
 from harness.waiting import wait_until
@@ -435,6 +437,27 @@ def test_a_replayed_answer_waiting_for_the_recorded_order_shows_as_held(
     assert sink.result(20).status_code == 200
     expect(hold).to_have_text("released (recorded order)", timeout=WAIT_MS)
     expect(page.row(flow).locator("td.status")).to_have_text("200", timeout=WAIT_MS)
+
+
+def test_a_waiting_replayed_answer_whose_client_left_shows_as_ended(
+        start_faultline, start_replay, origin, open_ui, faultline_binary, tmp_path):
+    """The client of a replayed answer waiting for the recorded order goes away: the flow aborts
+    and the page stops showing it as held."""
+    capture, base, _ = record_overlapped(start_faultline, origin, tmp_path)
+    control_file = str(tmp_path / "replay-control.json")
+    replay = start_replay(capture, "--listen", "127.0.0.1:0", "--order", "recorded", "--order-timeout", "30",
+                          "--control-file", control_file)
+    page = open_ui(UI(faultline_binary, control_file))
+    with RawConnection("127.0.0.1", replay.forward.port) as connection:
+        connection.send(request_bytes("GET", f"{base}/sink?first", [("Host", base.split("//", 1)[1])]))
+        flow = replay.wait_for_event("replay.waiting")["flow"]
+        hold = page.row(flow).locator("td.hold span")
+        expect(hold).to_have_text("held: recorded order", timeout=WAIT_MS)
+        # A reset, not a FIN: after a whole request a half-closed client may still read its answer.
+        connection.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    replay.wait_for_event("flow.aborted", flow=flow)
+    expect(hold).to_have_text("ended (flow aborted)", timeout=WAIT_MS)
+    expect(hold).not_to_have_attribute("title", re.compile("waiting for"), timeout=WAIT_MS)
 
 
 def test_filters_hide_the_rows_that_do_not_match(ui_proxy, origin, open_ui):
