@@ -10,9 +10,9 @@ import Synchronization
 /// is queued yet, queues one with `EventLoop.execute` (run after `pace`, for the web UI). The
 /// hand-off takes everything pending at once, so a burst of lines costs one wakeup. The buffer
 /// is bounded: once `limit` bytes wait, later lines are dropped and counted until the next
-/// hand-off, which reports the count after the lines it carries, so the subscriber knows where the gap is and how big it is. What to do about
-/// a gap is the subscriber's choice (the trace stream cuts the connection, the UI says so and goes
-/// on). `stop()` unsubscribes; the recorder guarantees no observer call after `removeObserver`
+/// hand-off, which reports the count after the lines it carries, so the subscriber knows where
+/// the gap is and how big it is. What to do about a gap is the subscriber's choice (the trace
+/// stream cuts the connection, the UI says so and goes on). `stop()` unsubscribes; the recorder guarantees no observer call after `removeObserver`
 /// returns, and a hand-off already queued finds its deliverer gone or stopped and does nothing.
 final class ControlTraceStream: Sendable {
     /// What the loop gets: whole lines, then how many lines were dropped after them.

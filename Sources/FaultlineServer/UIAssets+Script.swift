@@ -168,13 +168,13 @@ function applyToFlow(flow, event) {
       flow.waitingFor = undefined;
       break;
     case "replay.diverged":
-      if (flow.hold.startsWith("held")) flow.hold = "released (order deadline)";
+      if (isHeld(flow)) flow.hold = "released (order deadline)";
       flow.waitingFor = undefined;
       break;
     case "flow.aborted":
       // A replayed answer still waiting for the recorded order ends with its flow (a rule's
       // hold says so itself, with hold.ended first).
-      if (flow.waitingFor && flow.hold.startsWith("held")) flow.hold = "ended (flow aborted)";
+      if (flow.waitingFor && isHeld(flow)) flow.hold = "ended (flow aborted)";
       flow.waitingFor = undefined;
     // falls through
     case "upstream.error":
@@ -194,6 +194,10 @@ function addRole(role) {
 }
 
 // MARK: Flow list
+
+function isHeld(flow) {
+  return flow.hold.startsWith("held");
+}
 
 function statusClass(flow) {
   if (/^\d{3}$/.test(flow.status)) return "s" + flow.status[0];
@@ -216,14 +220,14 @@ function rowFor(flow) {
     element("td", { text: String(flow.id) }),
     element("td", { class: "method", text: flow.method }),
     element("td", { class: "url", title: flow.url, text: flow.url }),
-    element("td", { class: "status " + statusClass(flow), text: flow.status || (flow.hold.startsWith("held") ? "held" : "…") }),
+    element("td", { class: "status " + statusClass(flow), text: flow.status || (isHeld(flow) ? "held" : "…") }),
     element("td", { class: "time", text: durationText(flow) }),
     element("td", { class: "role", text: flow.role || "" }),
     element("td", { class: "lineage", text: flow.lineage || "" }),
     element("td", { class: "rules", text: flow.rules.join(", ") }),
     element("td", { class: "hold" }, flow.hold ? element("span", {
-      class: flow.hold.startsWith("held") ? "hold-held" : "", text: flow.hold,
-      title: flow.waitingFor && flow.hold.startsWith("held") ? "waiting for: " + flow.waitingFor.join("; ") : undefined,
+      class: isHeld(flow) ? "hold-held" : "", text: flow.hold,
+      title: flow.waitingFor && isHeld(flow) ? "waiting for: " + flow.waitingFor.join("; ") : undefined,
     }) : null),
   );
   row.hidden = !matchesFilters(flow);
@@ -242,7 +246,7 @@ function matchesFilters(flow) {
   if (role && flow.role !== role) return false;
   if (lineage && flow.lineage !== lineage) return false;
   if (status) {
-    const shown = (flow.status || (flow.hold.startsWith("held") ? "held" : "")).toLowerCase();
+    const shown = (flow.status || (isHeld(flow) ? "held" : "")).toLowerCase();
     if (/^\dxx$/.test(status)) return shown[0] === status[0] && /^\d{3}$/.test(shown);
     return shown.startsWith(status);
   }

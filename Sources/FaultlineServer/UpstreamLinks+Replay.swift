@@ -61,13 +61,18 @@ extension UpstreamLinks {
                 }
             }
             if let wait, !link.answered {
-                for event in wait.trace { loopContext.trace.record(event.kind, flow: flow, event.fields) }
+                record(wait.trace, flow: flow)
                 link.deadline = loopContext.loop.scheduleTimer(after: wait.deadline) { [weak self] in
                     guard self?.replayLinks[flow]?.answered == false else { return }
                     responder.expire(flow)
                 }
             }
         }
+    }
+
+    /// Writes a responder's trace events on the flow, from this loop (never under its lock).
+    private func record(_ events: [ReplayTraceEvent], flow: FlowID) {
+        for event in events { loopContext.trace.record(event.kind, flow: flow, event.fields) }
     }
 
     /// Runs `work` on this loop after the current batch, if the flow still has its replayed upstream.
@@ -90,7 +95,7 @@ extension UpstreamLinks {
         switch answer {
         case .response(_, _, _, let trace), .unavailable(_, let trace), .forward(let trace): events = trace
         }
-        for event in events { loopContext.trace.record(event.kind, flow: link.flow, event.fields) }
+        record(events, flow: link.flow)
         switch answer {
         case .response(let head, let body, let trailers, _):
             let bytes = ReplayLink.encode(head, body: body, trailers: trailers)
