@@ -20,7 +20,8 @@ function statusTitle(flow) {
 
 function durationText(flow) {
   if (flow.start === undefined || flow.end === undefined) return flow.start === undefined ? "" : "…";
-  return ((flow.end - flow.start) / 1e6).toFixed(1) + " ms";
+  const millis = (flow.end - flow.start) / 1e6;
+  return millis < 1000 ? millis.toFixed(1) + " ms" : (millis / 1000).toFixed(2) + " s";
 }
 
 function sizeText(bytes) {

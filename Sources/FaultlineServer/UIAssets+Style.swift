@@ -8,7 +8,7 @@ header{display:flex;flex-wrap:wrap;gap:4px 14px;align-items:baseline;padding:8px
 header h1{font-size:16px;margin:0}
 header .status{color:#9fd3a8}header .status.down{color:#f3a3a3}
 .warning{background:#8a4b00;color:#fff;padding:1px 8px;border-radius:3px}
-main{display:grid;grid-template-columns:minmax(0,1fr) 400px;gap:10px;padding:10px;height:calc(100vh - 38px)}
+main{display:grid;grid-template-columns:minmax(0,1fr) 380px;gap:10px;padding:10px;height:calc(100vh - 38px)}
 #flows-panel{display:flex;flex-direction:column;min-height:0;min-width:0}
 aside{overflow-y:auto;min-height:0;min-width:0}
 section>h2{font-size:13px;text-transform:uppercase;letter-spacing:.05em;color:#5a6275;margin:10px 0 4px}
