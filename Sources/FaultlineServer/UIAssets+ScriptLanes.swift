@@ -12,7 +12,7 @@ extension UIAssets {
 // steps) becomes a scale break of a fixed width when drawing it to scale would leave the
 // requests as slivers: a few milliseconds of requests and a second of waiting both stay legible.
 
-const LANES = { minBar: 6, row: 12, bar: 9, pad: 5, laneMin: 36, axis: 36, breakWidth: 26, right: 14, idle: 5e6 };
+const LANES = { minBar: 6, row: 12, bar: 9, pad: 5, laneMin: 36, axis: 36, breakWidth: 26, right: 14, idle: 2e6 };
 let checkReport = null;
 let selectedViolation = null;
 
@@ -26,8 +26,8 @@ function laneFlows(lineage) {
 
 // The pieces of the axis: time to scale, and breaks for idle stretches. When a typical request
 // would be drawn thinner than a bar may be, a stretch between two consecutive instants longer
-// than `cap` (sixteen typical requests, at least 5 ms) keeps cap/2 to scale on each side, and the
-// rest is a break.
+// than twice `cap` (eight typical requests, at least 2 ms) keeps cap/2 to scale on each side, and
+// the rest (at least `cap`) is a break.
 function timeScale(instants, durations, left, right) {
   const times = [...new Set(instants)].sort((a, b) => a - b);
   if (times.length === 1) times.push(times[0] + 1e6);
@@ -36,12 +36,12 @@ function timeScale(instants, durations, left, right) {
   const typical = Math.max(sorted.length ? sorted[Math.floor(sorted.length / 2)] : to - from, 2e5);
   const room = right - left;
   const compress = (room / (to - from)) * typical < LANES.minBar * 1.5;
-  const cap = Math.max(LANES.idle, 16 * typical);
+  const cap = Math.max(LANES.idle, 8 * typical);
   const plan = [];
   let scaled = 0, breaks = 0;
   for (let index = 0; index + 1 < times.length; index += 1) {
     const a = times[index], b = times[index + 1];
-    if (compress && b - a > cap) {
+    if (compress && b - a > 2 * cap) {
       plan.push({ t0: a, t1: a + cap / 2 }, { t0: a + cap / 2, t1: b - cap / 2, skipped: true }, { t0: b - cap / 2, t1: b });
       scaled += cap;
       breaks += 1;
