@@ -201,6 +201,11 @@ function applyToFlow(flow, event) {
       flow.hold = "";
       flow.holdEnded = event;
       endHeldStretch(flow, event.mono_ns);
+      // Fail (or a deadline that resets) ends the flow here: nothing else is traced for it.
+      if (event.outcome === "failed" || event.applied === "reset") {
+        if (!flow.status) flow.status = "reset";
+        flow.end = flow.end || event.mono_ns;
+      }
       break;
     case "replay.waiting":
       // A replayed answer held for the recorded order (replay serve --order recorded).

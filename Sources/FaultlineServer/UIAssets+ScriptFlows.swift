@@ -15,6 +15,7 @@ function statusClass(flow) {
 function statusTitle(flow) {
   if (flow.discarded) return "the answer to this copy, read and dropped by the proxy (no client waits for it)";
   if (flow.delivered && flow.delivered.synthetic) return "answered by a rule (synthetic)";
+  if (flow.status === "reset") return "the hold ended by resetting the client's connection";
   return undefined;
 }
 

@@ -236,6 +236,9 @@ def test_a_hold_released_with_status_503_says_503(ui_proxy, origin, open_ui, bac
     tab.hold(hold).locator("button.fail").click()
     assert client.result(timeout=15)[1] == 0
     expect(tab.row(hold["flow"]).locator("td.hold")).to_have_text("failed (control)", timeout=WAIT_MS)
+    # Nothing follows a failed hold in the trace: the flow ends there, not "…" forever.
+    expect(tab.row(hold["flow"]).locator("td.status")).to_have_text("reset")
+    expect(tab.row(hold["flow"]).locator("td.time")).to_have_text(re.compile(r"^\d+\.\d+ (ms|s)$"))
     look(tab, tmp_path, f"hold-503-{viewport['width']}")
 
 
