@@ -9,7 +9,8 @@
   harness/h2_origin.py) and `h2_server` (a scripted HTTP/2 server that sends RST_STREAM and
   GOAWAY on request, harness/h2_server.py).
 - `chromium`: Debian's chromium under Playwright (harness/browser.py), closed after the test;
-  `browser_page`: a fresh page of it (a context of its own, JavaScript on).
+  `browser_page`: a fresh page of it (a context of its own, JavaScript on); `open_ui`: the web
+  UI of a proxy in a fresh page (harness/ui_page.py).
 
 The binary comes from $FAULTLINE_BIN (Scripts/test sets it), else .build/debug/faultline.
 """
@@ -161,6 +162,35 @@ def chromium(tmp_path):
 def browser_page(chromium):
     """A fresh `BrowserPage` (harness/browser.py): `open(path)`, `page`, `requested`."""
     return chromium.new_page()
+
+
+@pytest.fixture
+def open_ui(chromium):
+    """Returns `open(ui, script=None, viewport=None)`: a live `UIPage` (harness/ui_page.py) on that
+    UI in a fresh browser context (`viewport` as `{"width": W, "height": H}`, else Playwright's
+    1280x720); `script(text) -> text` serves the page a changed app.js (a mutant). Each page must
+    end without problems (checked at teardown too, before the proxy stops)."""
+    from harness.ui_page import UIPage
+
+    pages = []
+
+    def open_page(ui, script=None, viewport=None):
+        page = UIPage(chromium.new_page(**({"viewport": viewport} if viewport else {})), ui)
+        if script is not None:
+            def mutate(route):
+                original = route.fetch()
+                route.fulfill(response=original, body=script(original.text()))
+
+            page.page.route("**/ui/app.js", mutate)
+        pages.append(page)
+        page.open()
+        return page
+
+    yield open_page
+    problems = [problem for page in pages for problem in page.problems]
+    for page in pages:
+        page.tab.close()
+    assert not problems, "the page reported problems:\n" + "\n".join(problems)
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ opens the address `faultline ui` prints, while curl and httpx send real traffic 
 Every wait has a
 deadline (Playwright's `expect(..., timeout=)`, `wait_for_function`, the harness's `wait_until`);
 nothing is ordered by sleeping. Shared pieces (the rules, `UI`, `BackgroundCurl`) are in harness/ui.py,
-the `ui_proxy` and `background_curl` fixtures in conftest.py."""
+the page (`UIPage`) in harness/ui_page.py, the `ui_proxy`, `background_curl` and `open_ui` fixtures
+in conftest.py."""
 import json
 import os
 import re
@@ -36,86 +37,10 @@ from harness.rawhttp import RawConnection, request_bytes
 from harness.reference_backend import ReferenceBackend
 from harness.rules import copy_examples
 from harness.waiting import wait_until
-from harness.ui import UI, hold_one
+from harness.ui import UI, hold_one, session_proxy as start_session_proxy
+from harness.ui_page import WAIT_MS, UIPage
 
-WAIT_MS = 10_000  # any one thing the page should show; its panels refresh every 2 s and on events
 PASSWORD = "pw-UI-3c1d8e"  # the reference backend takes any password; this one must not reach the page
-
-
-class UIPage:
-    """A Chromium page on one proxy's UI; every page error, console error and dialog is kept in
-    `problems`."""
-
-    def __init__(self, tab, ui):
-        self.tab = tab
-        self.page = tab.page
-        self.ui = ui
-        self.problems = []
-        self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
-        self.page.on("console", self._console)
-        self.page.on("dialog", self._dialog)
-
-    def _console(self, message):
-        if message.type == "error":
-            self.problems.append(f"console error: {message.text} ({message.location})")
-
-    def _dialog(self, dialog):
-        self.problems.append(f"{dialog.type}: {dialog.message}")
-        dialog.dismiss()
-
-    def open(self):
-        """Opens a fresh address from `faultline ui` and waits until the page is live."""
-        address = self.ui.address()
-        self.page.goto(address, wait_until="load")
-        assert self.page.url == f"{self.ui.origin}/ui/", f"the login should land on /ui/: {self.page.url}"
-        expect(self.page.locator("#connection")).to_have_text("live", timeout=WAIT_MS)
-        return address
-
-    def row(self, flow):
-        return self.page.locator(f'#flows tbody tr.flow[data-flow="{flow}"]')
-
-    def hold(self, hold):
-        return self.page.locator(f'#holds li.hold[data-hold="{hold["name"]}"][data-id="{hold["id"]}"]')
-
-    def rule(self, rule_id):
-        return self.page.locator(f'#rules tr.rule[data-rule="{rule_id}"]')
-
-    def wait_for_refresh(self, hold):
-        """Waits (with a deadline) for the next refresh of the holds panel: the hold's line says
-        how long it has been held, which changes on every refresh."""
-        item = self.hold(hold)
-        held = re.search(r" · \d+ ms", item.text_content(timeout=WAIT_MS))
-        assert held, item.text_content()
-        expect(item).not_to_contain_text(held.group(0), timeout=WAIT_MS)
-
-    def assert_clean(self):
-        assert not self.problems, "the page reported problems:\n" + "\n".join(self.problems)
-
-
-@pytest.fixture
-def open_ui(chromium):
-    """Returns `open(ui, script=None)`: a live UIPage on that UI in a fresh browser context;
-    `script(text) -> text` serves the page a changed app.js (a mutant). Each page must end
-    without problems (checked at teardown too, before the proxy stops)."""
-    pages = []
-
-    def open_page(ui, script=None):
-        page = UIPage(chromium.new_page(), ui)
-        if script is not None:
-            def mutate(route):
-                original = route.fetch()
-                route.fulfill(response=original, body=script(original.text()))
-
-            page.page.route("**/ui/app.js", mutate)
-        pages.append(page)
-        page.open()
-        return page
-
-    yield open_page
-    problems = [problem for page in pages for problem in page.problems]
-    for page in pages:
-        page.tab.close()
-    assert not problems, "the page reported problems:\n" + "\n".join(problems)
 
 
 def flow_of(proxy, marker):
@@ -285,7 +210,7 @@ def test_fail_resets_the_held_client(ui_proxy, origin, open_ui, background_curl)
     # 52: empty reply, 56: connection reset (curl's exit statuses); never a response.
     assert code in (52, 56) and status == 0 and body == b"", (code, status, body, err)
     expect(item).to_have_count(0, timeout=WAIT_MS)
-    expect(tab.row(hold["flow"]).locator("td.hold")).to_have_text("released (control)", timeout=WAIT_MS)
+    expect(tab.row(hold["flow"]).locator("td.hold")).to_have_text("failed (control)", timeout=WAIT_MS)
     assert not origin.seen("n=fail"), "a failed hold of the request phase must not reach the origin"
     tab.assert_clean()
 
@@ -336,12 +261,8 @@ def reference_backend(faultline_binary):
 def session_proxy(start_faultline, faultline_binary, reference_backend, tmp_path):
     """A reverse proxy in front of `faultline backend` with the repository's auth profile only."""
     folder = copy_examples(str(tmp_path / "profile-only"))
-    control_file = str(tmp_path / "session-control.json")
-    proxy = start_faultline("--listen", "127.0.0.1:0", "--mode", f"reverse:{reference_backend.url}", "--rules", folder,
-                            "--control-file", control_file)
-    wait_until(lambda: os.path.exists(control_file) and os.path.getsize(control_file), 10, "the control file")
-    proxy.ui = UI(faultline_binary, control_file)
-    return proxy
+    return start_session_proxy(start_faultline, faultline_binary, reference_backend.url, folder,
+                         str(tmp_path / "session-control.json"))
 
 
 def login_call_logout(base):

@@ -4,6 +4,7 @@ proxies run, a client for the control listener as a browser and `faultline ui` u
 `background_curl`, are in conftest.py."""
 import http.client
 import json
+import os
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -202,3 +203,13 @@ def hold_one(proxy, origin, background_curl, marker):
     (hold,) = wait_until(held, 10, f"the hold of request {marker} in GET /v1/holds")
     assert hold["name"] == "gate", hold
     return client, hold
+
+
+def session_proxy(start_faultline, binary, backend_url, folder, control_file, *more):
+    """A reverse proxy in front of `backend_url` (`faultline backend`) running the rules in
+    `folder`, with its own control file and the `more` options of `faultline run`; `.ui` is its UI."""
+    proxy = start_faultline("--listen", "127.0.0.1:0", "--mode", f"reverse:{backend_url}", "--rules", folder,
+                            "--control-file", control_file, *more)
+    wait_until(lambda: os.path.exists(control_file) and os.path.getsize(control_file), 10, "the control file")
+    proxy.ui = UI(binary, control_file)
+    return proxy
