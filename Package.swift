@@ -59,6 +59,12 @@ let package = Package(
         .target(
             name: "FaultlineContract", dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),
+        // Exploration, sans-I/O: schedules, strategies, the scheduler's state machine, shrinking,
+        // the report. The server drives the scheduler; the command line and the testing library
+        // run the schedules.
+        .target(
+            name: "FaultlineExplore", dependencies: ["FaultlineCore", "FaultlineContract"],
+            swiftSettings: strictSettings),
         // The flow core: one protocol-neutral state machine per request (rules, holds, faults,
         // lineages, the flow's trace events), events in and actions out.
         .target(
@@ -150,6 +156,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineExploreTests", dependencies: ["FaultlineExplore", "FaultlineCore", "FaultlineContract"],
+            swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineCore", "FaultlineHTTP1"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineConfigTests", dependencies: ["FaultlineConfig"], swiftSettings: strictSettings),

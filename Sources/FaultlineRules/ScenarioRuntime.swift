@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// One installed scenario: the model, its compiled matchers, its on/off switches and its
 /// memory. Lives inside the engine's lock (it holds compiled regular expressions, which are not
 /// Sendable), so every method here runs with the lock held.

@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// The run-time memory of one scenario: its state, per-rule counters, probability generator and
 /// the events its `after`/`before` conditions have seen.
 ///

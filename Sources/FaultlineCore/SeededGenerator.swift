@@ -1,13 +1,14 @@
-/// The deterministic generator behind `probability`: xoshiro256** (Blackman & Vigna), its state
-/// filled from the seed by SplitMix64 as the authors recommend. Same seed, same sequence, on
-/// every platform (the standard library's generator is neither seedable nor stable).
-struct SeededGenerator: RandomNumberGenerator, Sendable {
+/// A deterministic generator: xoshiro256** (Blackman & Vigna), its state filled from the seed by
+/// SplitMix64 as the authors recommend. Same seed, same sequence, on every platform (the standard
+/// library's generator is neither seedable nor stable). Behind the rule files' `probability` and
+/// exploration's strategies.
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var s0: UInt64
     private var s1: UInt64
     private var s2: UInt64
     private var s3: UInt64
 
-    init(seed: UInt64) {
+    package init(seed: UInt64) {
         var mixer = seed
         s0 = Self.splitMix(&mixer)
         s1 = Self.splitMix(&mixer)
@@ -15,18 +16,7 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
         s3 = Self.splitMix(&mixer)
     }
 
-    /// The generator of one lineage of a lineage-scoped scenario: seeded from the scenario seed
-    /// and the lineage number, so lineages draw independent but reproducible sequences.
-    init(seed: UInt64, lineage: LineageID?) {
-        guard let lineage else {
-            self.init(seed: seed)
-            return
-        }
-        var mixer = seed ^ (UInt64(truncatingIfNeeded: lineage.rawValue) &* 0xD605_BBB5_8C8A_BBB5)
-        self.init(seed: Self.splitMix(&mixer))
-    }
-
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         let result = rotateLeft(s1 &* 5, 7) &* 9
         let t = s1 << 17
         s2 ^= s0
@@ -39,14 +29,16 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     /// One Bernoulli draw: true with `probability` (0 never, 1 always), from 53 random bits.
-    mutating func draw(_ probability: Double) -> Bool {
+    package mutating func draw(_ probability: Double) -> Bool {
         let unit = Double(next() >> 11) * 0x1p-53  // uniform in [0, 1)
         return unit < probability
     }
 
     private func rotateLeft(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 
-    private static func splitMix(_ state: inout UInt64) -> UInt64 {
+    /// One SplitMix64 step: mixes `state` forward and returns 64 well-spread bits (also how a
+    /// seed is derived from another, for a lineage or a schedule).
+    package static func splitMix(_ state: inout UInt64) -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
