@@ -62,7 +62,7 @@ public enum ReportFormatter {
     /// checked (…)` when some were not: a check that could not run is not a pass. The first line of
     /// ``text(_:traceName:)``.
     public static func verdict(_ report: ContractReport, traceName: String?) -> String {
-        let subject = traceName.map { "\($0): " } ?? ""
+        let subject = traceName.map { "\(traceFileName($0)): " } ?? ""
         let lineages: String
         switch report.lineages.count {
         case 0: lineages = "no lineages"
