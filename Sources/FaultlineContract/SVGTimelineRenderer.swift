@@ -64,13 +64,17 @@ public enum SVGTimelineRenderer {
     }
 
     /// The picture alone, for a page that says the rest around it: no title, no sentence, no
-    /// legend. `labelledBy` names the ids of the page's elements that hold its heading and
+    /// legend; its `style` bounds how far the page may shrink or enlarge it. `labelledBy` names the ids of the page's elements that hold its heading and
     /// sentence (`aria-labelledby`), so the sentence is printed once.
     public static func picture(_ timeline: ViolationTimeline, labelledBy: String) -> String {
         let drawing = TimelineDrawing(timeline, width: TimelineDrawing.width(for: timeline), top: 4)
-        // A page may shrink it to its width (the viewBox keeps it whole) and enlarge it a quarter
-        // on a wide screen, no more: its labels would outgrow the page's text.
-        let natural = "style=\"max-width:\(TimelineDrawing.number(drawing.width * 1.25))px\""
+        // A page shrinks it to its width (the viewBox keeps it whole), but not below the scale at
+        // which its smallest labels are still legible: narrower than that, its card scrolls
+        // sideways. On a wide screen it grows by a quarter at most, past which its labels would
+        // outgrow the page's text.
+        let smallest = TimelineDrawing.number(drawing.width * TimelineDrawing.smallestScale)
+        let largest = TimelineDrawing.number(drawing.width * 1.25)
+        let natural = "style=\"min-width:\(smallest)px;max-width:\(largest)px\""
         return svg(drawing, label: "aria-labelledby=\"\(escape(labelledBy))\" \(natural)")
     }
 

@@ -12,6 +12,8 @@ struct TimelineDrawing {
     /// The width the picture is laid out for: a phone's 375-pixel column scales it to three
     /// quarters, where its 13-pixel labels are still 10 pixels high.
     static let preferredWidth = 500.0
+    /// The least a page may shrink the picture: its smallest labels are 8 pixels high then.
+    static let smallestScale = 8.0 / Font.smallest
     /// From the picture's edge to the lanes.
     static let margin = 8.0
     /// From the picture's edge to the first and last instant on the axis.
@@ -25,6 +27,8 @@ struct TimelineDrawing {
         static let bar = 14.0
         static let mark = 13.0
         static let boundary = 13.0
+        /// The smallest font of the picture itself (the document's texts around it aside).
+        static let smallest = min(axis, seq, laneTitle, bar, mark, boundary)
         static let title = 14.0
         static let summary = 12.0
         static let key = 11.0

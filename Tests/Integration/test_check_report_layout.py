@@ -1,7 +1,8 @@
 """`faultline check --format html` laid out by Chromium at a desktop's width (1280 px) and a phone's
 (420 px), measured with the browser's own boxes (issue 20, item 8): every demo report fits its
 window (no element wider than its container, no sideways scrolling, each picture scaled to its
-card with labels still at least 8 pixels high); no text node prints `null`; each violation's
+card with labels still at least 8 pixels high, and scrolled inside its card in a window too narrow
+for that); no text node prints `null`; each violation's
 sentence is printed once; no label is crossed by a boundary line or covers another label; the x
 axis is time to scale (bars and dots sit where their time is, measured against the ticks) with the
 seq of each event as labels; an idle gap is cut short and labelled with its length. Screenshots of
@@ -12,7 +13,7 @@ import re
 import pytest
 
 from harness.check_reports import checked_report, demo_reports
-from harness.layout import null_texts, overflowing, text_count
+from harness.layout import null_texts, overflowing, scrolling, text_count
 
 pytestmark = pytest.mark.timeout(240)  # the demo, 42 checks and 84 page loads
 
@@ -155,14 +156,15 @@ def assert_labels_clear(name, picture):
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=list(VIEWPORTS))
 def test_every_report_fits_its_window(chromium, reports, viewport):
-    """At 1280 and at 420 pixels, no element of any report is wider than its container, the page
-    does not scroll sideways, each picture is as wide as its card at most, no text node prints
-    `null`, and each violation's sentence is printed once."""
+    """At 1280 and at 420 pixels, no element of any report is wider than its container, nothing
+    scrolls sideways (each picture shrinks to its card), no text node prints `null`, and each
+    violation's sentence is printed once."""
     problems = []
     failing = 0
     for report in reports:
         tab = open_at(chromium, report, VIEWPORTS[viewport])
         problems += [f"{report.name}: {problem}" for problem in overflowing(tab.page)]
+        problems += [f"{report.name}: {box} scrolls sideways" for box in scrolling(tab.page)]
         problems += [f"{report.name}: prints {text!r}" for text in null_texts(tab.page)]
         for violation in report.violations:
             copies = sum(1 for other in report.violations if other["summary"] == violation["summary"])
@@ -221,6 +223,23 @@ def test_an_idle_gap_is_cut_short_and_labelled(chromium, idle_report, viewport, 
     assert_to_scale(f"idle at {viewport}", first)
     assert_labels_clear(f"idle at {viewport}", first)
     tab.page.screenshot(path=str(tmp_path / f"idle-{viewport}.png"), full_page=True)
+
+
+def test_a_window_too_narrow_for_legible_labels_scrolls_the_picture_in_its_card(chromium, reports, tmp_path):
+    """At 300 pixels a picture shrunk to its card would have labels under 8 pixels: it stops
+    shrinking there and its card scrolls sideways, the whole picture reachable, while nothing
+    else on the page overflows and the page itself does not scroll."""
+    report = max(reports, key=lambda report: len(report.violations))
+    tab = open_at(chromium, report, 300)
+    assert overflowing(tab.page) == []
+    scrollers = scrolling(tab.page)
+    assert [box["tag"] for box in scrollers] == ["figure"] * len(report.violations), scrollers
+    for number, picture in enumerate(pictures(tab), start=1):
+        assert min(text["fontPx"] for text in picture["texts"] if text["text"]) >= 8 - 0.01, (number, picture)
+    tab.page.evaluate("() => document.querySelectorAll('figure.picture').forEach((f) => f.scrollLeft = f.scrollWidth)")
+    for number, picture in enumerate(pictures(tab), start=1):
+        assert abs(picture["box"]["right"] - picture["figure"]["right"]) < 1, f"picture {number} cannot be scrolled whole"
+    tab.page.screenshot(path=str(tmp_path / f"{report.name}-300.png"), full_page=True)
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=list(VIEWPORTS))

@@ -2,13 +2,15 @@
 own boxes (`getBoundingClientRect`), for the browser tests of what Faultline draws:
 
     overflowing(page)          # elements wider than their container, and sideways page scrolling
+    scrolling(page)            # elements that scroll sideways inside the page
     null_texts(page)           # text nodes reading `null` (a script's missing value printed)
     text_count(page, sentence) # how many times a sentence is printed on the page
 
 `overflowing` holds an element to its parent's content box (inside the border, padding included,
-the scrollbar excluded) and an SVG shape to its `<svg>`'s box, so a label cut off at the picture's
-edge counts; an element of no size (an empty `<title>`, a `<style>`) is not measured. The page
-itself must not scroll sideways. Each problem is a sentence naming the element and both boxes."""
+the scrollbar excluded; for a parent that scrolls sideways on purpose, `overflow-x: auto` or
+`scroll`, its whole scrollable width) and an SVG shape to its `<svg>`'s box, so a label cut off at
+the picture's edge counts; an element of no size (an empty `<title>`, a `<style>`) is not
+measured. The page itself must not scroll sideways. Each problem is a sentence naming the element and both boxes."""
 import re
 
 _OVERFLOWING = """() => {
@@ -32,8 +34,9 @@ _OVERFLOWING = """() => {
     } else {
       const p = el.parentElement;
       const q = p.getBoundingClientRect();
-      left = q.left + p.clientLeft;
-      right = left + (p === document.body || p.clientWidth > 0 ? p.clientWidth : q.width);
+      const scrolls = ['auto', 'scroll'].includes(getComputedStyle(p).overflowX);
+      left = q.left + p.clientLeft - p.scrollLeft;
+      right = left + (scrolls ? p.scrollWidth : p.clientWidth > 0 ? p.clientWidth : q.width);
       container = p;
     }
     if (r.left < left - 0.5 || r.right > right + 0.5) {
@@ -58,6 +61,17 @@ _TEXTS = """() => {
 def overflowing(page):
     """Sentences describing each element wider than its container, and sideways scrolling."""
     return page.evaluate(_OVERFLOWING)
+
+
+_SCROLLING = """() => [...document.body.querySelectorAll('*')]
+  .filter((el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX) && el.scrollWidth > el.clientWidth)
+  .map((el) => ({tag: el.tagName.toLowerCase(), cls: el.getAttribute('class'),
+                 scrollWidth: el.scrollWidth, clientWidth: el.clientWidth}))"""
+
+
+def scrolling(page):
+    """The elements that scroll sideways: tag, class, scrollWidth and clientWidth of each."""
+    return page.evaluate(_SCROLLING)
 
 
 def texts(page):
