@@ -127,12 +127,14 @@ public enum HARExporter {
         } else if !hasBodies, let sentLength, sentLength > 0 {
             comment = notCapturedNote
         }
+        let (headers, lengthNote) = lengthFitted(request.headers, to: request.body)
+        if let lengthNote { comment = [comment, lengthNote].compactMap(\.self).joined(separator: "; ") }
         return .fields([
             ("method", .string(request.method)),
             ("url", .string(request.url.description)),
             ("httpVersion", .string(request.httpVersion)),
             ("cookies", .array(HARCookie.requestCookies(request.headers).map(\.json))),
-            ("headers", .nameValueList(request.headers.map { (name: $0.name, value: $0.value) })),
+            ("headers", .nameValueList(headers.map { (name: $0.name, value: $0.value) })),
             ("queryString", .nameValueList(FormURLEncoding.pairs(request.url.query ?? ""))),
             ("postData", postData),
             ("headersSize", .int(-1)),
@@ -171,17 +173,35 @@ public enum HARExporter {
         } else if !hasBodies {
             content.append(("comment", .string(notCapturedNote)))
         }
+        let (headers, lengthNote) = lengthFitted(response.headers, to: body)
         return .fields([
             ("status", .int(Int64(response.status))),
             ("statusText", .string(response.reason)),
             ("httpVersion", .string(response.httpVersion)),
             ("cookies", .array(HARCookie.responseCookies(response.headers).map(\.json))),
-            ("headers", .nameValueList(response.headers.map { (name: $0.name, value: $0.value) })),
+            ("headers", .nameValueList(headers.map { (name: $0.name, value: $0.value) })),
             ("content", .fields(content)),
             ("redirectURL", .string(response.headers.first(name: "location") ?? "")),
             ("headersSize", .int(-1)),
             ("bodySize", .int(size)),
+            ("comment", lengthNote.map(OrderedJSON.string)),
         ])
+    }
+
+    /// The headers with `Content-Length` set to the length of the body the entry holds, when a
+    /// capture's pseudonyms made that body longer or shorter than the one on the wire: a tool that
+    /// sends the entry again (or checks it) must find the two in agreement. `bodySize` keeps the
+    /// length on the wire, and the note says so. A cut body keeps its header: it is not all there.
+    static func lengthFitted(_ headers: HTTPHeaders, to body: CapturedContent?) -> (HTTPHeaders, note: String?) {
+        guard let body, !body.truncated, let declared = headers.first(name: "content-length"),
+            declared != String(body.bytes.count)
+        else { return (headers, nil) }
+        var fitted = headers
+        fitted.replaceOrAdd(name: "Content-Length", value: String(body.bytes.count))
+        let note =
+            "Content-Length is the length of the body here (\(body.bytes.count) bytes, secrets as pseudonyms); "
+            + "it was \(declared) on the wire (bodySize)"
+        return (fitted, note)
     }
 
     /// A response the proxy made (a rule's answer, an error page): its status and length are all

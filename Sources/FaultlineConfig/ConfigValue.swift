@@ -35,5 +35,10 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
         self.column = column
     }
 
-    public var description: String { "\(file):\(line):\(column)" }
+    /// The file or folder as a whole (line and column 0), for an error that has no position in
+    /// it: it cannot be read at all.
+    public static func whole(_ file: String) -> SourceLocation { SourceLocation(file: file, line: 0, column: 0) }
+
+    /// `file:line:column`, or the bare path for ``whole(_:)``.
+    public var description: String { line == 0 ? file : "\(file):\(line):\(column)" }
 }

@@ -172,6 +172,8 @@ struct FlowOutcome: Sendable {
     var forwarded: Bool
     /// The request body as forwarded.
     var body: BodySummary?
+    /// Its first bytes, when the trace is a capture.
+    var captured: CapturedPrefix?
 
     var succeeded: Bool { ending == .answered && (status.map { $0 < 400 } ?? false) }
 }

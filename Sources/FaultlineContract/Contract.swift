@@ -5,6 +5,9 @@
 /// `dependency-respected` have nothing to judge and are reported as skipped). A contract file
 /// (``ContractLoader``) changes that.
 public struct Contract: Sendable, Equatable {
+    /// What reports call it: ``defaultName`` for the built-in one, the file name for one read by
+    /// ``ContractLoader``.
+    public var name: String
     /// The clauses judged; the others are reported as disabled.
     public var enabledClauses: Set<ClauseID>
     /// Requests that must happen exactly once per key.
@@ -24,12 +27,16 @@ public struct Contract: Sendable, Equatable {
     /// Every clause on, nothing declared, `Idempotency-Key` as the retry identity header.
     public static let `default` = Contract()
 
+    /// The name of ``default`` in reports.
+    public static let defaultName = "built-in default"
+
     /// Makes a contract; every argument defaults to ``default``'s value.
     public init(
-        enabledClauses: Set<ClauseID> = Set(ClauseID.allCases), callbacks: [CallbackDeclaration] = [],
-        steps: [StepDeclaration] = [], dependencies: [StepDependency] = [], cancel: CancelDeclaration? = nil,
-        commitSteps: [String] = [], retryIdentityHeader: String? = "Idempotency-Key"
+        name: String = Contract.defaultName, enabledClauses: Set<ClauseID> = Set(ClauseID.allCases),
+        callbacks: [CallbackDeclaration] = [], steps: [StepDeclaration] = [], dependencies: [StepDependency] = [],
+        cancel: CancelDeclaration? = nil, commitSteps: [String] = [], retryIdentityHeader: String? = "Idempotency-Key"
     ) {
+        self.name = name
         self.enabledClauses = enabledClauses
         self.callbacks = callbacks
         self.steps = steps
@@ -41,6 +48,14 @@ public struct Contract: Sendable, Equatable {
 
     /// Whether the clause is judged.
     public func isEnabled(_ clause: ClauseID) -> Bool { enabledClauses.contains(clause) }
+
+    /// Two contracts are equal when they judge alike: the name is left out, so an empty contract
+    /// file equals ``default``.
+    public static func == (lhs: Contract, rhs: Contract) -> Bool {
+        lhs.enabledClauses == rhs.enabledClauses && lhs.callbacks == rhs.callbacks && lhs.steps == rhs.steps
+            && lhs.dependencies == rhs.dependencies && lhs.cancel == rhs.cancel && lhs.commitSteps == rhs.commitSteps
+            && lhs.retryIdentityHeader == rhs.retryIdentityHeader
+    }
 
     /// The step with this name.
     public func step(named name: String) -> StepDeclaration? { steps.first { $0.name == name } }

@@ -81,7 +81,8 @@ public struct ContractChecker {
             requestArrived(request)
         case "request.forwarded":
             guard let flow else { return }
-            flows.forwarded(flow: flow, body: event.body("body"))
+            flows.forwarded(
+                flow: flow, body: event.body("body"), captured: event.object("content").flatMap(CapturedPrefix.init))
             refreshes.requestForwarded(flow: flow)
         case "response.delivered":
             guard let flow else { return }
@@ -115,9 +116,14 @@ public struct ContractChecker {
         precondition(state == .reading, "ContractChecker: finish() called twice")
         for (request, outcome) in flows.endAll(seq: lastSeq, mono: lastMono) { flowEnded(request, outcome) }
         pipeline.finish(endSeq: lastSeq, endMono: lastMono, log: &log)
+        // A logout is what logout-boundary watches from (a correct client sends nothing after
+        // it); a credential issued after one is what no-reactivation watches.
+        if ledger.sawLogout { log.exercise(.logoutBoundary) }
+        if ledger.sawLateCredential { log.exercise(.noReactivation) }
         state = .finished
 
         var checked: [ClauseID] = []
+        var unexercised: [ContractReport.UnexercisedClause] = []
         var skipped: [ContractReport.SkippedClause] = []
         var disabled: [ClauseID] = []
         for clause in ClauseID.allCases {
@@ -129,11 +135,14 @@ public struct ContractChecker {
                 skipped.append(ContractReport.SkippedClause(clause: clause, reason: reason, cause: cause))
             } else {
                 checked.append(clause)
+                if !log.exercised.contains(clause) {
+                    unexercised.append(ContractReport.UnexercisedClause(clause: clause, reason: Self.idleReason(clause)))
+                }
             }
         }
         return ContractReport(
-            violations: log.violations, omittedViolations: log.omitted, clausesChecked: checked,
-            clausesSkipped: skipped,
+            contract: ContractSummary(contract), violations: log.violations, omittedViolations: log.omitted,
+            clausesChecked: checked, clausesUnexercised: unexercised, clausesSkipped: skipped,
             clausesDisabled: disabled, traceProblems: integrity.problems, omittedTraceProblems: integrity.omitted,
             eventCount: eventCount, lineages: ledger.order)
     }
@@ -149,6 +158,21 @@ public struct ContractChecker {
                 ? ("the contract declares no dependencies and no commit steps", .nothingDeclared) : nil
         default:
             nil
+        }
+    }
+
+    /// What a trace lacks when `clause` had nothing to judge (the cases that exercise it).
+    static func idleReason(_ clause: ClauseID) -> String {
+        switch clause {
+        case .singleFlightRefresh, .noStaleRefresh: "the trace has no refresh"
+        case .boundedRetry: "no business request was answered 401"
+        case .logoutBoundary: "the trace has no logout"
+        case .accountIsolation: "no request presented credentials while two or more lineages existed"
+        case .noReactivation: "no credential was issued after a logout"
+        case .exactlyOnce: "no request matched a declared callback"
+        case .dependencyRespected: "no request matched a dependent or commit step"
+        case .replaySafeRetry: "no non-idempotent request with a body failed in a way clients retry"
+        default: "the trace has nothing this clause judges"
         }
     }
 
@@ -180,6 +204,6 @@ public struct ContractChecker {
         log.flowEnded(request.flow, status: outcome.status)
         refreshes.flowEnded(request, outcome, ledger: ledger)
         retries.flowEnded(request, outcome, ledger: ledger, log: &log)
-        pipeline.flowEnded(request, outcome)
+        pipeline.flowEnded(request, outcome, log: &log)
     }
 }

@@ -55,7 +55,8 @@ final class ContractFileDecoder {
             let reader = object(
                 root, name: "a contract file", context: "the contract", allowed: ContractLoader.topLevelKeys)
         else { return nil }
-        var contract = Contract()
+        // Reports name the file, not its path: they get attached and shared.
+        var contract = Contract(name: file.split(separator: "/").last.map(String.init) ?? file)
         _ = attempt { try reader.string("$schema") }
         _ = attempt { try reader.string("description") }
         if let node = reader.node("clauses") { contract.enabledClauses = clauses(node) }

@@ -41,13 +41,35 @@ public struct ContractReport: Sendable, Equatable, Codable {
         }
     }
 
+    /// An enabled clause the checker ran that the trace gave nothing to judge: no refresh for the
+    /// refresh clauses, no declared callback for exactly-once. Never shown as held (✓): a clause
+    /// that saw nothing proves nothing. It does not make the verdict partial either: the trace
+    /// was complete, the client just never met the case.
+    public struct UnexercisedClause: Sendable, Equatable, Codable {
+        /// The clause.
+        public var clause: ClauseID
+        /// What the trace lacks, in one phrase: `the trace has no refresh`.
+        public var reason: String
+
+        /// Makes an entry.
+        public init(clause: ClauseID, reason: String) {
+            self.clause = clause
+            self.reason = reason
+        }
+    }
+
+    /// The contract the trace was checked against.
+    public var contract: ContractSummary
     /// Every violation found, in the order they were found (by the `seq` that completed them),
     /// at most ``ContractChecker/maximumViolationsPerClause`` per clause.
     public var violations: [Violation]
     /// Violations found beyond the per-clause limit and left out of ``violations``, per clause.
     public var omittedViolations: [ClauseID: Int]
-    /// The clauses that were judged, in ``ClauseID/allCases`` order.
+    /// The clauses that were judged, in ``ClauseID/allCases`` order (those the trace gave nothing
+    /// to judge included; ``clausesUnexercised`` names them).
     public var clausesChecked: [ClauseID]
+    /// Checked clauses the trace gave nothing to judge, in ``ClauseID/allCases`` order.
+    public var clausesUnexercised: [UnexercisedClause]
     /// Enabled clauses that this trace gave nothing to judge (no profile data, nothing declared).
     public var clausesSkipped: [SkippedClause]
     /// Clauses the contract turned off.
@@ -64,13 +86,17 @@ public struct ContractReport: Sendable, Equatable, Codable {
 
     /// Makes a report; the checker fills it in.
     public init(
-        violations: [Violation] = [], omittedViolations: [ClauseID: Int] = [:], clausesChecked: [ClauseID] = [],
-        clausesSkipped: [SkippedClause] = [], clausesDisabled: [ClauseID] = [], traceProblems: [TraceProblem] = [],
-        omittedTraceProblems: Int = 0, eventCount: Int = 0, lineages: [String] = []
+        contract: ContractSummary = ContractSummary(.default), violations: [Violation] = [],
+        omittedViolations: [ClauseID: Int] = [:], clausesChecked: [ClauseID] = [],
+        clausesUnexercised: [UnexercisedClause] = [], clausesSkipped: [SkippedClause] = [],
+        clausesDisabled: [ClauseID] = [], traceProblems: [TraceProblem] = [], omittedTraceProblems: Int = 0,
+        eventCount: Int = 0, lineages: [String] = []
     ) {
+        self.contract = contract
         self.violations = violations
         self.omittedViolations = omittedViolations
         self.clausesChecked = clausesChecked
+        self.clausesUnexercised = clausesUnexercised
         self.clausesSkipped = clausesSkipped
         self.clausesDisabled = clausesDisabled
         self.traceProblems = traceProblems
@@ -92,13 +118,19 @@ public struct ContractReport: Sendable, Equatable, Codable {
         violations(of: clause).count + (omittedViolations[clause] ?? 0)
     }
 
+    /// Whether `clause` was checked and had something to judge, so it may be shown as held.
+    public func exercised(_ clause: ClauseID) -> Bool {
+        clausesChecked.contains(clause) && !clausesUnexercised.contains { $0.clause == clause }
+    }
+
     /// The clauses with at least one violation, in ``ClauseID/allCases`` order.
     public var brokenClauses: [ClauseID] {
         ClauseID.allCases.filter { violationCount(of: $0) > 0 }
     }
 
     private enum CodingKeys: String, CodingKey {
-        case format, passed, violations, omittedViolations, clausesChecked, clausesSkipped, clausesDisabled
+        case format, contract, passed, violations, omittedViolations, clausesChecked, clausesUnexercised
+        case clausesSkipped, clausesDisabled
         case traceProblems, omittedTraceProblems, eventCount, lineages
     }
 
@@ -112,9 +144,13 @@ public struct ContractReport: Sendable, Equatable, Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .format, in: container, debugDescription: "expected \(Self.jsonFormatName), found \(format)")
         }
+        // Reports written before these fields existed: the default contract, every clause exercised.
+        contract = try container.decodeIfPresent(ContractSummary.self, forKey: .contract) ?? ContractSummary(.default)
         violations = try container.decode([Violation].self, forKey: .violations)
         omittedViolations = try container.decode([ClauseID: Int].self, forKey: .omittedViolations)
         clausesChecked = try container.decode([ClauseID].self, forKey: .clausesChecked)
+        clausesUnexercised =
+            try container.decodeIfPresent([UnexercisedClause].self, forKey: .clausesUnexercised) ?? []
         clausesSkipped = try container.decode([SkippedClause].self, forKey: .clausesSkipped)
         clausesDisabled = try container.decode([ClauseID].self, forKey: .clausesDisabled)
         traceProblems = try container.decode([TraceProblem].self, forKey: .traceProblems)
@@ -126,10 +162,12 @@ public struct ContractReport: Sendable, Equatable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.jsonFormatName, forKey: .format)
+        try container.encode(contract, forKey: .contract)
         try container.encode(passed, forKey: .passed)
         try container.encode(violations, forKey: .violations)
         try container.encode(omittedViolations, forKey: .omittedViolations)
         try container.encode(clausesChecked, forKey: .clausesChecked)
+        try container.encode(clausesUnexercised, forKey: .clausesUnexercised)
         try container.encode(clausesSkipped, forKey: .clausesSkipped)
         try container.encode(clausesDisabled, forKey: .clausesDisabled)
         try container.encode(traceProblems, forKey: .traceProblems)

@@ -28,6 +28,7 @@ struct CredentialClauses {
         }
         var lineages: [String] = []
         for entry in owned where !lineages.contains(entry.owner.lineage) { lineages.append(entry.owner.lineage) }
+        if owned.isEmpty ? !request.cookies.isEmpty : ledger.order.count >= 2 { log.exercise(.accountIsolation) }
         if log.isEnabled(.accountIsolation) {
             if lineages.count >= 2 {
                 reportMixedLineages(request, owned, lineages: lineages, ledger: ledger, log: &log)

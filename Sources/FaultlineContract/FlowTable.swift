@@ -11,6 +11,7 @@ struct FlowTable {
         let request: ClientRequest
         var forwarded = false
         var body: BodySummary?
+        var captured: CapturedPrefix?
         var errorCode: String?
     }
 
@@ -25,10 +26,12 @@ struct FlowTable {
         if let connection = request.connection { byConnection[connection, default: []].append(request.flow) }
     }
 
-    /// `request.forwarded`: the request reached the upstream, with this body.
-    mutating func forwarded(flow: UInt64, body: BodySummary?) {
+    /// `request.forwarded`: the request reached the upstream, with this body (and, in a capture,
+    /// its first bytes).
+    mutating func forwarded(flow: UInt64, body: BodySummary?, captured: CapturedPrefix?) {
         open[flow]?.forwarded = true
         if let body { open[flow]?.body = body }
+        if let captured { open[flow]?.captured = captured }
     }
 
     /// `upstream.error` or `protocol.error` on a flow: its answer, if any, is the proxy's error page.
@@ -48,7 +51,7 @@ struct FlowTable {
         let outcome = FlowOutcome(
             ending: ending, status: status, synthetic: synthetic, errorCode: entry.errorCode, endSeq: seq,
             endMono: mono,
-            forwarded: entry.forwarded, body: entry.body)
+            forwarded: entry.forwarded, body: entry.body, captured: entry.captured)
         return (entry.request, outcome)
     }
 

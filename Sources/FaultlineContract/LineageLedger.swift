@@ -66,6 +66,10 @@ struct LineageLedger {
     /// Lineage IDs in order of first appearance.
     private(set) var order: [String] = []
     private var owners: [String: Ownership] = [:]
+    /// Whether any lineage was logged out.
+    private(set) var sawLogout = false
+    /// Whether any credential was issued after its lineage's logout.
+    private(set) var sawLateCredential = false
 
     /// The owner of a fingerprint, if any lineage was issued it.
     func owner(of fingerprint: String) -> Ownership? { owners[fingerprint] }
@@ -133,6 +137,7 @@ struct LineageLedger {
     private mutating func closeLineage(_ id: String, seq: UInt64, mono: UInt64, event: String, request: ClientRequest?)
     {
         guard records[id]?.logout == nil else { return }
+        sawLogout = true
         records[id]?.logout = Boundary(seq: seq, mono: mono, event: event, request: request)
     }
 
@@ -145,6 +150,7 @@ struct LineageLedger {
         // cookie again brings it back, and using it afterwards is reactivation (the
         // no-reactivation clause, README.md "Checking a trace").
         if let existing = owners[credential.fingerprint], existing.lineage == id, existing.late || !late { return }
+        if late { sawLateCredential = true }
         owners[credential.fingerprint] = Ownership(
             lineage: id, kind: credential.kind, issuedSeq: seq, issuedMono: mono, issuingEvent: event, late: late)
     }

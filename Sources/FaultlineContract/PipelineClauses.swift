@@ -63,6 +63,9 @@ struct PipelineClauses {
 
     mutating func requestArrived(_ request: ClientRequest, ledger: LineageLedger, log: inout ViolationLog) {
         guard let (step, key) = step(of: request) else { return }
+        if contract.dependencies.contains(where: { $0.step == step.name }) || contract.commitSteps.contains(step.name) {
+            log.exercise(.dependencyRespected)
+        }
         let lineage = ledger.lineage(of: request)
         for dependency in contract.dependencies where dependency.step == step.name {
             checkDependency(request, step: step, needs: dependency.needs, key: key, lineage: lineage, log: &log)
@@ -73,7 +76,7 @@ struct PipelineClauses {
         steps[step.name, default: [:]][key, default: StepState()].running.append(request)
     }
 
-    mutating func flowEnded(_ request: ClientRequest, _ outcome: FlowOutcome) {
+    mutating func flowEnded(_ request: ClientRequest, _ outcome: FlowOutcome, log: inout ViolationLog) {
         if let (step, key) = step(of: request) {
             var state = steps[step.name, default: [:]][key, default: StepState()]
             state.running.removeAll { $0.flow == request.flow }
@@ -87,6 +90,7 @@ struct PipelineClauses {
         for (index, callback) in contract.callbacks.enumerated() {
             guard let captures = callback.match.match(method: request.method, host: request.host, path: request.path)
             else { continue }
+            log.exercise(.exactlyOnce)
             let key = callback.key.flatMap { captures[$0] } ?? ""
             var tally = tallies[index, default: [:]][key, default: Tally()]
             if Self.counts(outcome) {
@@ -189,6 +193,7 @@ struct PipelineClauses {
             if let after = callback.after {
                 for (key, state) in steps[after] ?? [:] where state.lastSuccess != nil { required.insert(key) }
             }
+            if !required.isEmpty { log.exercise(.exactlyOnce) }
             for key in required.sorted() where (byKey[key]?.countedTotal ?? 0) == 0 {
                 reportMissing(callback, key: key, byKey[key] ?? Tally(), end: (endSeq, endMono), log: &log)
             }

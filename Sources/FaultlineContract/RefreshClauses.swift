@@ -53,6 +53,7 @@ struct RefreshClauses {
 
     mutating func requestArrived(_ request: ClientRequest, ledger: LineageLedger, log: inout ViolationLog) {
         guard request.role == "refresh" else { return }
+        log.exercise(.singleFlightRefresh, .noStaleRefresh)
         let attempt = Attempt(
             request: request, lineage: ledger.lineage(of: request),
             refreshFingerprint: request.credential(ofKind: "refresh")?.fingerprint)

@@ -4,9 +4,10 @@ import FaultlineCore
 extension ReportFormatter {
     /// One `<testsuite name="session-boundary-contract">` with one `<testcase>` per clause (a
     /// `<failure>` carrying the text blocks when violated; `<skipped>` with the reason when it could
-    /// not be checked, so CI shows it as not run rather than passed; `<skipped>` "disabled by the
+    /// not be checked, so CI shows it as not run rather than passed; `<skipped>` "nothing to judge"
+    /// when the trace never met its case, for the same reason; `<skipped>` "disabled by the
     /// contract" when turned off), and a second suite `trace` with one case, `trace-integrity`,
-    /// failed by trace problems.
+    /// failed by trace problems. The suite's `contract` property names the contract.
     public static func junit(_ report: ContractReport, traceName: String? = nil) -> String {
         let suiteName = "session-boundary-contract"
         let className = "faultline.contract" + (traceName.map { "." + sanitizedClassName($0) } ?? "")
@@ -30,6 +31,10 @@ extension ReportFormatter {
                 skips += 1
                 let reason = escape(skipped.reason)
                 element += ">\n      <skipped message=\"\(reason)\">not checked: \(reason)</skipped>\n    </testcase>"
+            } else if let idle = report.clausesUnexercised.first(where: { $0.clause == clause }) {
+                skips += 1
+                let reason = escape("nothing to judge: " + idle.reason)
+                element += ">\n      <skipped message=\"\(reason)\">\(reason)</skipped>\n    </testcase>"
             } else if report.clausesDisabled.contains(clause) {
                 skips += 1
                 element += ">\n      <skipped message=\"disabled by the contract\"/>\n    </testcase>"
@@ -54,6 +59,8 @@ extension ReportFormatter {
             "<testsuites name=\"faultline check\" tests=\"\(total + 1)\" failures=\"\(failures + (problems > 0 ? 1 : 0))\" skipped=\"\(skips)\">\n"
         xml +=
             "  <testsuite name=\"\(suiteName)\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skips)\">\n"
+        xml +=
+            "    <properties>\n      <property name=\"contract\" value=\"\(escape(report.contract.description))\"/>\n    </properties>\n"
         xml += cases.joined(separator: "\n") + "\n  </testsuite>\n"
         xml +=
             "  <testsuite name=\"trace\" tests=\"1\" failures=\"\(problems > 0 ? 1 : 0)\" errors=\"0\" skipped=\"0\">\n"

@@ -3,13 +3,14 @@ import Foundation
 /// Prints a ``ContractReport`` for people (``text(_:traceName:)``), CI systems (``junit(_:traceName:)``)
 /// and tools (``json(_:)``, which `JSONDecoder` reads back into an equal report).
 public enum ReportFormatter {
-    /// The report for a person: a verdict line, then one block per violation (clause, sentence,
-    /// and a compact per-lineage timeline of the witness events with the boundary marked `─▶` and
-    /// the offending request `✗▶`), then the clauses that held (`✓`), could not be checked (`?`,
-    /// with the reason) or were disabled, and any trace problems. `traceName` (a path) is named in
-    /// the verdict line.
+    /// The report for a person: the contract line (``ContractSummary/line``), a verdict line,
+    /// then one block per violation (clause, sentence, and a compact per-lineage timeline of the
+    /// witness events with the boundary marked `─▶` and the offending request `✗▶`), then the
+    /// clauses that held (`✓`), had nothing to judge (`○`, with what the trace lacked), could not
+    /// be checked (`?`, with the reason) or were disabled, and any trace problems. `traceName` is
+    /// named in the verdict line.
     public static func text(_ report: ContractReport, traceName: String? = nil) -> String {
-        var lines: [String] = [verdict(report, traceName: traceName)]
+        var lines: [String] = [report.contract.line, verdict(report, traceName: traceName)]
         for violation in report.violations {
             lines.append("")
             lines += block(violation)
@@ -27,6 +28,8 @@ public enum ReportFormatter {
             let count = report.violationCount(of: clause)
             if count > 0 {
                 lines.append("  ✗ \(clause.rawValue): \(count) violation\(count == 1 ? "" : "s")")
+            } else if let idle = report.clausesUnexercised.first(where: { $0.clause == clause }) {
+                lines.append("  ○ \(clause.rawValue): nothing to judge, \(idle.reason)")
             } else if report.clausesChecked.contains(clause) {
                 lines.append("  ✓ \(clause.rawValue)")
             } else if let skipped = report.clausesSkipped.first(where: { $0.clause == clause }) {
@@ -59,8 +62,9 @@ public enum ReportFormatter {
 
     /// One line: `TRACE: FAILED: 2 violations of logout-boundary (…)`, `TRACE: PASSED: …` when every
     /// enabled clause was checked, or `TRACE: PASSED IN PART: 2 enabled clauses could not be
-    /// checked (…)` when some were not: a check that could not run is not a pass. The first line of
-    /// ``text(_:traceName:)``.
+    /// checked (…)` when some were not: a check that could not run is not a pass. Clauses the
+    /// trace gave nothing to judge are counted apart from those that held. The line after the
+    /// contract's in ``text(_:traceName:)``.
     public static func verdict(_ report: ContractReport, traceName: String?) -> String {
         let subject = traceName.map { "\(traceFileName($0)): " } ?? ""
         let lineages: String
@@ -79,12 +83,18 @@ public enum ReportFormatter {
             "\(skipped) enabled clause\(skipped == 1 ? "" : "s") could not be checked ("
             + report.clausesSkipped.map(\.clause.rawValue).joined(separator: ", ") + ")"
         if report.passed {
-            let count = report.clausesChecked.count
-            let checked = "\(count) clause\(count == 1 ? "" : "s") checked"
+            let idleCount = report.clausesUnexercised.count
+            let count = report.clausesChecked.count - idleCount
+            let held = "\(count) clause\(count == 1 ? "" : "s") held"
+            let idle =
+                idleCount == 0
+                ? ""
+                : "\(idleCount) had nothing to judge ("
+                    + report.clausesUnexercised.map(\.clause.rawValue).joined(separator: ", ") + "); "
             guard skipped > 0 else {
-                return "\(subject)PASSED: the trace holds the contract (\(checked); \(disabled)\(scope))"
+                return "\(subject)PASSED: the trace holds the contract (\(held); \(idle)\(disabled)\(scope))"
             }
-            return "\(subject)PASSED IN PART: \(unchecked); the \(checked) hold (\(disabled)\(scope))"
+            return "\(subject)PASSED IN PART: \(unchecked); \(held) (\(idle)\(disabled)\(scope))"
         }
         var parts: [String] = []
         let total = broken.reduce(0) { $0 + report.violationCount(of: $1) }

@@ -9,8 +9,8 @@ import FaultlineTrace
 /// **Same operation.** With a retry identity header (the contract's, `Idempotency-Key` by
 /// default) on both, attempts are one operation when the values are equal; when only one of
 /// them carries it, they are two operations (a client names an operation once, for all its
-/// attempts). Without the header on either, bodies decide: equal fingerprints (from
-/// `request.forwarded`), or, when a side was never forwarded (a rule answered it), equal
+/// attempts). Without the header on either, bodies decide (``AttemptBody``): equal fingerprints
+/// (from `request.forwarded`), or, when a side was never forwarded (a rule answered it), equal
 /// announced lengths, or an unknown length: unknown counts as equal (equal by URL).
 ///
 /// Each attempt keeps the lineage it belonged to when it ended, and witnesses show it under that
@@ -22,10 +22,14 @@ import FaultlineTrace
 /// after two 401s looks the same; give distinct operations distinct identity headers.
 ///
 /// **replay-safe-retry.** For a non-idempotent method (anything but GET, HEAD, OPTIONS, TRACE,
-/// PUT and DELETE, RFC 9110 §9.2.2), the next attempt after one that had a body and failed in a
-/// way clients retry (401, 408, 429, 502, 503, 504, or no complete answer) is its retry. The retry
-/// breaks the clause when its body is known to differ (another length, or another fingerprint)
-/// and it carries no identity header.
+/// PUT and DELETE, RFC 9110 §9.2.2), consider the next attempt after one that had a body and
+/// failed in a way clients retry (401, 408, 429, 502, 503, 504, or no complete answer). It is a
+/// retry only when the evidence says so: the same identity header, or the same body, or a body
+/// that lost what the attempt had (empty, or, in a capture, a proper prefix of it). A different
+/// body with no key is a new operation and is not judged. A retry breaks the clause when it lost
+/// what made it safe to send again (``RetryLapse``): its body (empty or cut short, with no key
+/// to stand for the operation), or the key the attempt carried (left out or changed). A retry
+/// that keeps the attempt's key, or adds one, is safe whatever its body.
 struct RetryClauses {
     /// One attempt as a witness shows it: the request, how it ended, and its own lineage.
     private struct Member {
@@ -39,8 +43,7 @@ struct RetryClauses {
         let request: ClientRequest
         let outcome: FlowOutcome
         let lineage: String?
-        let bodyLength: Int64?
-        let bodyFingerprint: String?
+        let body: AttemptBody
         /// 401s in a row of this operation ending with this attempt (0 when it was not a 401).
         let chain: Int
         /// The attempts of that chain, oldest first (at most 3).
@@ -72,16 +75,19 @@ struct RetryClauses {
         let key = request.method + " " + request.url
         var group = groups[key, default: Group()]
         let predecessor = group.attempts.last { $0.outcome.endSeq < request.seq }
-        let bodyLength = outcome.body?.length ?? request.announcedBodyLength
-        let bodyFingerprint = outcome.body?.fingerprint
+        let body = AttemptBody(
+            length: outcome.body?.length ?? request.announcedBodyLength, fingerprint: outcome.body?.fingerprint,
+            captured: outcome.captured)
         let lineage = ledger.lineage(of: request)
+        if outcome.ending == .answered && outcome.status == 401 { log.exercise(.boundedRetry) }
+        if !Self.idempotentMethods.contains(request.method), Self.isRetryable(outcome), (body.length ?? 0) > 0 {
+            log.exercise(.replaySafeRetry)
+        }
 
         var chain = 0
         var members: [Member] = []
         var reported = false
-        if let predecessor, predecessor.chain > 0,
-            sameOperation(predecessor, request, bodyLength: bodyLength, bodyFingerprint: bodyFingerprint)
-        {
+        if let predecessor, predecessor.chain > 0, sameOperation(predecessor, request, body: body) {
             members = predecessor.chainMembers
             reported = predecessor.chainReported
             if predecessor.chain >= 2 && !reported {
@@ -98,15 +104,10 @@ struct RetryClauses {
         } else {
             members = []
         }
-        if let predecessor {
-            checkReplay(
-                predecessor, request, outcome, bodyLength: bodyLength, bodyFingerprint: bodyFingerprint,
-                lineage: lineage, log: &log)
-        }
+        if let predecessor { checkReplay(predecessor, request, outcome, body: body, lineage: lineage, log: &log) }
         group.attempts.append(
             Attempt(
-                request: request, outcome: outcome, lineage: lineage, bodyLength: bodyLength,
-                bodyFingerprint: bodyFingerprint, chain: chain, chainMembers: members,
+                request: request, outcome: outcome, lineage: lineage, body: body, chain: chain, chainMembers: members,
                 chainReported: reported && chain > 0))
         if group.attempts.count > Self.attemptsPerGroup { group.attempts.removeFirst() }
         group.lastEndSeq = outcome.endSeq
@@ -114,15 +115,11 @@ struct RetryClauses {
         prune(now: outcome.endSeq)
     }
 
-    private func sameOperation(
-        _ earlier: Attempt, _ request: ClientRequest, bodyLength: Int64?, bodyFingerprint: String?
-    ) -> Bool {
+    private func sameOperation(_ earlier: Attempt, _ request: ClientRequest, body: AttemptBody) -> Bool {
         if earlier.request.identityKey != nil || request.identityKey != nil {
             return earlier.request.identityKey == request.identityKey
         }
-        if let first = earlier.bodyFingerprint, let second = bodyFingerprint { return first == second }
-        if let first = earlier.bodyLength, let second = bodyLength { return first == second }
-        return true
+        return body.mayBeSameBody(as: earlier.body)
     }
 
     private func reportLoop(_ offending: Member, chain: [Member], log: inout ViolationLog) {
@@ -147,34 +144,26 @@ struct RetryClauses {
     }
 
     private func checkReplay(
-        _ original: Attempt, _ retry: ClientRequest, _ outcome: FlowOutcome, bodyLength: Int64?,
-        bodyFingerprint: String?, lineage: String?, log: inout ViolationLog
+        _ original: Attempt, _ retry: ClientRequest, _ outcome: FlowOutcome, body: AttemptBody, lineage: String?,
+        log: inout ViolationLog
     ) {
         guard !Self.idempotentMethods.contains(retry.method), Self.isRetryable(original.outcome),
-            retry.identityKey == nil
+            let originalLength = original.body.length, originalLength > 0,
+            let lapse = RetryLapse(
+                originalKey: original.request.identityKey, retryKey: retry.identityKey,
+                body: body.relation(to: original.body))
         else { return }
-        let originalHadBody = (original.bodyLength ?? 0) > 0
-        guard originalHadBody else { return }
-        let lengthDiffers = bodyLength.map { length in original.bodyLength.map { $0 != length } ?? false } ?? false
-        let fingerprintDiffers =
-            bodyFingerprint.map { fingerprint in original.bodyFingerprint.map { $0 != fingerprint } ?? false } ?? false
-        guard lengthDiffers || fingerprintDiffers else { return }
-        let originalLength = original.bodyLength.map { "\($0) bytes" } ?? "a body"
-        let what =
-            bodyLength == 0
-            ? "an empty body"
-            : lengthDiffers
-                ? "a \(bodyLength.map(String.init) ?? "?")-byte body" : "a different body of the same length"
+        let keyName = identityHeader ?? "idempotency key"
+        let keyed = original.request.identityKey.map { _ in " and \(keyName)" } ?? ""
         let answer = original.outcome.status.map { "got \($0)" } ?? "got no complete answer"
-        let header = identityHeader.map { "no \($0) header" } ?? "no idempotency key"
         log.record(
             .replaySafeRetry,
-            "\(retry.label) was retried at seq \(retry.seq) with \(what) and \(header), after the attempt at seq \(original.request.seq) with \(originalLength) \(answer)",
+            "\(retry.label) was retried at seq \(retry.seq) \(lapse.sentence(retryLength: body.length, originalLength: originalLength, identityHeader: identityHeader)), after the attempt at seq \(original.request.seq) with \(originalLength) bytes\(keyed) \(answer)",
             lineage: lineage,
             details: [
                 "request_seq": String(retry.seq), "original_seq": String(original.request.seq),
-                "original_length": original.bodyLength.map(String.init) ?? "",
-                "length": bodyLength.map(String.init) ?? "",
+                "original_length": String(originalLength), "length": body.length.map(String.init) ?? "",
+                "lapse": lapse.code,
             ],
             witnesses: [
                 log.request(
@@ -182,7 +171,8 @@ struct RetryClauses {
                     status: original.outcome.status),
                 log.answer(original.request, original.outcome, lineage: original.lineage, note: "failed"),
                 log.request(
-                    retry, lineage: lineage, note: "retry without its body", marker: .offending, status: outcome.status),
+                    retry, lineage: lineage, note: "retry " + lapse.note(identityHeader: identityHeader),
+                    marker: .offending, status: outcome.status),
             ])
     }
 

@@ -13,6 +13,8 @@ struct ViolationLog {
     /// `mono_ns` of the trace's first event: timeline offsets count from it.
     var startMono: UInt64 = 0
     private(set) var violations: [Violation] = []
+    /// Clauses the trace gave something to judge (a violation counts too).
+    private(set) var exercised: Set<ClauseID> = []
     private(set) var omitted: [ClauseID: Int] = [:]
     private var counts: [ClauseID: Int] = [:]
     /// Flow → (violation index, seq of the witness that waits for the flow's status).
@@ -30,6 +32,10 @@ struct ViolationLog {
 
     func isEnabled(_ clause: ClauseID) -> Bool { enabled.contains(clause) }
 
+    /// The trace met a case `clauses` judge (a refresh, a logout, a declared callback): a clause
+    /// that never met one is reported as having had nothing to judge, never as held.
+    mutating func exercise(_ clauses: ClauseID...) { exercised.formUnion(clauses) }
+
     /// Records a violation of an enabled clause (disabled ones are dropped here, so clauses need
     /// not check). Witnesses whose `status` is nil and that name a flow get it when the flow ends.
     mutating func record(
@@ -37,6 +43,7 @@ struct ViolationLog {
         witnesses: [Witness]
     ) {
         guard enabled.contains(clause) else { return }
+        exercised.insert(clause)
         let count = counts[clause, default: 0]
         counts[clause] = count + 1
         guard count < limitPerClause else {

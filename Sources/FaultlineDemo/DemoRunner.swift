@@ -29,6 +29,11 @@ public final class DemoRunner: Sendable {
     /// What the client speaks to the proxy.
     public let httpVersion: DemoHTTPVersion
 
+    /// The demo's contract file: `Rules/contracts/session.contract.json5` without its comments,
+    /// under that file's name, so a report of the demo names the same contract as
+    /// `faultline check --contract Rules/contracts/session.contract.json5` on its kept trace.
+    public static let contractFile = (name: "session.contract.json5", text: DemoRules.contract)
+
     /// Starts the reference backend; traces go to `traceDirectory` when given. The client speaks
     /// `httpVersion` to the proxy.
     public init(traceDirectory: String? = nil, httpVersion: DemoHTTPVersion = .http1_1) throws {
@@ -36,7 +41,7 @@ public final class DemoRunner: Sendable {
         try backend.start()
         self.traceDirectory = traceDirectory
         self.httpVersion = httpVersion
-        let (loaded, errors) = ContractLoader.load(text: DemoRules.contract, file: "demo.contract.json5")
+        let (loaded, errors) = ContractLoader.load(text: Self.contractFile.text, file: Self.contractFile.name)
         precondition(errors.isEmpty, "the built-in demo contract does not load: \(errors)")
         contract = loaded!
     }

@@ -14,6 +14,10 @@ struct RequestShape: Sendable {
     var credentials: [PresentedCredential]
     /// Nil when the body cannot decide a match (the recording kept none, or cut it).
     var body: String?
+    /// The body's form fields or JSON leaves (``StructuredBody/leaves``), canonical like `body`:
+    /// what a mismatch names. Nil for other bodies.
+    var bodyLeaves: [String: String]?
+    var bodyLength = 0
     var headers: HTTPHeaders
 
     /// The parts that decide where a request goes: the first index level.
@@ -68,9 +72,11 @@ struct RequestShape: Sendable {
         self.credentials = credentials.sorted()
         if let body {
             let structured = StructuredBody(body, contentType: headers.first(name: "content-type"))
-            self.body = structured.canonical(
-                ignored: settings.ignoredParameters, isSecret: { policy.secretBodyFields.contains($0.lowercased()) },
-                secret: { name, value in issued.canonical(value, kind: name) })
+            let isSecret = { (name: String) in policy.secretBodyFields.contains(name.lowercased()) }
+            let secret = { (name: String, value: String) in issued.canonical(value, kind: name) }
+            self.body = structured.canonical(ignored: settings.ignoredParameters, isSecret: isSecret, secret: secret)
+            bodyLeaves = structured.leaves(ignored: settings.ignoredParameters, isSecret: isSecret, secret: secret)
+            bodyLength = body.count
         } else {
             self.body = nil
         }
@@ -106,7 +112,7 @@ struct RequestShape: Sendable {
                 let missing = recorded.credentials.filter { !credentials.contains($0) }
                 found.append("credentials: presents \(Self.describe(credentials)), the recording \(Self.describe(missing))")
             case .body:
-                if let recordedBody = recorded.body, let body, body != recordedBody { found.append("body") }
+                if let recordedBody = recorded.body, let body, body != recordedBody { found.append(bodyDifference(recorded)) }
             case .header(let name):
                 let mine = headers.values(name: name)
                 let theirs = recorded.headers.values(name: name)
@@ -115,6 +121,18 @@ struct RequestShape: Sendable {
             }
         }
         return found
+    }
+
+    /// `body field /text`, `body fields password, username`, or, for a body with no fields,
+    /// `body (67 bytes, recorded 19)`: names only, never a value (it may be a secret).
+    private func bodyDifference(_ recorded: RequestShape) -> String {
+        guard let mine = bodyLeaves, let theirs = recorded.bodyLeaves else {
+            return "body (\(bodyLength) bytes, recorded \(recorded.bodyLength))"
+        }
+        let names = Set(mine.keys).union(theirs.keys).filter { mine[$0] != theirs[$0] }.sorted()
+        guard !names.isEmpty else { return "body" }
+        let shown = names.prefix(5).map { $0.isEmpty ? "(the whole document)" : $0 }.joined(separator: ", ")
+        return "body field\(names.count == 1 ? "" : "s") \(shown)\(names.count > 5 ? " and \(names.count - 5) more" : "")"
     }
 
     private static func describe(_ credentials: [PresentedCredential]) -> String {

@@ -105,6 +105,49 @@ enum StructuredBody {
     }
 }
 
+extension StructuredBody {
+    /// The body's leaves by name, values as ``canonical(ignored:isSecret:secret:)`` writes them:
+    /// form fields by name, JSON values by JSON pointer (RFC 6901, `/user/name`, `/items/0`); nil
+    /// for a body that is neither. Lets a replay's 502 name the fields that differ.
+    func leaves(ignored: Set<String>, isSecret: (String) -> Bool, secret: (String, String) -> String) -> [String: String]? {
+        switch self {
+        case .bytes:
+            return nil
+        case .form(let fields):
+            var leaves: [String: String] = [:]
+            for field in fields where !ignored.contains(field.name.lowercased()) {
+                let value = isSecret(field.name) ? secret(field.name, field.value) : field.value
+                leaves[field.name] = leaves[field.name].map { $0 + "&" + value } ?? value
+            }
+            return leaves
+        case .json(let document):
+            var leaves: [String: String] = [:]
+            func walk(_ value: Any, pointer: String, name: String?) {
+                if let object = value as? [String: Any] {
+                    for (key, member) in object where !ignored.contains(key.lowercased()) {
+                        let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                        walk(member, pointer: pointer + "/" + escaped, name: key)
+                    }
+                    if object.isEmpty { leaves[pointer] = "{}" }
+                } else if let array = value as? [Any] {
+                    for (index, element) in array.enumerated() { walk(element, pointer: "\(pointer)/\(index)", name: name) }
+                    if array.isEmpty { leaves[pointer] = "[]" }
+                } else if let string = value as? String {
+                    if let name, isSecret(name), !string.isEmpty {
+                        leaves[pointer] = secret(name, string)
+                    } else {
+                        leaves[pointer] = "\"\(string)\""
+                    }
+                } else {
+                    leaves[pointer] = value is NSNull ? "null" : "\(value)"
+                }
+            }
+            walk(document, pointer: "", name: nil)
+            return leaves
+        }
+    }
+}
+
 /// FNV-1a, 64 bits (http://www.isthe.com/chongo/tech/comp/fnv/): a cheap digest that tells two
 /// bodies apart for matching (not for security).
 enum FNV1a64 {

@@ -123,8 +123,13 @@ public struct DuplicateSpec: Sendable, Equatable {
         case afterResponse = "after-response"
     }
 
+    /// Copies sent besides the original.
     public var count: Int
+    /// The gap between one delivery and the next, the original's included: copy N leaves
+    /// N × spacing after the moment `timing` names. Zero sends every copy at once.
     public var spacing: Duration
+    /// When the copies are scheduled: once the original was forwarded (`before-response`, so
+    /// they race its response) or once its response arrived (`after-response`).
     public var timing: Timing
 
     public init(count: Int = 1, spacing: Duration = .zero, timing: Timing = .afterResponse) {

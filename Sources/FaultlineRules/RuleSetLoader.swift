@@ -17,8 +17,8 @@ public enum RuleSetLoader {
     /// error, at its `scenario` key or at 1:1 when the name comes from the file name).
     ///
     /// Paths in errors, `Scenario.file` and `files` are `directory + "/" + name` (trailing
-    /// slashes of `directory` dropped). A folder or file that cannot be read is an error at
-    /// `path:1:1` naming the system's reason.
+    /// slashes of `directory` dropped). A folder or file that cannot be read is an error at the
+    /// path itself (``SourceLocation/whole(_:)``: no line or column) naming the system's reason.
     public static func load(directory: String) -> RuleLoadReport {
         var folder = directory
         while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
@@ -27,7 +27,7 @@ public enum RuleSetLoader {
             names = try RuleFileSystem.entries(of: folder).filter { $0.hasSuffix(".json5") && !$0.hasPrefix(".") }
                 .sorted()
         } catch {
-            let location = SourceLocation(file: folder, line: 1, column: 1)
+            let location = SourceLocation.whole(folder)
             return RuleLoadReport(
                 ruleSet: .empty, errors: [ConfigError("cannot read the rules folder: \(error.reason)", at: location)],
                 files: [])
@@ -106,7 +106,7 @@ public enum RuleSetLoader {
             return .success(try RuleFileSystem.read(path))
         } catch {
             return .failure(
-                ConfigError("cannot read the file: \(error.reason)", at: SourceLocation(file: path, line: 1, column: 1))
+                ConfigError("cannot read the file: \(error.reason)", at: .whole(path))
             )
         }
     }

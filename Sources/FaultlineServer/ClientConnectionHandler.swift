@@ -197,9 +197,9 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         case .shutdownUpstreamWrite(let flow):
             upstreams.shutdownWrite(flow)
         case .shutdownClientWrite:
-            client.shutdownWrite()
+            afterPacedBytes { $0.client.shutdownWrite() }
         case .closeClient(let afterFlush):
-            if afterFlush { client.closeAfterFlush() } else { client.socket.close() }
+            if afterFlush { afterPacedBytes { $0.client.closeAfterFlush() } } else { client.socket.close() }
         case .setTimer(let timer, let delay):
             timers.arm(timer, after: delay)
         case .cancelTimer(let timer):
@@ -241,6 +241,17 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
             }
         }
         heldIDs[request.flow] = info.id
+    }
+
+    /// Runs `step` once a throttle's paced bytes have all reached the socket, at once without a
+    /// throttle: a close after a response (`Connection: close`, HTTP/1.0) must not cut the
+    /// response the pacer is still letting out.
+    private func afterPacedBytes(_ step: @escaping (ClientConnectionHandler) -> Void) {
+        guard let clientPacer else { return step(self) }
+        clientPacer.whenDrained { [weak self] in
+            guard let self else { return }
+            step(self)
+        }
     }
 
     /// Starts, changes or ends pacing of the client's writes. Ending waits until the paced bytes are out.

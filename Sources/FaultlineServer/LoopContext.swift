@@ -195,7 +195,10 @@ final class LoopContext: @unchecked Sendable {
         handshakes[ObjectIdentifier(handshake)] = nil
     }
 
-    /// Starts the copies of a `duplicate` action, `spacing` apart, each a flow of its own.
+    /// Starts the copies of a `duplicate` action, each a flow of its own, `spacing` apart counting
+    /// from the original: copy N starts N × spacing after the moment its `timing` names (the
+    /// original forwarded, or its response arrived), so spacing is the gap between one delivery
+    /// and the next, the original's included.
     func startDuplicates(_ request: DuplicateRequest) {
         if request.streamed {
             // All at once: each copy must see the body from its first byte on.
@@ -213,7 +216,7 @@ final class LoopContext: @unchecked Sendable {
             return
         }
         for index in 0..<request.count {
-            let delay = request.spacing * index
+            let delay = request.spacing * (index + 1)
             let start = { [self] in
                 let session = DuplicateFlowSession(
                     id: FlowID(flowIDs.next()), copying: request, configuration: configuration.proxy, trace: trace)

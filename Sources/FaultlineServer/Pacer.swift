@@ -16,6 +16,8 @@ final class Pacer {
     private var readIndex = 0
     private var timer: TimerHandle?
     private var onDrained: (() -> Void)?
+    /// Steps waiting for the queue to empty that a new rate does not call off (a close).
+    private var afterDrain: [() -> Void] = []
 
     init(loop: EventLoop, bytesPerSecond: Int, write: @escaping ([UInt8]) -> Void) {
         self.loop = loop
@@ -49,13 +51,24 @@ final class Pacer {
         }
     }
 
-    /// Drops what is queued (the connection is gone).
+    /// Calls `step` once everything queued now and later has been written (at once if nothing
+    /// is): for a close, which must not cut paced bytes. A new rate does not call it off.
+    func whenDrained(_ step: @escaping () -> Void) {
+        if queuedBytes == 0 {
+            step()
+        } else {
+            afterDrain.append(step)
+        }
+    }
+
+    /// Drops what is queued and every waiting step (the connection is gone).
     func cancel() {
         if let timer { loop.cancelTimer(timer) }
         timer = nil
         queue = []
         readIndex = 0
         onDrained = nil
+        afterDrain = []
     }
 
     private func release() {
@@ -67,10 +80,13 @@ final class Pacer {
         if readIndex == queue.count {
             queue = []
             readIndex = 0
+            let steps = afterDrain
+            afterDrain = []
             if let onDrained {
                 self.onDrained = nil
                 onDrained()
             }
+            for step in steps { step() }
             return
         }
         timer = loop.scheduleTimer(after: Self.tick) { [weak self] in self?.release() }

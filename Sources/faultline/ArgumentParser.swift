@@ -91,9 +91,11 @@ func listenAddress(_ text: String, option: String, command: String, examplePort:
 /// Formats a command's help text from its synopsis and options.
 func helpText(command: String, synopsis: String, summary: String, specs: [OptionSpec]) -> String {
     var lines = ["usage: faultline \(command) \(synopsis)", "", summary, "", "options:"]
-    let labels = specs.map { spec in spec.value.map { "\(spec.name) \($0)" } ?? spec.name }
+    // `--help` is accepted by every command; a reader of the help has already found it.
+    let listed = specs.filter { $0.name != "--help" }
+    let labels = listed.map { spec in spec.value.map { "\(spec.name) \($0)" } ?? spec.name }
     let width = (labels.map(\.count).max() ?? 0) + 2
-    for (label, spec) in zip(labels, specs) {
+    for (label, spec) in zip(labels, listed) {
         lines.append("  " + label + String(repeating: " ", count: width - label.count) + spec.help)
     }
     return lines.joined(separator: "\n")

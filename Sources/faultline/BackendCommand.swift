@@ -13,7 +13,7 @@ enum BackendCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(name: "--listen", value: "ADDR", help: "address to listen on (default 127.0.0.1:9000; port 0 picks one)"),
         OptionSpec(name: "--token-lifetime", value: "SECONDS", help: "how long access tokens live (default 300; 0 = born expired)"),
-        OptionSpec(name: "--locked", value: "ACCOUNT", help: "refuse password logins for ACCOUNT (repeatable; default: locked)"),
+        OptionSpec(name: "--locked", value: "ACCOUNT", help: "refuse password logins for ACCOUNT (repeatable; without it, the account named 'locked' is refused)"),
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default 1)"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
@@ -25,9 +25,10 @@ enum BackendCommand {
             the proxy in demos and examples. OAuth-style login with rotating refresh tokens (reusing an old \
             refresh token revokes the whole token family), logout, business endpoints that answer 401 for \
             expired or revoked tokens, a download/convert/write job pipeline with a completion callback, and \
-            test controls under /_backend/. State is in memory.
+            test controls under /_backend/. State is in memory. Any account name signs in with any \
+            password (there are no users to create), except the locked ones (--locked).
             Endpoints:
-              POST /oauth/token    grant_type=password&username=U&password=P, or
+              POST /oauth/token    grant_type=password&username=U&password=P (any P), or
                                    grant_type=refresh_token&refresh_token=R
               POST /logout         revokes the family of the Bearer token or session cookie
               GET  /v1/messages, /v1/avatar, /v1/count, /v1/me; POST /v1/notes (Idempotency-Key)

@@ -14,7 +14,9 @@ enum CheckCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(
             name: "--contract", value: "FILE",
-            help: "a contract file (JSON5): clauses on/off, callbacks, steps, cancel marks"),
+            help:
+                "a contract file (JSON5): clauses on/off, callbacks, steps, cancel marks (default: the built-in default contract)"
+        ),
         OptionSpec(
             name: "--format", value: "FORMAT",
             help:
@@ -31,10 +33,16 @@ enum CheckCommand {
         summary: """
             Reads a trace (a file, or - for standard input) and says which clause of the session-boundary \
             contract was broken, by which requests: \(ClauseID.allCases.map(\.rawValue).joined(separator: ", ")). \
-            It also checks the trace itself (gapless seq, no secret in clear). Clauses the trace gives nothing \
-            to judge (no auth profile, no login seen, nothing declared) are listed as not checked, with why.
-            Exit status: 0 when the contract holds, 1 with violations or trace problems, 2 on unusable input \
-            (with --format junit, still a JUnit report with one failing case carrying the error).
+            It also checks the trace itself (gapless seq, no secret in clear).
+            Without --contract the trace is held to the built-in default contract: all nine clauses on, nothing \
+            declared (so exactly-once and dependency-respected cannot be checked and the best verdict is \
+            PASSED IN PART), Idempotency-Key as the retry identity header. The report's first line names the \
+            contract used. A clause is marked ✓ only when the trace gave it something to judge and it held; \
+            ○ when the trace never met its case (no refresh, no logout, no declared callback); ? when it could \
+            not be checked (no auth profile, no login seen, nothing declared), which makes the verdict \
+            PASSED IN PART.
+            Exit status: \(exitStatus) (with --format junit, still a JUnit report with one failing case carrying \
+            the error).
             --format html writes one self-contained page (no script, no external resource) with, per violation, \
             a swimlane picture per lineage: requests as bars from received to delivered, the logout boundary as \
             a line, refreshes marked, the offending request in red, witnesses labelled by seq. --format svg \
@@ -47,6 +55,9 @@ enum CheckCommand {
               faultline check trace.jsonl --format svg --violation 2 --output violation.svg
             """,
         specs: specs)
+
+    /// The exit codes, as help and README.md ("Checking a trace") word them.
+    static let exitStatus = "0 when the contract holds, 1 with violations or trace problems, 2 on unusable input"
 
     static let formats = ["text", "json", "junit", "html", "svg"]
 

@@ -108,7 +108,20 @@ enum DemoCommand {
         } else {
             print("\(surprises) verdict(s) differ from the expected ones.")
         }
-        if traces == nil { print("(The traces were checked in memory; 'faultline demo --keep' writes them to files.)") }
+        if let traces {
+            // The demo checks against its own contract, not the built-in default: keep it beside
+            // the traces so a check of a kept trace gives the demo's verdict.
+            let contract = (traces as NSString).appendingPathComponent(DemoRunner.contractFile.name)
+            do {
+                try Data(DemoRunner.contractFile.text.utf8).write(to: URL(fileURLWithPath: contract))
+                print("The demo's contract is in \(contract); check a kept trace with it:")
+                print("  faultline check --contract \(contract) TRACE")
+            } catch {
+                printError("faultline demo: cannot write \(contract): \(error)")
+            }
+        } else {
+            print("(The traces were checked in memory; 'faultline demo --keep' writes them to files.)")
+        }
         return surprises == 0 ? 0 : 1
     }
 

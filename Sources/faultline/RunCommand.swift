@@ -141,7 +141,10 @@ enum RunCommand {
             let report = RuleSetLoader.load(directory: directory)
             if !report.errors.isEmpty {
                 for error in report.errors { printError(error.description) }
-                printError("faultline \(command): the rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'")
+                // A folder that cannot be read said all there is to say.
+                if !report.files.isEmpty {
+                    printError("faultline \(command): the rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'")
+                }
                 return 2
             }
             ruleSet = report.ruleSet
@@ -192,7 +195,13 @@ enum RunCommand {
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
         }
-        printError(([banner(server: server, output: output, capture: capture)] + extraBanner).joined(separator: "\n"))
+        var lines = [banner(server: server, output: output, capture: capture)] + extraBanner
+        if let directory = parsed.value("--rules"), let ruleSet { lines.append(rulesLine(directory: directory, ruleSet)) }
+        if controlFile != nil {
+            lines.append(
+                "faultline: web UI: 'faultline ui' prints its address; 'faultline holds' and 'faultline release NAME' drive holds")
+        }
+        printError(lines.joined(separator: "\n"))
         // After the banner, which tools read as the first "faultline " line.
         for notice in notices { printError(notice) }
         let signal = TerminationSignals.wait()
@@ -260,13 +269,23 @@ enum RunCommand {
             extraQueryParameters: parsed.values("--redact-query"), extraBodyFields: fromProfile.bodyFields)
     }
 
-    /// Pairs each `--mode` with the `--listen` before it.
+    /// Pairs each `--mode` with the `--listen` before it. A `--mode` with no `--listen` at all
+    /// applies to the default listener; one before the first of several `--listen`s is refused,
+    /// naming the order that says what the user meant (it used to open an unasked-for listener on
+    /// the default address and leave the later `--listen` a forward proxy).
     static func serverConfiguration(_ parsed: ParsedArguments) throws(UsageError) -> ServerConfiguration {
         var listeners: [ListenerConfiguration] = []
         var modeSeen = false
+        var leadingMode: String?
         for option in parsed.options where ["--listen", "--mode", "--tls"].contains(option.name) {
             let value = option.value ?? ""
             if option.name == "--listen" {
+                if let leadingMode {
+                    throw UsageError(
+                        description:
+                            "faultline run: --mode \(leadingMode) comes before any --listen, but each --mode applies to the --listen before it; write --listen \(value) --mode \(leadingMode) (without --listen, --mode applies to the default 127.0.0.1:8080)"
+                    )
+                }
                 listeners.append(ListenerConfiguration(address: try address(value), mode: .forward))
                 modeSeen = false
                 continue
@@ -287,6 +306,7 @@ enum RunCommand {
                 throw UsageError(description: "faultline run: --mode: \(error)")
             }
             if listeners.isEmpty {
+                leadingMode = value
                 listeners.append(ListenerConfiguration(address: try address("127.0.0.1:8080"), mode: mode))
             } else {
                 listeners[listeners.count - 1].mode = mode
@@ -417,6 +437,17 @@ enum RunCommand {
             throw UsageError(description: "faultline run: \(name) takes a number of seconds, not '\(text)'")
         }
         return .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// `faultline: rules from Rules: 9 scenarios, 6 on (a, b, …), 23 rules, auth profile
+    /// Rules/auth-profile.json5; …`: what the proxy loaded, so a user knows which faults are armed.
+    static func rulesLine(directory: String, _ ruleSet: RuleSet) -> String {
+        let on = ruleSet.scenarios.filter(\.enabled).map(\.name)
+        let rules = ruleSet.scenarios.reduce(0) { $0 + $1.rules.count }
+        let profile = ruleSet.profile.map { "auth profile \($0.file)" } ?? "no auth profile"
+        let named = on.isEmpty ? "" : " (" + on.joined(separator: ", ") + ")"
+        return "faultline: rules from \(directory): \(ruleSet.scenarios.count) scenario\(ruleSet.scenarios.count == 1 ? "" : "s"), "
+            + "\(on.count) on\(named), \(rules) rule\(rules == 1 ? "" : "s"), \(profile); 'faultline rules list' shows them"
     }
 
     static func banner(server: ProxyServer, output: TraceOutput, capture: CaptureOptions? = nil) -> String {

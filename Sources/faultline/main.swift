@@ -16,8 +16,9 @@ let usage = """
       demo       run the reference clients through the refresh and logout races and check them
       run        run the proxy (faultline run --help)
       check      check a trace against the session-boundary contract (faultline check --help)
-      rules      check a rules folder (rules check DIR), or switch a running proxy's rules
-                 (rules enable|disable SCENARIO[/RULE], rules list, rules reload)
+      rules      check a rules folder (rules check DIR), switch a running proxy's rules
+                 (rules enable|disable SCENARIO[/RULE], rules list, rules reload), or write the
+                 holds that stage a capture's order (rules from-capture CAPTURE -o FILE)
       holds      list the flows a running proxy holds, or wait for one (holds wait NAME)
       release    release a held flow, or answer it (release NAME [--status CODE])
       fail       reset the client of a held flow (fail NAME)

@@ -127,7 +127,11 @@ import Testing
     @Test func textReportMarksTheBoundaryAndTheOffendingRequest() throws {
         let text = ReportFormatter.text(try Self.mixedReport(), traceName: "t.jsonl")
         let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines[0].hasPrefix("t.jsonl: FAILED: 1 violation of logout-boundary and 1 trace problem"))
+        #expect(
+            lines[0]
+                == "contract: built-in default (8 of 9 clauses on, replay-safe-retry off; declares no callbacks, steps or dependencies; retry identity Idempotency-Key)"
+        )
+        #expect(lines[1].hasPrefix("t.jsonl: FAILED: 1 violation of logout-boundary and 1 trace problem"))
         let boundary = try #require(lines.first { $0.contains("─▶") })
         #expect(boundary.contains("POST /logout") && boundary.contains("logout sent (boundary)"))
         let offending = try #require(lines.first { $0.contains("✗▶") })
@@ -144,11 +148,14 @@ import Testing
         let text = ReportFormatter.text(try trace.check())
         // Nothing declared for exactly-once and dependency-respected: a pass in part, not a plain
         // pass (issue 9: a check that could not run is not a pass).
+        let verdict = try #require(text.split(separator: "\n").dropFirst().first)
         #expect(
-            text.hasPrefix(
-                "PASSED IN PART: 2 enabled clauses could not be checked (exactly-once, dependency-respected); the 7 clauses checked hold ("
-            ))
+            verdict.hasPrefix(
+                "PASSED IN PART: 2 enabled clauses could not be checked (exactly-once, dependency-respected); 0 clauses held (7 had nothing to judge ("
+            ), "\(verdict)")
         #expect(!text.contains("✗"))
+        #expect(!text.contains("✓"), "a clause with nothing to judge is never shown as held")
+        #expect(text.contains("  ○ single-flight-refresh: nothing to judge, the trace has no refresh"))
     }
 
     @Test func timeOffsetsCountFromTheFirstEvent() {

@@ -145,10 +145,13 @@ import Testing
         let report = try Self.profileWithoutLogin().check()
         #expect(report.passed, "no violation: only the skips keep it from a full pass")
         let text = ReportFormatter.text(report, traceName: "t.jsonl")
-        let first = try #require(text.split(separator: "\n").first.map(String.init))
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("contract: built-in default (") == true)
+        let first = try #require(lines.dropFirst().first)
+        // The three clauses checked met nothing to judge: one GET answered 200, no credential.
         #expect(
             first.hasPrefix(
-                "t.jsonl: PASSED IN PART: 6 enabled clauses could not be checked (single-flight-refresh, no-stale-refresh, logout-boundary, no-reactivation, exactly-once, dependency-respected); the 3 clauses checked hold ("
+                "t.jsonl: PASSED IN PART: 6 enabled clauses could not be checked (single-flight-refresh, no-stale-refresh, logout-boundary, no-reactivation, exactly-once, dependency-respected); 0 clauses held (3 had nothing to judge (bounded-retry, account-isolation, replay-safe-retry); "
             ), "\(first)")
         #expect(!first.hasPrefix("t.jsonl: PASSED:"))
         #expect(
@@ -173,8 +176,11 @@ import Testing
         var trace = TraceBuilder()
         trace.login("L1", access: "a1", refresh: "r1")
         let verdict = ReportFormatter.verdict(try trace.check(contract), traceName: nil)
+        // A login alone exercises no clause: each is named as having had nothing to judge.
         #expect(
-            verdict.hasPrefix("PASSED: the trace holds the contract (7 clauses checked; 2 disabled; "), "\(verdict)")
+            verdict.hasPrefix(
+                "PASSED: the trace holds the contract (0 clauses held; 7 had nothing to judge (single-flight-refresh, no-stale-refresh, bounded-retry, logout-boundary, account-isolation, no-reactivation, replay-safe-retry); 2 disabled; "
+            ), "\(verdict)")
     }
 
     @Test func jsonNamesTheSkippedClausesAndWhy() throws {
@@ -206,7 +212,19 @@ import Testing
             reader.skipMessages["logout-boundary"]
                 == "an auth profile was loaded, but no login was seen, so no lineage started")
         #expect(reader.skipMessages["exactly-once"] == "the contract declares no callbacks")
-        #expect(reader.skipMessages["bounded-retry"] == nil)
-        #expect(xml.contains(#"<testsuites name="faultline check" tests="10" failures="0" skipped="6">"#))
+        // One GET answered 200 gives bounded-retry nothing to judge: skipped too, never passed.
+        #expect(reader.skipMessages["bounded-retry"] == "nothing to judge: no business request was answered 401")
+        #expect(xml.contains(#"<testsuites name="faultline check" tests="10" failures="0" skipped="9">"#))
+
+        // A 401 gives it something to judge: a plain test case then.
+        var rejected = Self.profileWithoutLogin()
+        rejected.exchange("GET", "/v1/messages", status: 401)
+        let judged = ReportFormatter.junit(try rejected.check())
+        let judgedReader = ReportFormatTests.JUnitReader()
+        let judgedParser = XMLParser(data: Data(judged.utf8))
+        judgedParser.delegate = judgedReader
+        #expect(judgedParser.parse(), "\(judged)")
+        #expect(judgedReader.skipMessages["bounded-retry"] == nil)
+        #expect(judged.contains(#"name="bounded-retry"/>"#), "\(judged)")
     }
 }

@@ -90,11 +90,15 @@ struct TraceBuilder {
         return (nextFlow, seq)
     }
 
-    /// The request went upstream, with a body of `length` bytes fingerprinted as `body`.
+    /// The request went upstream, with a body of `length` bytes fingerprinted as `body`; with
+    /// `content`, as a capture writes it too (`{"length", "encoding": "utf8", "data"}`).
     @discardableResult
-    mutating func forward(_ flow: UInt64, body: (length: Int, name: String)? = (0, "")) -> UInt64 {
+    mutating func forward(_ flow: UInt64, body: (length: Int, name: String)? = (0, ""), content: String? = nil)
+        -> UInt64
+    {
         var fields: [String: Any] = ["upstream_conn": 1000 + flow, "upstream": "127.0.0.1:80", "reused": false]
         if let body { fields["body"] = ["length": body.length, "fp": Self.fp("body:" + body.name)] }
+        if let content { fields["content"] = ["length": content.utf8.count, "encoding": "utf8", "data": content] }
         return event("request.forwarded", flow: flow, conn: connection(of: flow), fields)
     }
 

@@ -51,7 +51,19 @@ func whatComesOnceTheRecordingRunsOut(_ policy: ReplaySettings.Repeat) {
     #expect(driver.outcome(driver.send("POST", "http://api.test/notes", headers: [("Content-Type", "application/json")], body: #"{ "tags": ["a","b"], "text": "milk", "nonce": "y2" }"#).flow)?.body == "json")
     #expect(driver.outcome(driver.send("POST", "http://api.test/form", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "b=two%20words&a=1").flow)?.body == "form")
     let changed = driver.outcome(driver.send("POST", "http://api.test/notes", headers: [("Content-Type", "application/json")], body: #"{"text":"bread","tags":["a","b"]}"#).flow)!
-    #expect(changed.status == 502 && changed.body.contains("differs in body"), "\(changed.body)")
+    // The 502 names the field that differs, never its value (issue 20: it said "differs in body").
+    #expect(changed.status == 502 && changed.body.contains("which differs in body field /text"), "\(changed.body)")
+    #expect(!changed.body.contains("bread") && !changed.body.contains("milk"), "\(changed.body)")
+    let form = driver.outcome(driver.send("POST", "http://api.test/form", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "a=2&b=two+words&c=3").flow)!
+    #expect(form.body.contains("which differs in body fields a, c"), "\(form.body)")
+}
+
+@Test func anUnstructuredBodyMismatchNamesTheLengths() {
+    var recording = CaptureBuilder()
+    recording.add("POST", "http://api.test/upload", body: "recorded bytes", responseBody: "stored")
+    let driver = ReplayDriver(recording.capture)
+    let miss = driver.outcome(driver.send("POST", "http://api.test/upload", body: "other bytes").flow)!
+    #expect(miss.status == 502 && miss.body.contains("which differs in body (11 bytes, recorded 14)"), "\(miss.body)")
 }
 
 @Test func theMatchCanBeNarrowedToSomeParts() {

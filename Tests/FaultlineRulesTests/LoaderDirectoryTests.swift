@@ -154,15 +154,18 @@ import Testing
         #expect(report.ruleSet.scenarios.map(\.name) == ["s"])
     }
 
-    @Test func unreadableFoldersAndFilesAreErrorsAtOneOne() throws {
+    /// An unreadable folder or file has no line or column to point at: the error names the path
+    /// alone (`nodir: cannot read the rules folder: …`, not `nodir:1:1: …`).
+    @Test func unreadableFoldersAndFilesAreErrorsAtThePathItself() throws {
         let missing = "/nonexistent-faultline-\(UUID().uuidString)"
         let report = RuleSetLoader.load(directory: missing)
         #expect(
             report.errors == [
-                ConfigError("cannot read the rules folder: No such file or directory", at: at(missing, 1, 1))
+                ConfigError("cannot read the rules folder: No such file or directory", at: .whole(missing))
             ])
         #expect(report.ruleSet == .empty)
         #expect(report.files == [])
+        #expect(report.errors.first?.description == "\(missing): cannot read the rules folder: No such file or directory")
 
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -171,7 +174,7 @@ import Testing
         let mixed = RuleSetLoader.load(directory: folder.path)
         #expect(
             mixed.errors == [
-                ConfigError("cannot read the file: not a regular file", at: at(folder.path + "/dir.json5", 1, 1))
+                ConfigError("cannot read the file: not a regular file", at: .whole(folder.path + "/dir.json5"))
             ])
         #expect(mixed.ruleSet.scenarios.map(\.name) == ["ok"])
         #expect(mixed.files == [folder.path + "/dir.json5", folder.path + "/ok.json5"])
@@ -179,7 +182,7 @@ import Testing
         let fileAsFolder = RuleSetLoader.load(directory: folder.path + "/ok.json5")
         #expect(
             fileAsFolder.errors == [
-                ConfigError("cannot read the rules folder: Not a directory", at: at(folder.path + "/ok.json5", 1, 1))
+                ConfigError("cannot read the rules folder: Not a directory", at: .whole(folder.path + "/ok.json5"))
             ])
     }
 

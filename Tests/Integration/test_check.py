@@ -181,7 +181,8 @@ def test_a_correct_session_passes(faultline_binary, profiled_proxy, token_origin
 
     code, out, err = check(faultline_binary, profiled_proxy.trace_file)
     assert code == 0, f"{out}\n{err}"
-    assert "PASSED" in out.splitlines()[0]
+    assert out.splitlines()[0].startswith("contract: built-in default ("), out
+    assert "PASSED" in out.splitlines()[1]
 
     code, out, _ = check(faultline_binary, profiled_proxy.trace_file, "--format", "json")
     assert code == 0
@@ -205,7 +206,7 @@ def test_a_token_used_after_logout_is_caught(faultline_binary, profiled_proxy, t
 
     code, out, _ = check(faultline_binary, profiled_proxy.trace_file)
     assert code == 1, out
-    assert "FAILED: 1 violation of logout-boundary" in out.splitlines()[0]
+    assert "FAILED: 1 violation of logout-boundary" in out.splitlines()[1]
     assert "GET /v1/messages was sent at seq" in out and "after L1's logout at seq" in out
     assert "✗▶" in out and "─▶" in out
     assert access not in out

@@ -9,6 +9,8 @@ from harness.clients import clean_env, run
 from harness.trace import Trace
 
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# The demo's contract, kept beside its traces (the same as Rules/contracts/session.contract.json5).
+CONTRACT = "session.contract.json5"
 
 
 def demo(binary, *args, tmp):
@@ -37,7 +39,8 @@ def test_keep_keeps_the_traces_and_says_where(faultline_binary, tmp_path):
     assert f"traces in {folder}" in out, out
     paths = trace_paths(out)
     assert paths, f"no trace: lines with --keep:\n{out}"
-    assert sorted(paths) == sorted(os.path.join(folder, name) for name in os.listdir(folder))
+    assert sorted(paths + [os.path.join(folder, CONTRACT)]) == sorted(
+        os.path.join(folder, name) for name in os.listdir(folder))
     for path in paths:
         with open(path, encoding="utf-8") as handle:
             assert handle.readline().startswith('{"faultline_trace":1'), path
@@ -48,8 +51,44 @@ def test_a_traces_folder_of_ones_own_is_kept(faultline_binary, tmp_path):
     code, out, _ = demo(faultline_binary, "--traces", str(chosen), tmp=tmp_path)
     assert code == 0, out
     assert os.listdir(tmp_path) == ["mine"], os.listdir(tmp_path)
-    assert sorted(trace_paths(out)) == sorted(str(chosen / name) for name in os.listdir(chosen))
+    assert sorted(trace_paths(out) + [str(chosen / CONTRACT)]) == sorted(
+        str(chosen / name) for name in os.listdir(chosen))
     assert trace_paths(out), out
+
+
+def clause_lines(text):
+    """The `clauses:` list of a text report, each line stripped."""
+    lines = [line.strip() for line in text.split("\n")]
+    start = lines.index("clauses:") + 1
+    return lines[start:lines.index("", start)]
+
+
+def test_a_kept_trace_checked_with_the_kept_contract_gives_the_demos_verdict(faultline_binary, tmp_path):
+    """Issue 20: the demo printed `✓ exactly-once` where `check` on the kept trace printed `?`, and
+    neither said which contract it used. The demo keeps its contract beside the traces and says
+    how to use it; both reports name it first and list the same clauses."""
+    chosen = tmp_path / "kept"
+    code, out, _ = demo(faultline_binary, "--traces", str(chosen), tmp=tmp_path)
+    assert code == 0, out
+    contract = str(chosen / CONTRACT)
+    assert f"  faultline check --contract {contract} TRACE" in out, out
+    [path] = [path for path in trace_paths(out) if path.endswith("late-401-refresh-on-stale-401.jsonl")]
+    demo_report = out.split("verdict: contract broken: no-stale-refresh\n", 1)[1].split("  expected:", 1)[0]
+    assert demo_report.lstrip().startswith(f"contract: {CONTRACT} (all 9 clauses on; "), demo_report
+
+    done = run([faultline_binary, "check", "--contract", contract, path], timeout=30)
+    text = done.stdout.decode()
+    assert done.returncode == 1, text
+    assert text.startswith(f"contract: {CONTRACT} (all 9 clauses on; "), text
+    assert clause_lines(text) == clause_lines(demo_report), (text, demo_report)
+    assert "○ exactly-once: nothing to judge, no request matched a declared callback" in clause_lines(text)
+    assert "✓ exactly-once" not in text
+
+    done = run([faultline_binary, "check", path], timeout=30)
+    default = done.stdout.decode()
+    assert default.startswith("contract: built-in default (all 9 clauses on; declares no callbacks, steps or "
+                              "dependencies; retry identity Idempotency-Key)\n"), default
+    assert "? exactly-once: not checked, the contract declares no callbacks" in clause_lines(default)
 
 
 def test_over_http2_the_same_clauses_catch_the_same_clients(faultline_binary, tmp_path):

@@ -90,6 +90,16 @@ def test_a_capture_exports_as_valid_har_with_pseudonyms_and_no_secret(start_faul
     assert posted["user"] == "ann" and re.fullmatch(PSEUDONYM, posted["password"])
     assert post["request"]["postData"]["mimeType"] == "application/json"
     assert post["request"]["bodySize"] == len(sent[1].request.content)
+    # The pseudonym is not as long as the password: Content-Length follows the body the entry
+    # holds, so a tool that sends the entry again sends a well-framed request (issue 20).
+    text_length = len(post["request"]["postData"]["text"].encode())
+    assert text_length != len(sent[1].request.content)
+    assert header(post["request"], "content-length") == str(text_length), post["request"]["headers"]
+    assert "it was %d on the wire" % len(sent[1].request.content) in post["request"]["comment"]
+    for entry in (get, post):  # a response echoing a pseudonym is fitted the same way
+        length = header(entry["response"], "content-length")
+        if length is not None and "text" in entry["response"]["content"]:
+            assert int(length) == len(entry["response"]["content"]["text"].encode()), entry["response"]
     # The origin echoed the headers it got; the echo carries the pseudonyms, not the secrets.
     echoed = dict(json.loads(response_body(post))["headers"])
     assert echoed["Authorization"] == authorization

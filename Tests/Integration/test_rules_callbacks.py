@@ -52,3 +52,30 @@ def test_requests_that_are_not_callbacks_are_not_duplicated(start_with_rules, ru
     assert len(auth_backend.uploads()) == 1
     trace = proxy.trace()
     assert len(trace.of("duplicate.scheduled")) == 1
+
+
+def test_spacing_is_the_gap_between_one_delivery_and_the_next(start_with_rules, rules_folder, auth_backend):
+    """`duplicate: { count: 2, spacing: 0.3, timing: "after-response" }`: the first copy leaves
+    0.3 s after the original's response arrived, the second 0.3 s after the first (issue 20: the
+    first copy went at once and only the second waited). Only lower bounds are asserted: the proxy
+    can never send a copy early, however slow the machine."""
+    folder = rules_folder()
+    with open(f"{folder}/spaced.json5", "w", encoding="utf-8") as handle:
+        handle.write("""{
+  rules: [{ name: "spaced", match: { role: "callback" },
+            actions: [{ duplicate: { count: 2, spacing: 0.3, timing: "after-response" } }] }],
+}
+""")
+    proxy = start_with_rules(folder)
+    job = uuid.uuid4().hex[:10]
+    with httpx.Client(proxy=proxy.forward.url, trust_env=False, timeout=15) as client:
+        assert client.post(f"{auth_backend.url}/jobs/{job}/complete").status_code == 200
+    assert auth_backend.wait_for_callbacks(job, 3) == 3
+    trace = proxy.trace()
+    original = trace.one("request.received", role="callback")["flow"]
+    answered = trace.one("response.received", flow=original)["mono_ns"]
+    copies = sorted(trace.of("request.received", duplicate_of=original), key=lambda event: event["mono_ns"])
+    assert len(copies) == 2
+    spacing = 300_000_000
+    assert copies[0]["mono_ns"] - answered >= spacing, (copies[0], answered)
+    assert copies[1]["mono_ns"] - answered >= 2 * spacing, (copies[1], answered)

@@ -167,15 +167,31 @@ def test_a_correct_client_revokes_the_tokens_of_a_late_refresh(start_with_rules,
 
 # -- a role rule without a profile -------------------------------------------------------------
 
-ROLE_RULE = "force-401-first-business.json5"
+ROLE_RULE = "expire-business.json5"
+# A forced 401 for business requests, as a user writes it before adding a profile. (The shipped
+# force-401-first-business.json5 is lineage-scoped and waits for the refresh, which a folder without
+# a profile refuses as errors, not warnings.)
+ROLE_RULE_TEXT = """{
+  description: "401 for business requests",
+  rules: [{ name: "expire", match: { role: "business" }, when: { times: 3 }, actions: [{ respond: { status: 401 } }] }],
+}
+"""
 WARNING = re.compile(
-    r"force-401-first-business\.json5:\d+:\d+: warning: 'role: \"business\"' matches every request: "
+    r"expire-business\.json5:\d+:\d+: warning: 'role: \"business\"' matches every request: "
     r"without an auth profile every request is 'business', login and logout included; "
     r"add auth-profile\.json5 to the rules folder")
 
 
+def role_rule_folder(rules_folder, profile):
+    """A rules folder holding ROLE_RULE, with or without the example auth profile."""
+    folder = rules_folder(profile=profile)
+    with open(os.path.join(folder, ROLE_RULE), "w", encoding="utf-8") as handle:
+        handle.write(ROLE_RULE_TEXT)
+    return folder
+
+
 def test_rules_check_warns_about_a_role_rule_without_a_profile(faultline_binary, rules_folder):
-    bare = rules_folder(ROLE_RULE, profile=False)
+    bare = role_rule_folder(rules_folder, profile=False)
     done = subprocess.run([faultline_binary, "rules", "check", bare], capture_output=True, timeout=30)
     assert done.returncode == 0, done
     stderr = done.stderr.decode()
@@ -183,13 +199,13 @@ def test_rules_check_warns_about_a_role_rule_without_a_profile(faultline_binary,
     assert f"{bare}/{ROLE_RULE}:" in stderr
     assert "no auth profile; no errors, 1 warning(s)" in done.stdout.decode()
 
-    with_profile = rules_folder(ROLE_RULE)
+    with_profile = role_rule_folder(rules_folder, profile=True)
     done = subprocess.run([faultline_binary, "rules", "check", with_profile], capture_output=True, timeout=30)
     assert done.returncode == 0 and b"warning" not in done.stderr + done.stdout, done
 
 
 def test_the_banner_and_a_reload_warn_about_a_role_rule_without_a_profile(start_with_rules, rules_folder):
-    folder = rules_folder(ROLE_RULE, profile=False)
+    folder = role_rule_folder(rules_folder, profile=False)
     proxy = start_with_rules(folder)
     lines = wait_until(lambda: [line for line in proxy.stderr.split("\n") if WARNING.search(line)], 10,
                        "the start warning on stderr")

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from harness.auth_backend import AVATAR
+from harness.clients import run
 from harness.session_client import SessionClient
 
 SCENARIO = "slow-login.json5"
@@ -90,3 +91,24 @@ def test_a_second_tap_on_sign_in_opens_a_second_lineage(start_with_rules, rules_
     delivered = [trace.one("response.delivered", flow=flow)["seq"] for flow in flows]
     received = [trace.one("request.received", flow=flow)["seq"] for flow in flows]
     assert max(received) < min(delivered)
+
+
+@pytest.mark.parametrize("closing", ["connection-close", "http1.0"])
+def test_a_throttled_answer_is_whole_when_the_connection_closes_after_it(
+        start_with_rules, rules_folder, auth_backend, closing):
+    """A client that asks for the connection to close after the answer (`Connection: close`, or
+    HTTP/1.0 without keep-alive) gets the whole throttled body: the close waits for the bytes the
+    throttle still holds. It cut them after the first slice (issue 20, found by the demo's correct
+    client through this example)."""
+    proxy = start_with_rules(rules_folder(SCENARIO, enable=[SCENARIO]))
+    version = ["--http1.0"] if closing == "http1.0" else ["-H", "Connection: close"]
+    done = run(["curl", "-sS", "--max-time", "20", "-x", proxy.forward.url, *version, "-o", "-",
+                "-w", "\n%{http_code}", "--data", "grant_type=password&username=erin&password=x",
+                f"{auth_backend.url}/oauth/token"], timeout=30)
+    assert done.returncode == 0, done.stderr
+    body, status = done.stdout.rsplit(b"\n", 1)
+    assert status == b"200"
+    assert b"access_token" in body and body.endswith(b"}"), body
+    trace = proxy.trace()
+    delivered = trace.one("response.delivered", flow=trace.one("request.received", role="login")["flow"])
+    assert delivered["body"]["length"] == len(body)
