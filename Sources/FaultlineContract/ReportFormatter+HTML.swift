@@ -1,10 +1,12 @@
 /// The HTML report: one self-contained page (inline CSS and SVG, no script, no external resource)
 /// that reads the same at a desktop's width and a phone's.
 extension ReportFormatter {
-    /// The report as one HTML page: the verdict, then per violation its clause, its sentence (once),
+    /// The report as one HTML page: the contract that judged the trace (``ContractSummary/line``) and
+    /// the verdict, then per violation its clause, its sentence (once),
     /// an inline-SVG picture (``SVGTimelineRenderer/picture(_:labelledBy:)``; one
     /// `<g class="violation-timeline">` each) that scales to the width of its card, a key to the
-    /// picture and the witnesses as a list, then the clauses as the text report lists them and any
+    /// picture and the witnesses as a list, then the clauses as the text report lists them (`○` for
+    /// those the trace gave nothing to judge) and any
     /// trace problems. `traceName` is named by its file name only (``traceFileName(_:)``): the page
     /// gets attached and shared, the folders it was written in are nobody's business. `spans`
     /// (``RequestSpanCollector``) lets bars end where the trace says. Every text is escaped.
@@ -40,12 +42,14 @@ extension ReportFormatter {
             ul.witnesses li.offending{border-color:#e05252}ul.witnesses li.boundary{border-color:#b00020}
             ul.witnesses .seq,ul.witnesses .time{font-family:monospace;color:#555}
             ul.clauses{list-style:none;padding-left:8px}ul.clauses li{font-family:monospace}
-            .broken{color:#8b0000}.held{color:#1e5e2f}.skipped{color:#8a6d00}.disabled{color:#777}
+            .broken{color:#8b0000}.held{color:#1e5e2f}.idle{color:#555}.skipped{color:#8a6d00}.disabled{color:#777}
+            .contract{font-family:monospace;font-size:12px;color:#555;margin:0 0 6px}
             @media (max-width:600px){body{margin:12px}.violation{padding:2px 10px 10px}}
             </style>
             </head>
             <body>
             <h1>faultline check</h1>
+            <p class="contract">\(escape(report.contract.line))</p>
             <p class="verdict \(report.passed ? "passed" : "failed")">\(escape(verdictLine))</p>
 
             """
@@ -66,6 +70,8 @@ extension ReportFormatter {
             let name = escape(clause.rawValue)
             if count > 0 {
                 page += "<li class=\"broken\">✗ \(name): \(count) violation\(count == 1 ? "" : "s")</li>\n"
+            } else if let idle = report.clausesUnexercised.first(where: { $0.clause == clause }) {
+                page += "<li class=\"idle\">○ \(name): nothing to judge, \(escape(idle.reason))</li>\n"
             } else if report.clausesChecked.contains(clause) {
                 page += "<li class=\"held\">✓ \(name)</li>\n"
             } else if let skipped = report.clausesSkipped.first(where: { $0.clause == clause }) {
