@@ -89,7 +89,6 @@ extension ReportFormatter {
 
     /// A trace file name as a JUnit class name part: its base name, dots and odd characters as `_`.
     private static func sanitizedClassName(_ path: String) -> String {
-        let base = path.split(separator: "/").last.map(String.init) ?? path
-        return String(base.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
+        String(traceFileName(path).map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
     }
 }

@@ -66,7 +66,7 @@ public enum ReportFormatter {
     /// trace gave nothing to judge are counted apart from those that held. The line after the
     /// contract's in ``text(_:traceName:)``.
     public static func verdict(_ report: ContractReport, traceName: String?) -> String {
-        let subject = traceName.map { "\($0): " } ?? ""
+        let subject = traceName.map { "\(traceFileName($0)): " } ?? ""
         let lineages: String
         switch report.lineages.count {
         case 0: lineages = "no lineages"

@@ -1,163 +1,94 @@
-/// Draws a ``ViolationTimeline`` as SVG: a column per `seq`, a lane per lineage, each request a
-/// bar from received to delivered (the offending one red and labelled `✗`, refreshes blue),
-/// boundaries as dashed lines across every lane, other witnesses as dots, every witness labelled
-/// by its `seq`, and a legend listing each witness's note. Styles are inline, no script, no
-/// external resource; every text is XML-escaped.
+/// Draws a ``ViolationTimeline`` as SVG (``TimelineDrawing`` lays it out): time since the trace's
+/// first event to scale along the top, idle gaps cut short and labelled; the seq of every event
+/// drawn under it; a lane per lineage, each request a bar from received to delivered (the
+/// offending one red and marked `✗`, refreshes blue), other witnesses as dots with their notes;
+/// boundaries as dashed lines across every lane, labelled underneath. No label is crossed by a
+/// boundary line or covers another. The picture has a `viewBox`, so a page can scale it to its
+/// width. Styles are inline, no script, no external resource; every text is XML-escaped.
 public enum SVGTimelineRenderer {
-    static let left = 150
-    static let top = 64
-    static let columnWidth = 64
-    static let rowHeight = 28
-    static let laneGap = 12
-    static let legendLineHeight = 16
+    /// The `<style>` the drawing uses (class names start with `fl-`). Every text is monospace, the
+    /// font the label widths are estimated for, in the sizes they were estimated at.
+    public static let style: String = {
+        typealias Font = TimelineDrawing.Font
+        return """
+            text{font-family:"DejaVu Sans Mono","Liberation Mono",Menlo,Consolas,monospace}
+            .fl-title{font-size:\(Font.title)px;font-weight:bold;fill:#222}
+            .fl-summary{font-size:\(Font.summary)px;fill:#333}
+            .fl-axis{font-size:\(Font.axis)px;fill:#555}
+            .fl-axis-line,.fl-tick line{stroke:#888;stroke-width:1}
+            .fl-break line{stroke:#888;stroke-width:1.5}
+            .fl-seq{font-size:\(Font.seq)px;fill:#444}
+            .fl-leader{stroke:#b8b8c4;stroke-width:1}
+            .fl-guide{stroke:#dcdce6;stroke-width:1;stroke-dasharray:2 3}
+            .fl-lane{fill:#f7f7f9;stroke:#d0d0d8}
+            .fl-lane-title{font-size:\(Font.laneTitle)px;font-weight:bold;fill:#333}
+            .fl-bar{fill:#9aa5b1;stroke:#5f6b78;stroke-width:1}
+            .fl-bar-open{fill:none;stroke:#5f6b78;stroke-dasharray:4 3}
+            .fl-refresh .fl-bar{fill:#7fb3e6;stroke:#2f6fad}
+            .fl-offending .fl-bar{fill:#e05252;stroke:#8b0000;stroke-width:2}
+            .fl-bar-label{font-size:\(Font.bar)px;fill:#222}
+            .fl-offending .fl-bar-label{fill:#8b0000;font-weight:bold}
+            .fl-mark circle{fill:#555}
+            .fl-mark-label{font-size:\(Font.mark)px;fill:#333}
+            .fl-mark-refresh circle{fill:#2f6fad}
+            .fl-mark-offending circle{fill:#e05252;stroke:#8b0000;stroke-width:2}
+            .fl-boundary line{stroke:#b00020;stroke-width:2;stroke-dasharray:6 4}
+            .fl-boundary-label{font-size:\(Font.boundary)px;font-weight:bold;fill:#b00020}
+            .fl-key{font-size:\(Font.key)px;fill:#555}
+            .fl-legend{font-size:\(Font.legend)px;fill:#333;white-space:pre}
+            """
+    }()
 
-    /// The `<style>` the drawing uses (class names start with `fl-`).
-    public static let style = """
-        .fl-title{font:bold 13px sans-serif;fill:#222}
-        .fl-summary{font:12px sans-serif;fill:#333}
-        .fl-axis{font:10px monospace;fill:#666}
-        .fl-grid{stroke:#e4e4e4;stroke-width:1}
-        .fl-lane{fill:#f7f7f9;stroke:#d0d0d8}
-        .fl-lane-title{font:bold 12px sans-serif;fill:#333}
-        .fl-bar{fill:#9aa5b1;stroke:#5f6b78;stroke-width:1}
-        .fl-bar-open{fill:none;stroke:#5f6b78;stroke-dasharray:4 3}
-        .fl-refresh .fl-bar{fill:#7fb3e6;stroke:#2f6fad}
-        .fl-offending .fl-bar{fill:#e05252;stroke:#8b0000;stroke-width:2}
-        .fl-bar-label{font:11px monospace;fill:#222}
-        .fl-offending .fl-bar-label{fill:#8b0000;font-weight:bold}
-        .fl-seq{font:10px monospace;fill:#555}
-        .fl-boundary line{stroke:#b00020;stroke-width:2;stroke-dasharray:6 4}
-        .fl-boundary text{font:bold 10px sans-serif;fill:#b00020}
-        .fl-mark circle{fill:#555}
-        .fl-mark-refresh circle{fill:#2f6fad}
-        .fl-mark-offending circle{fill:#e05252;stroke:#8b0000;stroke-width:2}
-        .fl-legend{font:11px monospace;fill:#333}
-        """
-
-    /// A standalone SVG document (XML declaration, namespace, inline style): one violation's
-    /// picture, to attach to a pull request.
+    /// A standalone SVG document (XML declaration, namespace, inline style) to attach to a pull
+    /// request: `title` (the clause when nil) and the violation's sentence above the picture, a
+    /// key to it and one line per witness (seq, time, lineage, what, note) under it.
     public static func document(_ timeline: ViolationTimeline, title: String? = nil) -> String {
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg(timeline, title: title)
+        typealias Font = TimelineDrawing.Font
+        let heading = title ?? timeline.clause.rawValue
+        let legend = TimelineDocumentText.legend(timeline)
+        let width = TimelineDrawing.width(
+            for: timeline, atLeast: TimelineDocumentText.width(of: legend, fontSize: Font.legend))
+        var header = TimelineDocumentText.Column(width: width, top: 4)
+        header.paragraph(heading, fontSize: Font.title, className: "fl-title")
+        header.paragraph(timeline.summary, fontSize: Font.summary, className: "fl-summary")
+        var drawing = TimelineDrawing(timeline, width: width, top: header.y + 8)
+        var footer = TimelineDocumentText.Column(width: width, top: drawing.y + 4)
+        footer.paragraph(TimelineKey(timeline).text, fontSize: Font.key, className: "fl-key")
+        footer.y += 4
+        for line in legend { footer.line(line, fontSize: Font.legend, className: "fl-legend") }
+        drawing.elements.insert(contentsOf: header.elements, at: 0)
+        drawing.elements.append("<g class=\"fl-legend-group\">" + footer.elements.joined() + "</g>")
+        drawing.y = footer.y + 4
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + svg(drawing, label: "aria-label=\"\(escape(heading + ": " + timeline.summary))\"")
     }
 
-    /// The `<svg>` element alone, for inlining in HTML. Its one `<g class="violation-timeline">`
-    /// holds a `<g class="fl-lane-group">` per lane.
-    public static func svg(_ timeline: ViolationTimeline, title: String? = nil) -> String {
-        let columns = max(timeline.columns.count, 1)
-        let barsWidth = columns * columnWidth
-        let heading = title ?? "\(timeline.clause.rawValue)"
-        let width = max(
-            left + barsWidth + 24, textWidth(timeline, heading: heading, x: { left + Self.column($0, timeline) }))
-        func x(_ seq: UInt64) -> Int { left + column(seq, timeline) }
-        var body: [String] = []
-        body.append("<text class=\"fl-title\" x=\"8\" y=\"18\">\(escape(heading))</text>")
-        body.append("<text class=\"fl-summary\" x=\"8\" y=\"36\">\(escape(timeline.summary))</text>")
-        for seq in timeline.columns {
-            body.append("<text class=\"fl-axis\" x=\"\(x(seq))\" y=\"56\" text-anchor=\"middle\">seq \(seq)</text>")
-        }
-        var y = top
-        var laneParts: [String] = []
-        for lane in timeline.lanes {
-            let rows = lane.bars.count + (lane.marks.contains { $0.kind != .boundary } ? 1 : 0)
-            let height = max(rows, 1) * rowHeight + 8
-            var part = "<g class=\"fl-lane-group\" data-lane=\"\(escape(lane.title))\">"
-            part += "<rect class=\"fl-lane\" x=\"4\" y=\"\(y)\" width=\"\(width - 8)\" height=\"\(height)\" rx=\"4\"/>"
-            part += "<text class=\"fl-lane-title\" x=\"12\" y=\"\(y + 18)\">\(escape(lane.title))</text>"
-            var rowY = y + 4
-            for bar in lane.bars {
-                part += self.bar(bar, y: rowY, x: x, right: left + barsWidth)
-                rowY += rowHeight
-            }
-            for mark in lane.marks where mark.kind != .boundary {
-                let cx = x(mark.seq)
-                let cls = mark.kind == .event ? "fl-mark" : "fl-mark fl-mark-\(mark.kind.rawValue)"
-                part += "<g class=\"\(cls)\"><title>\(escape("seq \(mark.seq) \(mark.event): \(mark.note)"))</title>"
-                part += "<circle cx=\"\(cx)\" cy=\"\(rowY + 12)\" r=\"5\"/>"
-                part += "<text class=\"fl-seq\" x=\"\(cx + 8)\" y=\"\(rowY + 16)\">\(mark.seq)</text></g>"
-            }
-            part += "</g>"
-            laneParts.append(part)
-            y += height + laneGap
-        }
-        body.append(contentsOf: laneParts)
-        let lanesBottom = y - laneGap
-        for lane in timeline.lanes {
-            for mark in lane.marks where mark.kind == .boundary {
-                let cx = x(mark.seq)
-                body.append(
-                    "<g class=\"fl-boundary\"><title>\(escape("seq \(mark.seq) \(mark.event): \(mark.note)"))</title>"
-                        + "<line x1=\"\(cx)\" y1=\"\(top - 4)\" x2=\"\(cx)\" y2=\"\(lanesBottom + 4)\"/>"
-                        + "<text x=\"\(cx + 4)\" y=\"\(lanesBottom + 16)\">\(escape("\(lane.title) boundary, seq \(mark.seq)"))</text></g>"
-                )
-            }
-        }
-        var legendY = lanesBottom + 40
-        var legend: [String] = []
-        for (seq, line) in legendLines(timeline) {
-            legend.append("<text class=\"fl-legend\" x=\"8\" y=\"\(legendY)\">\(escape("seq \(seq)  \(line)"))</text>")
-            legendY += legendLineHeight
-        }
-        body.append("<g class=\"fl-legend-group\">" + legend.joined() + "</g>")
-        let height = legendY + 4
+    /// The picture alone, for a page that says the rest around it: no title, no sentence, no
+    /// legend; its `style` bounds how far the page may shrink or enlarge it. `labelledBy` names the ids of the page's elements that hold its heading and
+    /// sentence (`aria-labelledby`), so the sentence is printed once.
+    public static func picture(_ timeline: ViolationTimeline, labelledBy: String) -> String {
+        let drawing = TimelineDrawing(timeline, width: TimelineDrawing.width(for: timeline), top: 4)
+        // A page shrinks it to its width (the viewBox keeps it whole), but not below the scale at
+        // which its smallest labels are still legible: narrower than that, its card scrolls
+        // sideways. On a wide screen it grows by a quarter at most, past which its labels would
+        // outgrow the page's text.
+        let smallest = TimelineDrawing.number(drawing.width * TimelineDrawing.smallestScale)
+        let largest = TimelineDrawing.number(drawing.width * 1.25)
+        let natural = "style=\"min-width:\(smallest)px;max-width:\(largest)px\""
+        return svg(drawing, label: "aria-labelledby=\"\(escape(labelledBy))\" \(natural)")
+    }
+
+    /// The `<svg>` element of a laid-out drawing: its one `<g class="violation-timeline">` holds a
+    /// `<g class="fl-lane-group">` per lane.
+    private static func svg(_ drawing: TimelineDrawing, label: String) -> String {
+        let width = TimelineDrawing.number(drawing.width)
+        let height = TimelineDrawing.number((drawing.y + 4).rounded(.up))
         return
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"faultline-timeline\" width=\"\(width)\" height=\"\(height)\" "
-            + "viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(escape(heading + ": " + timeline.summary))\">\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"faultline-timeline\" width=\"\(width)\" "
+            + "height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" \(label)>\n"
             + "<style>\(style)</style>\n"
-            + "<g class=\"violation-timeline\" data-clause=\"\(escape(timeline.clause.rawValue))\">\n"
-            + body.joined(separator: "\n") + "\n</g>\n</svg>\n"
-    }
-
-    /// The centre of `seq`'s column, from the left edge of the columns.
-    private static func column(_ seq: UInt64, _ timeline: ViolationTimeline) -> Int {
-        (timeline.columns.firstIndex(of: seq) ?? 0) * columnWidth + columnWidth / 2
-    }
-
-    /// A width that holds the longest texts (the title, the sentence, bar labels, the legend),
-    /// at about 7 pixels a character.
-    private static func textWidth(_ timeline: ViolationTimeline, heading: String, x: (UInt64) -> Int) -> Int {
-        var width = 16 + max(heading.count * 8, timeline.summary.count * 7)
-        for (seq, line) in legendLines(timeline) { width = max(width, 16 + ("seq \(seq)  " + line).count * 7) }
-        for lane in timeline.lanes {
-            for bar in lane.bars { width = max(width, x(bar.startSeq) + 24 + (bar.request.count + 10) * 7) }
-        }
-        return width
-    }
-
-    /// One bar in a row starting at `y`.
-    private static func bar(_ bar: ViolationTimeline.Bar, y: Int, x: (UInt64) -> Int, right: Int) -> String {
-        var classes = "fl-request"
-        if bar.isRefresh { classes += " fl-refresh" }
-        if bar.isOffending { classes += " fl-offending" }
-        if bar.isBoundary { classes += " fl-logout" }
-        let start = x(bar.startSeq) - 4
-        let end = bar.endSeq.map { x($0) + 4 } ?? right
-        let status = bar.status.map { " → \($0)" } ?? ""
-        let label = (bar.isOffending ? "✗ " : "") + bar.request + status
-        let seqs = "seq \(bar.startSeq)" + (bar.endSeq.map { "–\($0)" } ?? ", no end seen")
-        var out = "<g class=\"\(classes)\"><title>\(escape("\(seqs): \(label) (\(bar.note))"))</title>"
-        out +=
-            "<rect class=\"fl-bar\(bar.endSeq == nil ? " fl-bar-open" : "")\" x=\"\(start)\" y=\"\(y + 14)\" width=\"\(max(end - start, 8))\" height=\"10\" rx=\"2\"/>"
-        out += "<text class=\"fl-seq\" x=\"\(start)\" y=\"\(y + 11)\">\(bar.startSeq)</text>"
-        out += "<text class=\"fl-bar-label\" x=\"\(start + 28)\" y=\"\(y + 11)\">\(escape(label))</text>"
-        if let endSeq = bar.endSeq, endSeq != bar.startSeq {
-            out += "<text class=\"fl-seq\" x=\"\(end + 3)\" y=\"\(y + 23)\">\(endSeq)</text>"
-        }
-        return out + "</g>"
-    }
-
-    /// `(seq, "kind  note")` for every bar end and mark, by seq.
-    static func legendLines(_ timeline: ViolationTimeline) -> [(UInt64, String)] {
-        var lines: [(UInt64, String)] = []
-        for lane in timeline.lanes {
-            for bar in lane.bars {
-                let status = bar.status.map { " → \($0)" } ?? ""
-                lines.append((bar.startSeq, "\(lane.title)  \(bar.request)\(status)  \(bar.note)"))
-            }
-            for mark in lane.marks where !(mark.kind == .boundary && lane.bars.contains { $0.startSeq == mark.seq }) {
-                lines.append((mark.seq, "\(lane.title)  \(mark.event)  \(mark.note)"))
-            }
-        }
-        return lines.sorted { $0.0 < $1.0 }
+            + "<g class=\"violation-timeline\" data-clause=\"\(escape(drawing.timeline.clause.rawValue))\">\n"
+            + drawing.elements.joined(separator: "\n") + "\n</g>\n</svg>\n"
     }
 
     /// XML escaping of text and attribute values (``ReportFormatter``'s).

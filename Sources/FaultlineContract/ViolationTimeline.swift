@@ -1,6 +1,7 @@
 /// One violation as a picture's model: a swimlane per lineage (events of no lineage last), the
-/// requests as bars from received to delivered, and the other witnesses as marks, placed on a
-/// column per `seq` drawn. ``SVGTimelineRenderer`` draws it; nothing here knows about SVG.
+/// requests as bars from received to delivered, and the other witnesses as marks, each at the
+/// time of its events and labelled by their `seq`. ``SVGTimelineRenderer`` draws it; nothing here
+/// knows about SVG.
 ///
 /// It carries only what the report carries (methods, paths, statuses, lineage names, notes):
 /// no header, no credential.
@@ -71,9 +72,11 @@ public struct ViolationTimeline: Sendable, Equatable {
     public var clause: ClauseID
     /// The violation's sentence.
     public var summary: String
+    /// The violation's witness events, as the reports list them.
+    public var events: [WitnessEvent]
     /// The lanes, in order of first appearance (no-lineage lane last).
     public var lanes: [Lane]
-    /// Every `seq` drawn, ascending: the picture's columns.
+    /// Every `seq` drawn, ascending: the picture labels each one.
     public var columns: [UInt64]
 
     /// The model of `violation`. `spans` (from ``RequestSpanCollector``, by `request.received`
@@ -82,6 +85,7 @@ public struct ViolationTimeline: Sendable, Equatable {
     public init(violation: Violation, spans: [UInt64: RequestSpan] = [:]) {
         clause = violation.clause
         summary = violation.summary
+        events = violation.timeline
         var lanes: [Lane] = []
         func laneIndex(_ lineage: String?) -> Int {
             if let index = lanes.firstIndex(where: { $0.lineage == lineage }) { return index }
@@ -117,6 +121,13 @@ public struct ViolationTimeline: Sendable, Equatable {
                 lanes[lane].bars[open].endOffsetNanoseconds = event.offsetNanoseconds
                 if let status = event.status { lanes[lane].bars[open].status = status }
                 if event.marker == .offending { lanes[lane].bars[open].isOffending = true }
+                // A failed dependency's answer is the boundary: its line crosses every lane.
+                if event.marker == .boundary {
+                    lanes[lane].marks.append(
+                        Mark(
+                            seq: event.seq, offsetNanoseconds: event.offsetNanoseconds, kind: .boundary,
+                            event: event.event, note: event.note))
+                }
                 continue
             }
             let kind: Mark.Kind =
@@ -141,6 +152,21 @@ public struct ViolationTimeline: Sendable, Equatable {
             for mark in lane.marks { seqs.insert(mark.seq) }
         }
         columns = seqs.sorted()
+    }
+
+    /// Nanoseconds since the trace's first event of every seq drawn (every one of ``columns``):
+    /// where the picture puts it on its time axis. A bar's end with no time of its own (an
+    /// answer named by seq only) is drawn at its start.
+    public var offsets: [UInt64: UInt64] {
+        var offsets: [UInt64: UInt64] = [:]
+        for lane in lanes {
+            for bar in lane.bars {
+                offsets[bar.startSeq] = bar.startOffsetNanoseconds
+                if let end = bar.endSeq { offsets[end] = bar.endOffsetNanoseconds ?? bar.startOffsetNanoseconds }
+            }
+            for mark in lane.marks { offsets[mark.seq] = mark.offsetNanoseconds }
+        }
+        return offsets
     }
 
     /// The events that end a request.

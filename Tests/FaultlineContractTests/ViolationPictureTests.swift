@@ -155,7 +155,9 @@ import Testing
         }
         #expect(pictures == 2)
         #expect(html.contains("✗ logout-boundary: 2 violations"))
-        #expect(html.contains("✓ single-flight-refresh"))
+        #expect(html.contains("✓ bounded-retry"))
+        // A clause the trace gave nothing to judge (there is no refresh) is never shown as held.
+        #expect(html.contains("○ single-flight-refresh: nothing to judge") && !html.contains("✓ single-flight-refresh"))
         #expect(
             html.contains(
                 ReportFormatter.verdict(report, traceName: "t.jsonl").replacingOccurrences(of: "'", with: "&apos;")))

@@ -127,7 +127,10 @@ import FoundationNetworking
         let page = try String(contentsOf: report, encoding: .utf8)
         #expect(page.components(separatedBy: "class=\"violation-timeline\"").count == 2, "one picture")
         #expect(page.contains("logout-boundary") && page.contains(trace.lastPathComponent))
+        // The page is what gets attached to a CI run: the trace by its name, never its folder.
+        #expect(!page.contains(folder.path))
         let message = try #require(verdict.failureMessage)
+        #expect(message.contains("\(trace.lastPathComponent): FAILED"))
         #expect(message.contains("\nreport: \(report.path)\ntrace: \(trace.path)"))
     }
 

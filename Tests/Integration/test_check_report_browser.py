@@ -5,65 +5,23 @@ The browser draws one `violation-timeline` group per violation of the JSON repor
 report's order of clauses, with JavaScript off as well as on; the page loads nothing but itself;
 a failing report's screenshot is a picture of a page's width. A copy of a report with a timeline
 removed or relabelled is caught, so the comparison cannot pass on what it does not see."""
-import json
 import os
 import re
 import struct
-from dataclasses import dataclass
 
 import pytest
 
-from harness.clients import clean_env, run
+from harness.check_reports import Report, demo_reports
 
-REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CONTRACT = os.path.join(REPOSITORY, "Rules", "contracts", "session.contract.json5")
 TIMELINES = "svg g.violation-timeline"
 
 pytestmark = pytest.mark.timeout(180)  # the demo, 40 checks and 40 page loads in one browser
 
 
-@dataclass
-class Report:
-    """One demo trace checked: the exit status and violations of `--format json`, and the page
-    `--format html --output` wrote."""
-
-    name: str
-    code: int
-    violations: list
-    html: str
-
-    @property
-    def broken_variant(self):
-        return not self.name.endswith("-correct")
-
-
-def check(binary, trace, *args):
-    done = run([binary, "check", trace, "--contract", CONTRACT, *args], timeout=60)
-    return done.returncode, done.stdout.decode(), done.stderr.decode(errors="replace")
-
-
 @pytest.fixture(scope="module")
 def reports(faultline_binary, tmp_path_factory):
     """Every trace of `faultline demo --all --traces DIR`, checked: [Report], in the demo's order."""
-    folder = tmp_path_factory.mktemp("demo-all")
-    done = run([faultline_binary, "demo", "--all", "--traces", str(folder / "traces")], timeout=120,
-               env=clean_env(TMPDIR=str(folder)))
-    out = done.stdout.decode(errors="replace")
-    assert done.returncode == 0, f"demo exit {done.returncode}:\n{out}\n{done.stderr.decode(errors='replace')}"
-    paths = re.findall(r"^  trace: (\S+)$", out, re.MULTILINE)
-    assert len(paths) == 20, f"the mutation table is 9 correct runs and 11 broken variants:\n{out}"
-    checked = []
-    for trace in paths:
-        name = os.path.basename(trace).removesuffix(".jsonl")
-        code, out, err = check(faultline_binary, trace, "--format", "json")
-        assert code in (0, 1), f"{name}: json exit {code}: {err}"
-        listed = json.loads(out)["violations"]
-        html = str(folder / f"{name}.html")
-        html_code, out, err = check(faultline_binary, trace, "--format", "html", "--output", html)
-        assert html_code == code, f"{name}: html exit {html_code}, json exit {code}: {err}"
-        assert out == "" and os.path.getsize(html) > 0, f"{name}: with --output the page goes to the file"
-        checked.append(Report(name, code, listed, html))
-    return checked
+    return demo_reports(faultline_binary, tmp_path_factory.mktemp("demo-all"))
 
 
 def drawn_clauses(page):
