@@ -56,7 +56,7 @@ final class ContractFileDecoder {
                 root, name: "a contract file", context: "the contract", allowed: ContractLoader.topLevelKeys)
         else { return nil }
         // Reports name the file, not its path: they get attached and shared.
-        var contract = Contract(name: file.split(separator: "/").last.map(String.init) ?? file)
+        var contract = Contract(name: ReportFormatter.traceFileName(file))
         _ = attempt { try reader.string("$schema") }
         _ = attempt { try reader.string("description") }
         if let node = reader.node("clauses") { contract.enabledClauses = clauses(node) }

@@ -66,19 +66,8 @@ extension ReportFormatter {
         }
         page += "<h2>Clauses</h2>\n<ul class=\"clauses\">\n"
         for clause in ClauseID.allCases {
-            let count = report.violationCount(of: clause)
-            let name = escape(clause.rawValue)
-            if count > 0 {
-                page += "<li class=\"broken\">✗ \(name): \(count) violation\(count == 1 ? "" : "s")</li>\n"
-            } else if let idle = report.clausesUnexercised.first(where: { $0.clause == clause }) {
-                page += "<li class=\"idle\">○ \(name): nothing to judge, \(escape(idle.reason))</li>\n"
-            } else if report.clausesChecked.contains(clause) {
-                page += "<li class=\"held\">✓ \(name)</li>\n"
-            } else if let skipped = report.clausesSkipped.first(where: { $0.clause == clause }) {
-                page += "<li class=\"skipped\">? \(name): not checked, \(escape(skipped.reason))</li>\n"
-            } else if report.clausesDisabled.contains(clause) {
-                page += "<li class=\"disabled\">- \(name): disabled by the contract</li>\n"
-            }
+            guard let standing = report.standing(of: clause) else { continue }
+            page += "<li class=\"\(standing.cssClass)\">\(escape(standing.line(clause)))</li>\n"
         }
         page += "</ul>\n"
         if !report.traceProblems.isEmpty {

@@ -15,9 +15,9 @@ extension ReportFormatter {
         var failures = 0
         var skips = 0
         for clause in ClauseID.allCases {
-            let count = report.violationCount(of: clause)
             var element = "    <testcase classname=\"\(escape(className))\" name=\"\(clause.rawValue)\""
-            if count > 0 {
+            switch report.standing(of: clause) {
+            case .broken(let count):
                 failures += 1
                 let violations = report.violations(of: clause)
                 let message = violations.first.map { $0.summary } ?? "\(count) violations"
@@ -27,18 +27,17 @@ extension ReportFormatter {
                 }
                 element += ">\n      <failure type=\"\(clause.rawValue)\" message=\"\(escape(message))\">"
                 element += escape(body) + "</failure>\n    </testcase>"
-            } else if let skipped = report.clausesSkipped.first(where: { $0.clause == clause }) {
+            case .notChecked(let reason):
                 skips += 1
-                let reason = escape(skipped.reason)
-                element += ">\n      <skipped message=\"\(reason)\">not checked: \(reason)</skipped>\n    </testcase>"
-            } else if let idle = report.clausesUnexercised.first(where: { $0.clause == clause }) {
+                element += ">\n      <skipped message=\"\(escape(reason))\">not checked: \(escape(reason))</skipped>\n    </testcase>"
+            case .nothingToJudge(let reason):
                 skips += 1
-                let reason = escape("nothing to judge: " + idle.reason)
-                element += ">\n      <skipped message=\"\(reason)\">\(reason)</skipped>\n    </testcase>"
-            } else if report.clausesDisabled.contains(clause) {
+                let message = escape("nothing to judge: " + reason)
+                element += ">\n      <skipped message=\"\(message)\">\(message)</skipped>\n    </testcase>"
+            case .disabled:
                 skips += 1
                 element += ">\n      <skipped message=\"disabled by the contract\"/>\n    </testcase>"
-            } else {
+            case .held, nil:
                 element += "/>"
             }
             cases.append(element)

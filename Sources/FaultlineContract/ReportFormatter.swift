@@ -25,18 +25,7 @@ public enum ReportFormatter {
         lines.append("")
         lines.append("clauses:")
         for clause in ClauseID.allCases {
-            let count = report.violationCount(of: clause)
-            if count > 0 {
-                lines.append("  ✗ \(clause.rawValue): \(count) violation\(count == 1 ? "" : "s")")
-            } else if let idle = report.clausesUnexercised.first(where: { $0.clause == clause }) {
-                lines.append("  ○ \(clause.rawValue): nothing to judge, \(idle.reason)")
-            } else if report.clausesChecked.contains(clause) {
-                lines.append("  ✓ \(clause.rawValue)")
-            } else if let skipped = report.clausesSkipped.first(where: { $0.clause == clause }) {
-                lines.append("  ? \(clause.rawValue): not checked, \(skipped.reason)")
-            } else if report.clausesDisabled.contains(clause) {
-                lines.append("  - \(clause.rawValue): disabled by the contract")
-            }
+            if let standing = report.standing(of: clause) { lines.append("  " + standing.line(clause)) }
         }
         if !report.traceProblems.isEmpty {
             lines.append("")

@@ -98,7 +98,7 @@ enum CheckCommand {
             let message = "faultline check: \(problem); see 'faultline check --help'"
             return unusable(summary: message, details: [message], format: format, output: output, traceName: nil)
         }
-        let name = tracePath == "-" ? "standard input" : tracePath
+        let name = tracePath == "-" ? "standard input" : ReportFormatter.traceFileName(tracePath)
         var contract = Contract.default
         if let contractPath = parsed.value("--contract") {
             do {

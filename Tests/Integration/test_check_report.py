@@ -139,9 +139,6 @@ def test_reports_name_the_trace_file_not_its_folder(faultline_binary, demo_trace
     assert f">{file_name}: FAILED" in page and folder not in page
 
 
-@pytest.mark.xfail(strict=True, reason="CheckCommand.swift builds the --format svg title from the path as typed; "
-                   "it takes one line there (name the trace by ReportFormatter.traceFileName(tracePath)), and "
-                   "CheckCommand.swift is being changed on main")
 def test_the_svg_title_names_the_trace_file_not_its_folder(faultline_binary, demo_traces):
     trace = next(trace for name, trace in demo_traces.items() if not name.endswith("-correct"))
     folder, file_name = os.path.split(trace)
