@@ -59,11 +59,10 @@ let package = Package(
         .target(
             name: "FaultlineContract", dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),
-        // Exploration, sans-I/O: schedules, strategies, the scheduler's state machine, shrinking,
-        // the report. The server drives the scheduler; the command line and the testing library
-        // run the schedules.
+        // Exploration, sans-I/O: schedules, strategies and the scheduler's state machine, which
+        // the server drives.
         .target(
-            name: "FaultlineExplore", dependencies: ["FaultlineCore", "FaultlineContract"],
+            name: "FaultlineExplore", dependencies: ["FaultlineCore"],
             swiftSettings: strictSettings),
         // The flow core: one protocol-neutral state machine per request (rules, holds, faults,
         // lineages, the flow's trace events), events in and actions out.
@@ -104,7 +103,7 @@ let package = Package(
         .target(
             name: "FaultlineServer",
             dependencies: [
-                "FaultlineConfig", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlinePosix",
+                "FaultlineConfig", "FaultlineCore", "FaultlineExplore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlinePosix",
                 "FaultlineProxy", "FaultlineRules", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -113,7 +112,7 @@ let package = Package(
         .target(
             name: "FaultlineTestProxy",
             dependencies: [
-                "FaultlineBackend", "FaultlineCapture", "FaultlineReplay", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineFlow", "FaultlineProxy",
+                "FaultlineBackend", "FaultlineCapture", "FaultlineExplore", "FaultlineReplay", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineFlow", "FaultlineProxy",
                 "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -129,7 +128,7 @@ let package = Package(
         .target(
             name: "FaultlineDemo",
             dependencies: [
-                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlinePosix",
+                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineExplore", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlinePosix",
                 "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -147,7 +146,7 @@ let package = Package(
 
         .testTarget(
             name: "FaultlineDemoTests",
-            dependencies: ["FaultlineDemo", "FaultlineBackend", "FaultlineCapture", "FaultlineContract", "FaultlineHTTP1", "FaultlinePosix", "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace"], swiftSettings: strictSettings),
+            dependencies: ["FaultlineDemo", "FaultlineBackend", "FaultlineCapture", "FaultlineContract", "FaultlineExplore", "FaultlineServer", "FaultlineHTTP1", "FaultlinePosix", "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineTestingTests",
             dependencies: [
@@ -157,7 +156,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(
-            name: "FaultlineExploreTests", dependencies: ["FaultlineExplore", "FaultlineCore", "FaultlineContract"],
+            name: "FaultlineExploreTests", dependencies: ["FaultlineExplore", "FaultlineCore"],
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineCore", "FaultlineHTTP1"], swiftSettings: strictSettings),

@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Notes created by `POST /v1/notes`, and the `Idempotency-Key` bookkeeping that makes a retried
 /// creation answer the first result instead of creating a second note
 /// (draft-ietf-httpapi-idempotency-key-header §2).
@@ -45,7 +47,7 @@ struct NoteStore: Sendable {
             return .replayed(earlier.note)
         }
         noteCount += 1
-        let note = Note(id: noteCount, account: account, length: body.count, checksum: FNV1a.checksum(body))
+        let note = Note(id: noteCount, account: account, length: body.count, checksum: "fnv1a64:" + FNV1a.hex(body))
         if let idempotencyKey {
             remembered[KeyScope(account: account, key: idempotencyKey)] = Remembered(
                 fingerprint: fingerprint, length: body.count, note: note)

@@ -147,6 +147,8 @@ public struct HoldEnding: Sendable, Equatable {
         case control
         /// The event it waited for (`release_on`), as written.
         case event(String)
+        /// The exploration scheduler let the flow go (`faultline explore`).
+        case explorer
     }
 
     public var outcome: HoldOutcome

@@ -13,6 +13,7 @@ extension FlowMachine {
         switch ending.cause {
         case .control: fields.append(.string("ended_by", "control"))
         case .event(let event): fields += [.string("ended_by", "event"), .string("release_on", event)]
+        case .explorer: fields.append(.string("ended_by", "explore"))
         }
         endHold(spec, fields: fields, effective: ending.outcome, &output)
         return output.actions

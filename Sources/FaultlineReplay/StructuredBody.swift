@@ -1,3 +1,4 @@
+import FaultlineCore
 import Foundation
 
 /// A request or response body read for matching: a JSON document or a form by its fields, any
@@ -64,7 +65,7 @@ enum StructuredBody {
     func canonical(ignored: Set<String>, isSecret: (String) -> Bool, secret: (String, String) -> String) -> String {
         switch self {
         case .bytes(let bytes):
-            return "bytes:\(bytes.count):\(FNV1a64.hash(bytes))"
+            return "bytes:\(bytes.count):\(String(FNV1a.hash(bytes), radix: 16))"
         case .form(let fields):
             return "form:" + fields.filter { !ignored.contains($0.name.lowercased()) }
                 .map { "\($0.name)=\(isSecret($0.name) ? secret($0.name, $0.value) : $0.value)" }
@@ -145,18 +146,5 @@ extension StructuredBody {
             walk(document, pointer: "", name: nil)
             return leaves
         }
-    }
-}
-
-/// FNV-1a, 64 bits (http://www.isthe.com/chongo/tech/comp/fnv/): a cheap digest that tells two
-/// bodies apart for matching (not for security).
-enum FNV1a64 {
-    static func hash(_ bytes: some Sequence<UInt8>) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return String(hash, radix: 16)
     }
 }

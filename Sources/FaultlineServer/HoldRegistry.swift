@@ -50,6 +50,16 @@ public final class HoldRegistry: Sendable {
 
     /// Told the number of holds waiting for an event whenever it changes.
     private let waitersChanged: @Sendable (Int) -> Void
+    /// Told every hold that starts and every hold that ends, however it ends (`watch`).
+    private let watcher = Mutex<(@Sendable (HoldChange) -> Void)?>(nil)
+
+    /// A hold starting or ending, for the one watcher (the exploration scheduler).
+    public enum HoldChange: Sendable {
+        case started(HoldInfo)
+        /// Released, answered or failed by anyone, ended by its event, or forgotten because its
+        /// flow ended another way (its deadline, its client leaving).
+        case ended(HoldInfo)
+    }
 
     public init(waitersChanged: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.waitersChanged = waitersChanged
@@ -63,6 +73,17 @@ public final class HoldRegistry: Sendable {
             if eventWaiters.exchange(waiting, ordering: .relaxed) != waiting { waitersChanged(waiting) }
             return result
         }
+    }
+
+    /// Calls `watcher` (from any thread, outside the registry's lock) for every hold that starts
+    /// or ends from now on; a second call replaces the first watcher.
+    func watch(_ watcher: @escaping @Sendable (HoldChange) -> Void) {
+        self.watcher.withLock { $0 = watcher }
+    }
+
+    private func tell(_ changes: [HoldChange]) {
+        guard !changes.isEmpty, let watcher = watcher.withLock({ $0 }) else { return }
+        for change in changes { watcher(change) }
     }
 
     /// Registers a held flow. `deliver` is called exactly once, from any thread, when it ends.
@@ -81,12 +102,18 @@ public final class HoldRegistry: Sendable {
             return (info, woken)
         }
         for waiter in woken { waiter.callback(info) }
+        tell([.started(info)])
         return info
     }
 
     /// Forgets a hold whose flow ended another way (the client went away); no outcome is delivered.
     func remove(id: UInt64) {
-        withState { $0.entries.removeAll { $0.info.id == id } }
+        let removed = withState { state -> [HoldInfo] in
+            let gone = state.entries.filter { $0.info.id == id }.map(\.info)
+            state.entries.removeAll { $0.info.id == id }
+            return gone
+        }
+        tell(removed.map(HoldChange.ended))
     }
 
     /// The flows held now, oldest first.
@@ -94,10 +121,13 @@ public final class HoldRegistry: Sendable {
         withState { $0.entries.map(\.info) }
     }
 
-    /// Ends holds: the one with `id`, or the oldest named `name` (all of them with `all`).
-    /// Returns the holds ended; empty when none matched.
+    /// Ends holds: the one with `id`, or the oldest named `name` (all of them with `all`), as
+    /// `cause` (the control API by default). Returns the holds ended; empty when none matched.
     @discardableResult
-    public func end(name: String? = nil, id: UInt64? = nil, all: Bool = false, with outcome: HoldOutcome) -> [HoldInfo] {
+    public func end(
+        name: String? = nil, id: UInt64? = nil, all: Bool = false, with outcome: HoldOutcome,
+        by cause: HoldEnding.Cause = .control
+    ) -> [HoldInfo] {
         let ended = withState { state -> [Entry] in
             let matching = state.entries.filter { entry in
                 (id == nil || entry.info.id == id) && (name == nil || entry.info.name == name)
@@ -107,7 +137,8 @@ public final class HoldRegistry: Sendable {
             state.entries.removeAll { ids.contains($0.info.id) }
             return chosen
         }
-        for entry in ended { entry.deliver(HoldEnding(outcome, by: .control)) }
+        for entry in ended { entry.deliver(HoldEnding(outcome, by: cause)) }
+        tell(ended.map { .ended($0.info) })
         return ended.map(\.info)
     }
 
@@ -136,6 +167,7 @@ public final class HoldRegistry: Sendable {
         for entry in ended {
             entry.deliver(HoldEnding(.release(nil), by: .event(entry.releaseOn?.description ?? "")))
         }
+        tell(ended.map { .ended($0.info) })
     }
 
     static func matches(_ reference: EventReference, _ event: ObservedEvent) -> Bool {

@@ -4,6 +4,7 @@ import FaultlineCore
 import FaultlineFlow
 import FaultlineProxy
 import FaultlineTLS
+public import FaultlineExplore
 public import FaultlineRules
 import Synchronization
 
@@ -18,6 +19,7 @@ public final class ProxyServer: Sendable {
         let listeners: [Listener]
         let contexts: [LoopContext]
         let control: ControlServer?
+        let explorer: ExploreDriver?
     }
 
     public let configuration: ServerConfiguration
@@ -31,6 +33,8 @@ public final class ProxyServer: Sendable {
     private let drain = Mutex<(latch: CountdownLatch?, endedEarly: Bool)>((nil, false))
     /// `rules.loaded`'s fields for the rule set the server started with; nil without rules.
     private let rulesLoaded: [TraceField]?
+    /// The exploration record kept when the server stopped.
+    private let exploreRecord = Mutex<ExploreRunRecord?>(nil)
 
     /// A server without rules when `ruleSet` is nil, and without a control API when `control` is nil.
     public init(
@@ -40,7 +44,16 @@ public final class ProxyServer: Sendable {
         self.configuration = configuration
         self.trace = trace
         self.control = control
-        self.rules = RuleRuntime(policy: ruleSet.map { FlowPolicy(ruleSet: $0, naming: trace.fingerprint) })
+        // Exploration holds flows through a scenario of its own, so it needs a rules engine even
+        // when no rule file was given.
+        let builtIn = configuration.explore.map { [$0.scenario] } ?? []
+        let running = (ruleSet ?? (builtIn.isEmpty ? nil : .empty)).map { files -> RuleSet in
+            var combined = files
+            combined.scenarios += builtIn
+            return combined
+        }
+        self.rules = RuleRuntime(
+            policy: running.map { FlowPolicy(ruleSet: $0, naming: trace.fingerprint) }, builtIn: builtIn)
         self.rulesLoaded = ruleSet.map(RulesWatcher.summaryFields)
     }
 
@@ -61,6 +74,10 @@ public final class ProxyServer: Sendable {
                 loop: $0, configuration: configuration, trace: trace, resolver: resolver, ids: ids, flowIDs: flowIDs,
                 rules: rules)
         }
+        let explorer = configuration.explore.map { explore in
+            ExploreDriver(configuration: explore, holds: rules.holds, trace: trace, loop: group.loops[0])
+        }
+        explorer?.start()
         var listeners: [Listener] = []
         for listenerConfiguration in configuration.listeners {
             do {
@@ -81,6 +98,7 @@ public final class ProxyServer: Sendable {
                     [.string("address", listener.localAddress.description), .string("mode", mode.description)])
             } catch {
                 for listener in listeners { listener.stop() }
+                explorer?.stop()
                 group.shutdown()
                 resolver.shutdown()
                 throw ServerError("cannot listen on \(listenerConfiguration.address): \(Self.explain(error))")
@@ -98,14 +116,23 @@ public final class ProxyServer: Sendable {
                 controlServer = try ControlServer(api: api, group: group)
             } catch {
                 for listener in listeners { listener.stop() }
+                explorer?.stop()
                 group.shutdown()
                 resolver.shutdown()
                 throw ServerError("cannot listen for the control API on \(control.address): \(Self.explain(error))")
             }
         }
         running.withLock {
-            $0 = Running(group: group, resolver: resolver, listeners: listeners, contexts: contexts, control: controlServer)
+            $0 = Running(
+                group: group, resolver: resolver, listeners: listeners, contexts: contexts, control: controlServer,
+                explorer: explorer)
         }
+    }
+
+    /// In exploration mode, what the scheduler did: the run so far while running, the whole run
+    /// after `stop`. Nil otherwise.
+    public var explored: ExploreRunRecord? {
+        running.withLock { $0?.explorer?.record } ?? exploreRecord.withLock { $0 }
     }
 
     /// Where the control API listens (the real port when 0 was asked for); nil when not running
@@ -150,6 +177,8 @@ public final class ProxyServer: Sendable {
             }
         }
         state.control?.stop()
+        state.explorer?.stop()
+        exploreRecord.withLock { $0 = state.explorer?.record }
         for context in state.contexts {
             context.loop.execute { context.shutdown() }
         }

@@ -9,10 +9,21 @@ public final class RuleRuntime: Sendable {
     /// Nil when the proxy runs without rules.
     public let policy: FlowPolicy?
     public let holds: HoldRegistry
+    /// Scenarios the server adds to every rule set it runs (exploration's holds), after the
+    /// files' own, so a reload keeps them.
+    let builtIn: [Scenario]
 
-    public init(policy: FlowPolicy?) {
+    public init(policy: FlowPolicy?, builtIn: [Scenario] = []) {
         self.policy = policy
+        self.builtIn = builtIn
         self.holds = HoldRegistry { waiting in policy?.externalEventListeners.store(waiting, ordering: .relaxed) }
+    }
+
+    /// Swaps in a reloaded rule set, with the built-in scenarios after its own.
+    func replace(_ ruleSet: RuleSet) {
+        var combined = ruleSet
+        combined.scenarios += builtIn
+        policy?.replace(combined)
     }
 
     /// Something happened that conditions (`after`/`before`) and hold releases may wait for.

@@ -85,14 +85,14 @@ public final class RulesWatcher: Sendable {
     /// `rules.reloaded` or `rules.rejected`. Used by the watcher and by the control API's
     /// `POST /v1/rules/reload`; callable from any thread (it reads the folder, so not in a hot path).
     public static func reload(directory: String, runtime: RuleRuntime, trace: TraceRecorder) -> ReloadOutcome {
-        guard let policy = runtime.policy else { return .noRules }
+        guard runtime.policy != nil else { return .noRules }
         let result = RuleSetLoader.load(directory: directory)
         guard result.errors.isEmpty else {
             let errors = result.errors.map(\.description)
             trace.record(.rulesRejected, [.string("directory", directory), .strings("errors", errors)])
             return .rejected(errors: errors)
         }
-        policy.replace(result.ruleSet)
+        runtime.replace(result.ruleSet)
         trace.record(.rulesReloaded, [.string("directory", directory)] + summaryFields(result.ruleSet))
         return .reloaded(scenarios: result.ruleSet.scenarios.count, warnings: result.warningLines)
     }

@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable {
     public var tls: ServerTLSConfiguration?
     /// Answer every flow's upstream from a recording (`faultline replay serve`); nil: the network.
     public var replay: (any ReplayResponder)?
+    /// Exploration mode: the selected flows are scheduled one step at a time (`faultline explore`).
+    public var explore: ExploreConfiguration?
     /// A plain listener serves HTTP/2 to a client that opens with its preface (h2c with prior
     /// knowledge, RFC 9113 §3.3); false: such a client gets HTTP/1.1's answer (`--http1-only`).
     /// On TLS, ALPN decides (`ServerTLSConfiguration.http2`).

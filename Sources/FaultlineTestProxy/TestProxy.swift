@@ -92,9 +92,10 @@ public final class TestProxy: Sendable {
     /// exchange's bodies, secrets as pseudonyms; `saveCapture(to:)` writes it to a file that
     /// `start(replaying:)` and `faultline replay serve` read.
     public static func start(
-        upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1, tls: TLS? = nil, capture: CaptureOptions? = nil
+        upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1, tls: TLS? = nil, capture: CaptureOptions? = nil,
+        explore: ExploreConfiguration? = nil
     ) throws -> TestProxy {
-        try start(upstream: upstream, rules: rules, loops: loops, tls: tls, capture: capture, replay: nil)
+        try start(upstream: upstream, rules: rules, loops: loops, tls: tls, capture: capture, replay: nil, explore: explore)
     }
 
     /// Starts a proxy that answers from the capture, trace or HAR file at `replaying` instead of
@@ -105,7 +106,7 @@ public final class TestProxy: Sendable {
     /// when the rules do not load or the capture has several origins and `origin` names none.
     public static func start(
         replaying: URL, origin: URL? = nil, rules: Rules? = nil, settings: ReplaySettings = ReplaySettings(),
-        loops: Int = 1, tls: TLS? = nil, capture: CaptureOptions? = nil
+        loops: Int = 1, tls: TLS? = nil, capture: CaptureOptions? = nil, explore: ExploreConfiguration? = nil
     ) throws -> TestProxy {
         let recording = try CaptureLoader.load(path: replaying.path)
         var origins: [String] = []
@@ -118,12 +119,12 @@ public final class TestProxy: Sendable {
         }
         return try start(
             upstream: chosen, rules: rules, loops: loops, tls: tls ?? (origins.contains { $0.hasPrefix("https:") } ? TLS() : nil),
-            capture: capture, replay: (recording, settings))
+            capture: capture, replay: (recording, settings), explore: explore)
     }
 
     private static func start(
         upstream: URL?, rules: Rules?, loops: Int, tls: TLS?, capture: CaptureOptions?,
-        replay: (Capture, ReplaySettings)?
+        replay: (Capture, ReplaySettings)?, explore: ExploreConfiguration?
     ) throws -> TestProxy {
         let any = try SocketAddress(parsing: "127.0.0.1:0")
         var listeners = [ListenerConfiguration(address: any, mode: .forward)]
@@ -143,6 +144,7 @@ public final class TestProxy: Sendable {
             listeners.append(ListenerConfiguration(address: any, mode: .reverse(endpoint)))
         }
         var configuration = ServerConfiguration(listeners: listeners, loopCount: loops)
+        configuration.explore = explore
         if let tls {
             configuration.tls = try ServerTLSConfiguration(
                 authority: CertificateAuthority.makeEphemeral(), upstreamTrustAnchorsFile: tls.upstreamTrustAnchorsFile,
