@@ -109,10 +109,17 @@ let package = Package(
             swiftSettings: strictSettings),
         // The proxy-in-a-test core: no test framework, so the demo (and `faultline`) can use it
         // without linking XCTest or Swift Testing.
+        // Running an exploration: schedules one after another, each judged by the contract checker,
+        // failing ones shrunk, the report in four formats. How a run starts its proxy and client
+        // is the caller's (the command line, the testing library).
+        .target(
+            name: "FaultlineExplorer",
+            dependencies: ["FaultlineContract", "FaultlineCore", "FaultlineExplore", "FaultlineTrace"],
+            swiftSettings: strictSettings),
         .target(
             name: "FaultlineTestProxy",
             dependencies: [
-                "FaultlineBackend", "FaultlineCapture", "FaultlineExplore", "FaultlineReplay", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineFlow", "FaultlineProxy",
+                "FaultlineBackend", "FaultlineCapture", "FaultlineExplore", "FaultlineExplorer", "FaultlineReplay", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlinePosix", "FaultlineFlow", "FaultlineProxy",
                 "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),

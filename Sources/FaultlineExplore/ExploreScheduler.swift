@@ -9,7 +9,9 @@ public import FaultlineCore
 /// strategy picks a pending step (released at once) or, when allowed, waiting: everything stays
 /// pending until the next step arrives or `maxWait` passes, so that a later request of the client
 /// (a logout on a timer) can overtake what is pending now. After a wait that saw no arrival,
-/// waiting is not offered again until something arrives. Every decision is recorded; a choice
+/// waiting is not offered again until something arrives, and after `fruitlessWaits` of them not
+/// at all in this run: a client that sends nothing on its own should not cost a wait at every
+/// decision. Every decision is recorded; a choice
 /// the run cannot take (a replayed schedule asking for a step that is not there) falls back to
 /// first come, first served and marks the run diverged, as does a step that left by itself (its
 /// hold's step timeout).
@@ -23,10 +25,13 @@ public struct ExploreScheduler: Sendable {
         public var settle: Duration
         /// The longest wait for a new arrival (`--max-wait`, default 1 s).
         public var maxWait: Duration
+        /// Waits that may end with no arrival in one run before waiting is no longer offered.
+        public var fruitlessWaits: Int
 
-        public init(settle: Duration = .milliseconds(25), maxWait: Duration = .seconds(1)) {
+        public init(settle: Duration = .milliseconds(25), maxWait: Duration = .seconds(1), fruitlessWaits: Int = 2) {
             self.settle = settle
             self.maxWait = maxWait
+            self.fruitlessWaits = fruitlessWaits
         }
     }
 
@@ -51,6 +56,7 @@ public struct ExploreScheduler: Sendable {
     private var pending: [ExploreStep] = []
     private var mode = Mode.running
     private var waitOffered = true
+    private var fruitless = 0
     private var lastActivity: MonotonicInstant
     /// Every decision so far.
     public private(set) var decisions: [ExploreDecision] = []
@@ -73,7 +79,7 @@ public struct ExploreScheduler: Sendable {
     /// A held step appeared. Ends a wait.
     public mutating func stepArrived(_ step: ExploreStep, now: MonotonicInstant) -> [Action] {
         pending.append(step)
-        waitOffered = true
+        waitOffered = fruitless < settings.fruitlessWaits
         if case .waiting = mode { mode = .running }
         return activity(now: now)
     }
@@ -106,6 +112,7 @@ public struct ExploreScheduler: Sendable {
             guard now >= until else { return [.armTimer(until)] }
             mode = .running
             waitOffered = false
+            fruitless += 1
         }
         guard !pending.isEmpty else { return [] }
         let quietFrom = lastActivity.advanced(by: settings.settle)

@@ -1,6 +1,7 @@
 import FaultlineBackend
 import FaultlineContract
 import FaultlineExplore
+import FaultlineExplorer
 import FaultlineServer
 import FaultlineTestProxy
 import Foundation
@@ -9,26 +10,23 @@ import Testing
 @testable import FaultlineDemo
 
 @Suite(.serialized) struct ExploreSpikeTests {
-    @Test func tokenRaceUnderRandomSchedules() async throws {
+    @Test(arguments: [ClientFlaws.noSingleFlight, []])
+    func tokenRaceExplored(_ flaws: ClientFlaws) async throws {
         let backend = ReferenceBackend()
         try backend.start()
         defer { backend.stop() }
-        var seen: Set<String> = []
-        for seed in 1...5 {
-            backend.reset()
-            let proxy = try TestProxy.start(
-                upstream: URL(string: "http://\(backend.address!)")!,
-                rules: .files(["auth-profile.json5": DemoRules.profile]),
-                explore: ExploreConfiguration(strategy: RandomStrategy(seed: UInt64(seed))))
-            let started = Date()
-            let client = ReferenceClient(baseURL: proxy.baseURL!, flaws: .noSingleFlight)
+        let (contract, _) = ContractLoader.load(text: DemoRunner.contractFile.text, file: DemoRunner.contractFile.name)
+        let options = ExploreOptions(
+            strategy: .random, seed: 1, schedules: 20,
+            settings: ExploreScheduler.Settings(settle: .milliseconds(25), maxWait: .milliseconds(100)))
+        let explorer = Explorer.inProcess(
+            options: options, contract: contract!, upstream: URL(string: "http://\(backend.address!)")!,
+            rules: .files(["auth-profile.json5": DemoRules.profile]), beforeEach: { backend.reset() }
+        ) { proxy in
+            let client = ReferenceClient(baseURL: proxy.baseURL!, flaws: flaws)
             try await DemoScenario.tokenRace.play(client, proxy: proxy, backend: backend)
-            proxy.stop()
-            let record = try #require(proxy.server.explored)
-            let report = try proxy.checkContract()
-            seen.insert(record.interleaving)
-            print("seed \(seed): \(Date().timeIntervalSince(started))s decisions \(record.decisions.count) \(record.choices.map(\.token)) diverged \(record.divergences) violations \(report.violations.map(\.clause))")
         }
-        print("interleavings \(seen.count)")
+        let report = await explorer.explore()
+        print(ExploreReportFormatter.text(report))
     }
 }

@@ -126,3 +126,26 @@ import Testing
         #expect(Set(picks).count > 1, "two change points among four decisions move the top step: \(picks)")
     }
 }
+
+extension ExploreSchedulerTests {
+    /// After two waits that saw nothing arrive, the run is not offered waiting again.
+    @Test func fruitlessWaitsStopBeingOffered() {
+        var scheduler = ExploreScheduler(
+            strategy: ChoiceList([.wait, .step(0), .wait, .step(0)]), settings: Self.settings, now: Self.at(0))
+        var now: UInt64 = 0
+        func arrive(_ id: UInt64) { _ = scheduler.stepArrived(Self.step(id), now: Self.at(now)) }
+        func tick(_ after: UInt64) -> [ExploreScheduler.Action] {
+            now += after
+            return scheduler.timerFired(now: Self.at(now))
+        }
+        arrive(1)
+        _ = tick(25)  // wait
+        _ = tick(1000)  // fruitless: step 1 goes
+        arrive(2)
+        _ = tick(25)  // wait again: offered, since something arrived
+        _ = tick(1000)  // second fruitless wait
+        arrive(3)
+        _ = tick(25)
+        #expect(scheduler.decisions.map(\.alternatives) == [2, 1, 2, 1, 1], "no wait offered after two fruitless ones")
+    }
+}

@@ -59,7 +59,7 @@ def test_sigterm_sends_goaway_and_the_open_stream_finishes(start_faultline, orig
         client.close()
         gate.release()
 
-    assert proxy.stop() == 0, proxy.stderr
+    assert proxy.exited() == 0, proxy.stderr
     assert "were cut" not in proxy.stderr, proxy.stderr
     trace = Trace.load(proxy.trace_path)
     trace.assert_well_formed()
@@ -93,7 +93,7 @@ def test_streams_still_open_after_the_grace_period_are_cut(start_faultline, orig
         client.close()
         gate.release()
 
-    assert proxy.stop() == 0, proxy.stderr
+    assert proxy.exited() == 0, proxy.stderr
     assert "HTTP/2 streams still open after the 1 s shutdown grace period were cut" in proxy.stderr, proxy.stderr
     trace = Trace.load(proxy.trace_path)
     trace.assert_well_formed()
@@ -147,7 +147,7 @@ def test_an_idle_http2_connection_gets_goaway_and_is_closed(start_faultline, ori
         assert [(g["error"], g["last_stream_id"]) for g in client.goaways] == [("NO_ERROR", done)], client.goaways
     finally:
         client.close()
-    assert proxy.stop() == 0, proxy.stderr
+    assert proxy.exited() == 0, proxy.stderr
 
 
 def test_http1_connections_are_closed_at_once_as_before(start_faultline, origin):

@@ -108,6 +108,18 @@ class Faultline:
             )
         return banners[0]
 
+    def exited(self, timeout=15):
+        """Waits (with a deadline) for the process to end by itself after a signal the test sent,
+        without signalling again (a second SIGTERM cuts a drain short); returns the exit status."""
+        if self.returncode is None:
+            try:
+                self.returncode = self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                raise AssertionError(f"faultline did not exit within {timeout}s") from None
+            self._finish_streams()
+        return self.returncode
+
     def stop(self, sig=signal.SIGTERM, timeout=15):
         """Sends `sig` and waits for the exit; returns the exit status (idempotent)."""
         if self.returncode is not None:
