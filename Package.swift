@@ -143,6 +143,7 @@ let package = Package(
             name: "faultline",
             dependencies: [
                 "FaultlineBackend", "FaultlineCapture", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineDemo",
+                "FaultlineExplore", "FaultlineExplorer",
                 "FaultlinePosix", "FaultlineFlow", "FaultlineProxy", "FaultlineReplay", "FaultlineReplayClient", "FaultlineRules",
                 "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],

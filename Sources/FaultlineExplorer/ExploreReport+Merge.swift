@@ -45,6 +45,8 @@ extension ExploreReport {
         merged.interrupted = reports.contains(where: \.interrupted)
         merged.problem = reports.lazy.compactMap(\.problem).first
         merged.elapsedSeconds = reports.reduce(0) { $0 + $1.elapsedSeconds }
+        let shrinking = reports.compactMap(\.shrinkSeconds)
+        merged.shrinkSeconds = shrinking.isEmpty ? nil : shrinking.reduce(0, +)
         let cuts = reports.compactMap(\.cut)
         merged.cut = cuts.isEmpty ? nil : cuts.reduce(0, +)
         return merged

@@ -90,7 +90,9 @@ public struct ExploreReport: Sendable, Equatable, Codable {
     public var interrupted: Bool
     /// Why the exploration could not run, if it could not.
     public var problem: String?
+    /// Time spent on the schedules (the baseline included), and then on shrinking.
     public var elapsedSeconds: Double
+    public var shrinkSeconds: Double?
     /// The verdict counts client failures too (`--fail-on-client-error`).
     public var failOnClientError: Bool
 

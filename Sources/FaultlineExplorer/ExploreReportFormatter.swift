@@ -29,6 +29,10 @@ public enum ExploreReportFormatter {
         let rate = report.elapsedSeconds > 0 ? Double(report.runs.count) / report.elapsedSeconds : 0
         var summary =
             "\(report.runs.count) schedule\(report.runs.count == 1 ? "" : "s") run in \(seconds(report.elapsedSeconds)) (\(String(format: "%.1f", rate))/s), \(report.interleavings) distinct interleaving\(report.interleavings == 1 ? "" : "s"), \(report.divergedRuns.count) diverged, \(report.clientFailures.count) client failure\(report.clientFailures.count == 1 ? "" : "s")"
+        if let shrink = report.shrinkSeconds {
+            let runs = report.findings.compactMap(\.shrinkRuns).reduce(0, +)
+            summary += "; shrinking: \(runs) run\(runs == 1 ? "" : "s") in \(seconds(shrink))"
+        }
         if let cut = report.cut {
             summary += "; exhaustive: \(report.complete == true ? "every order within the bound run" : "stopped before every order was run"), \(report.pruned ?? 0) independent swaps skipped, \(cut) decisions past --max-steps"
         }

@@ -95,7 +95,10 @@ public final class Explorer: Sendable {
                 report.pruned = search.pruned
                 report.complete = prefix == nil
             }
-            if options.replay == nil {
+            report.elapsedSeconds = Date().timeIntervalSince(started)
+            if options.replay == nil, !report.findings.isEmpty {
+                let shrinking = Date()
+                defer { report.shrinkSeconds = Date().timeIntervalSince(shrinking) }
                 for position in report.findings.indices {
                     guard !shouldStop() else {
                         report.interrupted = true
@@ -108,8 +111,8 @@ public final class Explorer: Sendable {
             }
         } catch {
             report.problem = "\(error)"
+            report.elapsedSeconds = Date().timeIntervalSince(started)
         }
-        report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
     }
 

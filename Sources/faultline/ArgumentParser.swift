@@ -23,6 +23,10 @@ struct ParsedArguments {
     func values(_ name: String) -> [String] { options.filter { $0.name == name }.compactMap(\.value) }
     /// The last value given for `name`.
     func value(_ name: String) -> String? { values(name).last }
+
+    /// Puts an option first, as if the user had typed it before the others (a default that the
+    /// options after it, a `--mode`, apply to).
+    mutating func prepend(_ option: (name: String, value: String?)) { options.insert(option, at: 0) }
     func has(_ name: String) -> Bool { options.contains { $0.name == name } }
 
     /// Parses `--name value`, `--name=value` and flags against `specs`; unknown options are errors

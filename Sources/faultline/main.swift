@@ -14,6 +14,8 @@ let usage = """
 
     commands:
       demo       run the reference clients through the refresh and logout races and check them
+      explore    run a client under many delivery orders and find the one that breaks the contract
+                 (faultline explore --help)
       run        run the proxy (faultline run --help)
       check      check a trace against the session-boundary contract (faultline check --help)
       rules      check a rules folder (rules check DIR), switch a running proxy's rules
@@ -44,7 +46,7 @@ func main(_ arguments: [String]) -> Int32 {
         "run": RunCommand.run, "rules": RulesCommand.run, "holds": HoldsCommand.run, "release": ReleaseCommand.release,
         "fail": ReleaseCommand.fail, "mark": MarkCommand.run, "state": StateCommand.run, "backend": BackendCommand.run,
         "check": CheckCommand.run, "demo": DemoCommand.run, "ca": CACommand.run, "replay": ReplayCommand.run,
-        "har": HARCommand.run, "ui": UICommand.run,
+        "har": HARCommand.run, "ui": UICommand.run, "explore": ExploreCommand.run,
     ]
     guard let first = arguments.first else {
         print(usage)
