@@ -13,6 +13,13 @@ public struct DemoCase: Sendable, Equatable {
         self.expected = expected
     }
 
+    /// The clauses an exploration may name for this variant's flaw: its own, and for the client
+    /// without a generation check also no-reactivation (it adopts the tokens of a refresh that
+    /// completes after the logout as readily as it starts one after it).
+    public var exploreExpected: Set<ClauseID> {
+        flaws.contains(.noGenerationCheck) ? expected.union([.noReactivation]) : expected
+    }
+
     /// The client variant's name (`correct`, `no-single-flight`, ...).
     public var variant: String { flaws.name }
 
