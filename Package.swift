@@ -128,7 +128,7 @@ let package = Package(
         .target(
             name: "FaultlineTesting",
             dependencies: [
-                "FaultlineBackend", "FaultlineCapture", "FaultlineReplay", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
+                "FaultlineBackend", "FaultlineCapture", "FaultlineExplore", "FaultlineExplorer", "FaultlineReplay", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
                 "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
