@@ -32,6 +32,17 @@ extension DemoScenario {
         }
     }
 
+    /// Runs `work` and, `logoutAfter` into it, `account`'s logout: the user signing out on a
+    /// timer of their own while the work is in flight. Returns when both are done.
+    private static func loggingOut(
+        _ account: ReferenceClient.Account, during work: @escaping @Sendable () async -> Void
+    ) async {
+        async let running: Void = work()
+        try? await Task.sleep(for: logoutAfter)
+        _ = try? await account.logout()
+        await running
+    }
+
     /// Plays the scenario for exploration: the staged script where it needs no hold, otherwise
     /// the same operations with the logout on a timer.
     func playExplored(_ client: ReferenceClient, proxy: TestProxy, backend: ReferenceBackend?) async throws {
@@ -39,24 +50,15 @@ extension DemoScenario {
         case .logoutRace:
             let ann = try await client.signIn("ann")
             backend?.expireAccessTokens()
-            async let messages: Void = attempt { try await ann.call("GET", "/v1/messages") }
-            try await Task.sleep(for: Self.logoutAfter)
-            await attempt { try await ann.logout() }
-            await messages
+            await Self.loggingOut(ann, during: { await attempt { _ = try await ann.call("GET", "/v1/messages") } })
         case .lateSetCookie:
             let ann = try await client.signIn("ann")
-            async let messages: Void = attempt { try await ann.cookieCall("/v1/messages") }
-            try await Task.sleep(for: Self.logoutAfter)
-            await attempt { try await ann.logout() }
-            await messages
+            await Self.loggingOut(ann, during: { await attempt { _ = try await ann.cookieCall("/v1/messages") } })
             await attempt { try await ann.cookieCall("/v1/messages") }
         case .lateRefresh:
             let ann = try await client.signIn("ann")
             backend?.expireAccessTokens()
-            async let messages: Void = attempt { try await ann.call("GET", "/v1/messages") }
-            try await Task.sleep(for: Self.logoutAfter)
-            await attempt { try await ann.logout() }
-            await messages
+            await Self.loggingOut(ann, during: { await attempt { _ = try await ann.call("GET", "/v1/messages") } })
             await attempt { try await ann.call("GET", "/v1/me") }
         case .tokenRace, .late401, .alwaysRejected, .twoAccounts, .pipeline, .noteRetry:
             try await play(client, proxy: proxy, backend: backend)
