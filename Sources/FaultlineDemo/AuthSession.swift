@@ -22,6 +22,10 @@ actor AuthSession {
     private var refreshInFlight: Task<(access: String, refresh: String), any Error>?
     /// The refresh that was in flight when the account logged out (`settleAbandonedRefresh`).
     private var abandonedRefresh: Task<(access: String, refresh: String), any Error>?
+    /// Retries that passed their generation check and are being sent (`beginRetry`), and a
+    /// logout waiting for them to be out before its own request goes.
+    private var retriesSending = 0
+    private var logoutWaiting: CheckedContinuation<Void, Never>?
 
     init(flaws: ClientFlaws, stack: @escaping @Sendable () -> DemoHTTPClient) {
         self.stack = stack
@@ -37,6 +41,28 @@ actor AuthSession {
         else { throw Failure.refreshRefused(response.status) }
         accessToken = access
         refreshToken = refresh
+    }
+
+    /// Before a retry is sent, after the refresh it waited for: throws `loggedOut` when the
+    /// session signed out since `generation` (the article's rule after every await), else counts
+    /// the retry as being sent until `endRetry`, so that a logout starting now sends its request
+    /// only after the retry's: checked and sent is one step for the logout, and its boundary
+    /// never falls between the check and the send. The flawed clients without a generation
+    /// check, and those that adopt late tokens, carry on unchecked and uncounted.
+    func beginRetry(_ generation: Int) throws {
+        guard !flaws.contains(.noGenerationCheck), !flaws.contains(.adoptLateTokens) else { return }
+        guard generation == self.generation else { throw Failure.loggedOut }
+        retriesSending += 1
+    }
+
+    /// The retry counted by `beginRetry` got its answer (or failed).
+    func endRetry() {
+        guard !flaws.contains(.noGenerationCheck), !flaws.contains(.adoptLateTokens) else { return }
+        retriesSending -= 1
+        if retriesSending == 0, let logoutWaiting {
+            self.logoutWaiting = nil
+            logoutWaiting.resume()
+        }
     }
 
     /// A token to retry with after `rejected` got a 401: the current one if another request has
@@ -116,6 +142,7 @@ actor AuthSession {
             abandonedRefresh = refreshInFlight
             refreshInFlight = nil
         }
+        if retriesSending > 0 { await withCheckedContinuation { logoutWaiting = $0 } }
         _ = try await stack().send("POST", "/logout", bearer: token)
     }
 

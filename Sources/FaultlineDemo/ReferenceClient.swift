@@ -62,8 +62,19 @@ public final class ReferenceClient: Sendable {
             let limit = flaws.contains(.retryLoop) ? 4 : 2
             while response.status == 401, attempts < limit {
                 token = try await auth.token(afterRejectionOf: token, startedIn: generation, refreshAtStart: refreshAtStart)
+                // The article's rule again: the refresh was an await, and the user may have signed
+                // out during it; a retry of a signed-out session is never sent. (Exploration found
+                // this one: the retry went out on the old stack between the logout and its
+                // teardown, with the pre-logout token.)
+                try await auth.beginRetry(generation)
                 let body = flaws.contains(.retryWithEmptyBody) ? nil : json
-                response = try await http.send(method, path, bearer: token, json: body, headers: headers)
+                do {
+                    response = try await http.send(method, path, bearer: token, json: body, headers: headers)
+                } catch {
+                    await auth.endRetry()
+                    throw error
+                }
+                await auth.endRetry()
                 attempts += 1
             }
             return response.status

@@ -8,7 +8,7 @@ import Foundation
 /// of staged by rules.
 extension DemoCommand {
     static func exploreOptions(_ parsed: ParsedArguments) throws(UsageError) -> ExploreOptions {
-        var options = ExploreOptions(strategy: .pct(depth: 3), seed: 1, schedules: 20, shrinkRuns: 30)
+        var options = ExploreOptions(strategy: .pct(depth: 3), seed: 1, schedules: 50, shrinkRuns: 30)
         if let text = parsed.value("--schedules") {
             guard let count = Int(text), (1...100_000).contains(count) else {
                 throw UsageError(description: "faultline demo: --schedules takes a whole number from 1 to 100000, not '\(text)'")
@@ -55,6 +55,7 @@ extension DemoCommand {
         for demoCase in cases {
             var caseOptions = options
             caseOptions.stopAtFirstFailure = !demoCase.flaws.isEmpty
+            caseOptions.keepDirectory = options.keepDirectory.map { "\($0)/\(demoCase.scenario.rawValue)-\(demoCase.variant)" }
             let report = await runner.explore(demoCase, options: caseOptions)
             let name = demoCase.flaws.isEmpty ? "correct client" : "broken client (\(demoCase.variant))"
             print("▶ \(name): \(demoCase.scenario.summary)")

@@ -17,7 +17,7 @@ enum DemoCommand {
         OptionSpec(
             name: "--explore", value: nil,
             help: "no ordering rules: explore the delivery orders (faultline explore) until each broken client is caught"),
-        OptionSpec(name: "--schedules", value: "N", help: "with --explore, schedules per case (default 20; a broken client stops at the first that catches it)"),
+        OptionSpec(name: "--schedules", value: "N", help: "with --explore, schedules per case (default 50; a broken client stops at the first that catches it)"),
         OptionSpec(name: "--strategy", value: "NAME", help: "with --explore, pct (default) or random"),
         OptionSpec(name: "--seed", value: "X", help: "with --explore, the seed (default 1)"),
         OptionSpec(name: "--settle", value: "MS", help: "with --explore, the quiet needed before each decision (default 25)"),
@@ -64,14 +64,16 @@ enum DemoCommand {
         let cases = parsed.has("--all") ? DemoCase.mutationTable : DemoCase.demo
         let version: DemoHTTPVersion = parsed.has("--http2") ? .http2 : .http1_1
         if parsed.has("--explore") {
-            let options: ExploreOptions
+            var options: ExploreOptions
             do {
                 options = try exploreOptions(parsed)
             } catch {
                 printError("\(error)")
                 return 2
             }
-            return waitFor { await explore(cases, options: options, version: version) }
+            options.keepDirectory = directory
+            let explored = options
+            return waitFor { await explore(cases, options: explored, version: version) }
         }
         return waitFor { await play(cases, traces: directory, version: version) }
     }

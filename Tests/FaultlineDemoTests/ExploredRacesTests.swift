@@ -13,14 +13,21 @@ import Testing
 /// deviations the flaw needs and still fails.
 ///
 /// The settle window is 5 ms and a wait at most 60 ms here (the command's defaults are 25 ms and
-/// 1 s) so that the suite stays within CI's time; `FAULTLINE_EXPLORE_SCHEDULES=200` runs the
+/// 1 s) so that the suite stays within CI's time, except where a schedule is replayed (40 ms, so
+/// that a loaded machine does not decide before the client's next request); `FAULTLINE_EXPLORE_SCHEDULES=200` runs the
 /// correct client through 200 schedules of each strategy per race, as the issue asks of a full run.
 @Suite(.serialized) struct ExploredRacesTests {
     static let settings = ExploreScheduler.Settings(settle: .milliseconds(5), maxWait: .milliseconds(60))
+    /// For replays: a settle window long enough that a loaded machine (CI runs suites side by
+    /// side on two cores) still sees the client's next request before it decides, so the
+    /// pending sets, and with them the choices' meaning, are the recorded ones.
+    static let steady = ExploreScheduler.Settings(settle: .milliseconds(40), maxWait: .milliseconds(400))
 
     static let orderDependent = DemoCase.mutationTable.filter { !$0.flaws.isEmpty && $0.scenario.dependsOnOrder }
 
-    static func options(_ strategy: StrategyKind, seed: UInt64, schedules: Int) -> ExploreOptions {
+    static func options(
+        _ strategy: StrategyKind, seed: UInt64, schedules: Int, settings: ExploreScheduler.Settings = settings
+    ) -> ExploreOptions {
         var options = ExploreOptions(strategy: strategy, seed: seed, schedules: schedules, shrinkRuns: 0, settings: settings)
         options.stopAtFirstFailure = true
         return options
@@ -70,11 +77,11 @@ import Testing
         let runner = try DemoRunner(httpVersion: version)
         defer { runner.stop() }
         let demoCase = DemoCase([], .tokenRace, expected: [])
-        var explored = Self.options(.pct(depth: 3), seed: 4, schedules: 6)
+        var explored = Self.options(.pct(depth: 3), seed: 4, schedules: 6, settings: Self.steady)
         explored.stopAtFirstFailure = false
         let source = await runner.explore(demoCase, options: explored)
         let picked = try #require(source.runs.max { Schedule.deviationCount($0.schedule) < Schedule.deviationCount($1.schedule) })
-        var replay = Self.options(.fcfs, seed: 0, schedules: 20)
+        var replay = Self.options(.fcfs, seed: 0, schedules: 20, settings: Self.steady)
         replay.replay = try Schedule(parsing: picked.schedule)
         replay.stopAtFirstFailure = false
         let report = await runner.explore(demoCase, options: replay)
@@ -90,14 +97,14 @@ import Testing
         let runner = try DemoRunner()
         defer { runner.stop() }
         let demoCase = DemoCase(.adoptLateTokens, .lateRefresh, expected: [.noReactivation])
-        var options = Self.options(.random, seed: 3, schedules: 200)
+        var options = Self.options(.random, seed: 3, schedules: 200, settings: Self.steady)
         options.shrinkRuns = 40
         let report = await runner.explore(demoCase, options: options)
         let finding = try #require(report.findings.first { $0.clause == .noReactivation }, "\(ExploreReportFormatter.text(report))")
         let shrunk = try #require(finding.shrunk)
         #expect((finding.shrunkDeviations ?? 99) <= 2, "\(ExploreReportFormatter.text(report))")
         #expect((finding.shrunkDeviations ?? 0) <= Schedule.deviationCount(finding.first.schedule))
-        var replay = Self.options(.fcfs, seed: 0, schedules: 3)
+        var replay = Self.options(.fcfs, seed: 0, schedules: 3, settings: Self.steady)
         replay.replay = try Schedule(parsing: shrunk.schedule)
         replay.stopAtFirstFailure = false
         let again = await runner.explore(demoCase, options: replay)
