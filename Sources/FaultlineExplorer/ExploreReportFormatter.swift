@@ -6,10 +6,12 @@ public import Foundation
 /// report), CI (`junit`: a test case per clause, plus one for the exploration itself) and
 /// browsers (`html`, one self-contained page).
 public enum ExploreReportFormatter {
-    /// The shell command that replays `schedule` against the same client.
+    /// The shell command that replays `schedule` against the same client, with the options that
+    /// shaped the runs (rules, windows, `--before-each`…).
     public static func reproduce(_ schedule: String, _ report: ExploreReport) -> String {
         let client = report.command.isEmpty ? "CLIENT…" : report.command.map(shellQuoted).joined(separator: " ")
-        return "faultline explore --schedule '\(schedule)' -- \(client)"
+        let options = report.arguments.map { shellQuoted($0) + " " }.joined()
+        return "faultline explore \(options)--schedule '\(schedule)' -- \(client)"
     }
 
     /// The report for a person: what ran, the verdict, then per clause the first and the shrunk

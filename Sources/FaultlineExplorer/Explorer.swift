@@ -50,7 +50,7 @@ public final class Explorer: Sendable {
             seed: options.replay?.seed ?? options.seed, schedules: options.schedules, shard: options.shard,
             settleMilliseconds: Int(options.settings.settle.milliseconds),
             maxWaitMilliseconds: Int(options.settings.maxWait.milliseconds), contract: ContractSummary(contract),
-            command: options.command, failOnClientError: options.failOnClientError)
+            command: options.command, arguments: options.arguments, failOnClientError: options.failOnClientError)
         let indices = (0..<options.schedules).filter { options.shard?.contains($0) ?? true }
         var state = Progress(total: indices.count, started: started)
         do {

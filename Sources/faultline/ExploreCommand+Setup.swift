@@ -38,7 +38,7 @@ extension ExploreCommand {
             beforeEach = parsed.value("--before-each")
             clientTimeout = try Self.seconds(parsed, "--client-timeout", default: 60)
             stepTimeout = try Self.seconds(parsed, "--step-timeout", default: 5)
-            var options = ExploreOptions(command: client)
+            var options = ExploreOptions(command: client, arguments: Self.runArguments(parsed))
             options.schedules = try Self.count(parsed, "--schedules", default: 100, range: 1...1_000_000)
             options.seed = try Self.count(parsed, "--seed", default: 1, range: 0...Int.max).asSeed
             options.maxSteps = try Self.count(parsed, "--max-steps", default: 64, range: 1...10_000)
@@ -220,6 +220,20 @@ extension ExploreCommand {
                 throw UsageError(description: "faultline explore: " + messages.joined(separator: "\n"))
             }
             return rule.match
+        }
+
+        /// The options that choose schedules, say how many, or where the report goes: the rest
+        /// shape each run, and the reproduce line repeats them.
+        static let scheduleOptions: Set<String> = [
+            "--schedules", "--strategy", "--depth", "--seed", "--schedule", "--shard", "--max-steps", "--shrink-runs",
+            "--keep", "--format", "--output",
+        ]
+
+        /// The command line's options that shape each run, as typed (`--rules R --settle 10`).
+        static func runArguments(_ parsed: ParsedArguments) -> [String] {
+            parsed.options.filter { !scheduleOptions.contains($0.name) }.flatMap { option in
+                [option.name] + (option.value.map { [$0] } ?? [])
+            }
         }
 
         static func seconds(_ parsed: ParsedArguments, _ name: String, default value: Double) throws(UsageError) -> Duration {
