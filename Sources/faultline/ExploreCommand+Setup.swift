@@ -83,6 +83,11 @@ extension ExploreCommand {
             if !parsed.has("--listen") { arguments.prepend(("--listen", "127.0.0.1:0")) }
             var configuration = try RunCommand.serverConfiguration(arguments)
             configuration.shutdownGracePeriod = .zero
+            // One loop unless told otherwise: the scheduler lets one step go at a time anyway, and
+            // with several loops, requests a client sends one after another on new connections
+            // are read in whichever order the loops' threads run, so the pending steps (and what
+            // a replayed choice picks) would differ from run to run.
+            if !parsed.has("--loops") { configuration.loopCount = 1 }
             if RunCommand.needsTLS(parsed, configuration) || parsed.has("--replay") {
                 configuration.tls = try RunCommand.tlsConfiguration(parsed, listeners: configuration.listeners)
             } else {
