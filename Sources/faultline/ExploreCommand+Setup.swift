@@ -30,6 +30,10 @@ extension ExploreCommand {
         let replay: (capture: Capture, settings: ReplaySettings)?
         /// The variables that point the client at the proxy's CA, when it intercepts TLS.
         let caVariables: [String: String]
+        /// Folders made under the temp dir for this exploration: the CA bundle's, and the kept
+        /// traces' when --keep does not name one (`removeTemporaryFolders`).
+        let caFolder: String?
+        let madeKeepFolder: Bool
 
         init(_ parsed: ParsedArguments, client: [String]) throws {
             self.client = client
@@ -71,8 +75,7 @@ extension ExploreCommand {
                 }
                 options.shard = shard
             }
-            options.keepDirectory = try parsed.value("--keep") ?? Self.temporaryFolder()
-            self.options = options
+            options.keepDirectory = parsed.value("--keep")
 
             if let path = parsed.value("--contract") {
                 do { contract = try ContractLoader.load(file: path) } catch { throw CommandFailure(error.description) }
@@ -94,7 +97,6 @@ extension ExploreCommand {
                 configuration.tls = try? RunCommand.tlsConfiguration(parsed, listeners: configuration.listeners)
             }
             base = configuration
-            caVariables = try configuration.tls.map { try Self.caBundle($0.authority.certificatePEM) } ?? [:]
 
             if let directory = parsed.value("--rules") {
                 let report = RuleSetLoader.load(directory: directory)
@@ -116,6 +118,36 @@ extension ExploreCommand {
                 replay = (capture, try ReplayServeCommand.replaySettings(parsed))
             } else {
                 replay = nil
+            }
+            // Last, once nothing can fail any more: what this makes under the temp dir is removed
+            // by `removeTemporaryFolders`, which a command line that failed never reaches.
+            if let authority = configuration.tls?.authority {
+                (caFolder, caVariables) = try Self.caBundle(authority.certificatePEM)
+            } else {
+                (caFolder, caVariables) = (nil, [:])
+            }
+            madeKeepFolder = options.keepDirectory == nil
+            if madeKeepFolder {
+                do {
+                    options.keepDirectory = try Self.temporaryFolder()
+                } catch {
+                    if let caFolder { try? FileManager.default.removeItem(atPath: caFolder) }
+                    throw error
+                }
+            }
+            self.options = options
+        }
+
+        /// Removes the CA bundle's folder, and the kept traces' folder this made when nothing was
+        /// kept in it (a passing exploration leaves nothing behind; a failing one, the traces its
+        /// report names).
+        func removeTemporaryFolders() {
+            let files = FileManager.default
+            if let caFolder { try? files.removeItem(atPath: caFolder) }
+            if madeKeepFolder, let folder = options.keepDirectory,
+                (try? files.contentsOfDirectory(atPath: folder))?.isEmpty == true
+            {
+                try? files.removeItem(atPath: folder)
             }
         }
 
@@ -189,8 +221,9 @@ extension ExploreCommand {
         }
 
         /// A CA bundle for the client: the system's trusted roots and the Faultline CA, in a file
-        /// of its own; and the Faultline CA alone for Node, which adds it to its own roots.
-        static func caBundle(_ pem: String) throws -> [String: String] {
+        /// of its own; and the Faultline CA alone for Node, which adds it to its own roots. Returns
+        /// the folder made for them and the variables naming them.
+        static func caBundle(_ pem: String) throws -> (folder: String, variables: [String: String]) {
             let folder = try temporaryFolder(prefix: "faultline-explore-ca-")
             let system = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
                 .lazy.compactMap { FileManager.default.contents(atPath: $0) }.first ?? Data()
@@ -202,7 +235,10 @@ extension ExploreCommand {
             } catch {
                 throw CommandFailure("cannot write the CA bundle for the client in \(folder): \(error.localizedDescription)")
             }
-            return ["SSL_CERT_FILE": bundle, "REQUESTS_CA_BUNDLE": bundle, "CURL_CA_BUNDLE": bundle, "NODE_EXTRA_CA_CERTS": own]
+            return (
+                folder,
+                ["SSL_CERT_FILE": bundle, "REQUESTS_CA_BUNDLE": bundle, "CURL_CA_BUNDLE": bundle, "NODE_EXTRA_CA_CERTS": own]
+            )
         }
 
         static func temporaryFolder(prefix: String = "faultline-explore-") throws -> String {

@@ -106,6 +106,7 @@ enum ExploreCommand {
             printError("\(error)")
             return 2
         }
+        defer { setup.removeTemporaryFolders() }
         let stop = Atomic<Bool>(false)
         Thread.detachNewThread {
             let signal = TerminationSignals.wait()

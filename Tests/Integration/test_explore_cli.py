@@ -154,3 +154,25 @@ def test_the_report_formats_parse(faultline_binary, backend, race_rules, tmp_pat
     assert page.tags.count("html") == 1 and page.tags.count("body") == 1
     assert "script" not in page.tags and page.loads == [], page.loads
     assert "single-flight-refresh" in outputs["html"] and "FAILED" in outputs["html"]
+
+
+def test_only_the_failing_runs_traces_stay_in_the_temp_folder(faultline_binary, backend, race_rules, tmp_path):
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    environment = clean_env(TMPDIR=str(temporary))
+    passing = explore(
+        faultline_binary, *WINDOWS, "--schedules", "1", client=["curl", "-sS", "-o", "/dev/null", f"{backend.url}/v1/me"],
+        report=tmp_path / "passing.json", env=environment)
+    assert passing.code == 0, passing.gist()
+    assert sorted(temporary.iterdir()) == [], "a passing exploration left folders behind"
+
+    failing = explore(
+        faultline_binary, "--rules", race_rules, "--before-each", reset_command(backend), *WINDOWS, "--schedules", "1",
+        "--shrink-runs", "0", client=ordered_race(backend), report=tmp_path / "failing.json", env=environment)
+    assert failing.code == 1, failing.gist()
+    # What the report points to stays: the failing runs' traces and timelines, in one folder.
+    left = sorted(temporary.iterdir())
+    assert len(left) == 1 and left[0].name.startswith("faultline-explore-"), left
+    assert sorted(path.name for path in left[0].iterdir()) == [
+        "baseline.html", "baseline.jsonl", "schedule-0.html", "schedule-0.jsonl"]
+    assert failing.run(0)["trace"] == str(left[0] / "schedule-0.jsonl")
