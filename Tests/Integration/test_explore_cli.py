@@ -12,8 +12,11 @@ refresh on 401 with no single flight) against `faultline backend`.
 - `--format json` decodes, `--format junit` is XML with one test case per clause plus
   `exploration`, `--format html` is one page with no script and nothing loaded."""
 import json
+import os
 import re
+import shlex
 import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 from html.parser import HTMLParser
 
@@ -176,3 +179,26 @@ def test_only_the_failing_runs_traces_stay_in_the_temp_folder(faultline_binary, 
     assert sorted(path.name for path in left[0].iterdir()) == [
         "baseline.html", "baseline.jsonl", "schedule-0.html", "schedule-0.jsonl"]
     assert failing.run(0)["trace"] == str(left[0] / "schedule-0.jsonl")
+
+
+def test_clients_through_tls_interception_trust_the_ca_bundle_they_are_given(
+        faultline_binary, tls_origin, certificates, tmp_path):
+    """curl (CURL_CA_BUNDLE) and requests (REQUESTS_CA_BUNDLE) reach an https origin through the
+    intercepting proxy of each schedule, trusting only what explore points them at; the bundle's
+    folder is gone afterwards."""
+    url = f"https://localhost:{tls_origin.port}/echo"
+    environment = tmp_path / "environment.json"
+    dump = " ".join(map(shlex.quote, client("dump_environment", environment)))
+    fetch = f"import requests; requests.get({url!r}, timeout=20).raise_for_status()"
+    script = (f"curl -sS --fail -o /dev/null {url} && {shlex.quote(sys.executable)} -c {shlex.quote(fetch)} "
+              f"&& test -s \"$SSL_CERT_FILE\" && {dump}")
+    result = explore(
+        faultline_binary, "--upstream-ca", certificates["ca.pem"], *WINDOWS, "--schedules", "2",
+        "--fail-on-client-error", client=["/bin/sh", "-c", script], report=tmp_path / "report.json")
+    assert result.code == 0, result.gist()
+    assert all(run["decisions"] >= 4 for run in result.report["runs"]), "the intercepted flows were not scheduled"
+    variables = json.loads(environment.read_text())
+    bundle = variables["SSL_CERT_FILE"]
+    assert variables["REQUESTS_CA_BUNDLE"] == bundle and variables["CURL_CA_BUNDLE"] == bundle
+    assert variables["NODE_EXTRA_CA_CERTS"] != bundle and os.path.dirname(variables["NODE_EXTRA_CA_CERTS"]) == os.path.dirname(bundle)
+    assert not os.path.exists(os.path.dirname(bundle)), "the CA bundle's folder was left behind"
