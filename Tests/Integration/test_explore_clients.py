@@ -20,14 +20,13 @@ import subprocess
 import pytest
 
 from harness.clients import clean_env
-from harness.explore import Exploration, backend, client, explore, race_rules, reset_command  # noqa: F401
+from harness.explore import (  # noqa: F401
+    LATE_REFRESH_PATIENCE, LATE_REFRESH_WINDOWS, backend, client, explore, race_rules, reset_command)
 
 pytestmark = pytest.mark.timeout(120)
 
-# Fast windows for loopback: a decision after 10 ms of quiet; a wait lasts until the next request
-# or 300 ms, longer than the late-refresh client's patience (0.15 s) so its logout can end it.
-FAST = ("--settle", "10", "--max-wait", "300")
-PATIENCE = 0.15
+# Fast windows for loopback: a decision after 10 ms of quiet, a wait of 100 ms at most.
+FAST = ("--settle", "10", "--max-wait", "100")
 
 
 def test_requests_threads_without_a_lock_break_single_flight_refresh(faultline_binary, backend, race_rules, tmp_path):
@@ -68,8 +67,8 @@ def explore_late_refresh(binary, backend, rules, variant, tmp_path, *more, note=
     """Explores fixtures/explore/late_refresh.py in `variant` (adopt, revoke, ignore) against the
     backend; `note` is the file the client marks each late refresh in."""
     return explore(
-        binary, "--rules", rules, "--before-each", reset_command(backend), *FAST, *more,
-        client=client("late_refresh", backend.url, variant, PATIENCE, *([note] if note else [])),
+        binary, "--rules", rules, "--before-each", reset_command(backend), *LATE_REFRESH_WINDOWS, *more,
+        client=client("late_refresh", backend.url, variant, LATE_REFRESH_PATIENCE, *([note] if note else [])),
         report=tmp_path / f"{name}.json")
 
 

@@ -15,15 +15,14 @@ import subprocess
 import pytest
 
 from harness.clients import clean_env
-from harness.explore import client, explore, race_rules  # noqa: F401
+from harness.explore import LATE_REFRESH_PATIENCE, LATE_REFRESH_WINDOWS, client, explore, race_rules  # noqa: F401
 from harness.faultline import Faultline
 from harness.listener import CountingListener
 from harness.reference_backend import ReferenceBackend
 
 pytestmark = pytest.mark.timeout(120)
 
-FAST = ("--settle", "10", "--max-wait", "300")
-PATIENCE = 0.15
+FAST = ("--settle", "10", "--max-wait", "100")
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +37,7 @@ def recorded(faultline_binary, race_rules, tmp_path_factory):
         sessions = {
             "unlocked": client("token_race", backend.url),
             "locked": client("token_race", backend.url, "--lock"),
-            "late": client("late_refresh", backend.url, "ignore", PATIENCE),
+            "late": client("late_refresh", backend.url, "ignore", LATE_REFRESH_PATIENCE),
         }
         for name, command in sessions.items():
             proxy = Faultline(
@@ -67,14 +66,15 @@ def no_backend(recorded):
 
 
 def explore_capture(binary, recorded, rules, capture, command, tmp_path, *more, name="report"):
-    return explore(binary, "--replay", recorded["captures"][capture], "--rules", rules, *FAST, *more,
+    return explore(binary, "--replay", recorded["captures"][capture], "--rules", rules, *more,
                    client=command, report=tmp_path / f"{name}.json")
 
 
 def test_requests_threads_without_a_lock_break_single_flight_refresh_against_a_capture(
         faultline_binary, recorded, race_rules, no_backend, tmp_path):
     result = explore_capture(faultline_binary, recorded, race_rules, "unlocked",
-                             client("token_race", recorded["url"]), tmp_path, "--schedules", "3", "--shrink-runs", "4")
+                             client("token_race", recorded["url"]), tmp_path, *FAST, "--schedules", "3",
+                             "--shrink-runs", "4")
     assert result.code == 1, result.gist()
     assert result.finding("single-flight-refresh")["schedules"] == 3
 
@@ -93,9 +93,9 @@ def test_requests_threads_with_a_lock_pass_against_a_capture(faultline_binary, r
 
 def test_a_late_refresh_adopted_after_logout_is_no_reactivation_against_a_capture(
         faultline_binary, recorded, race_rules, no_backend, tmp_path):
-    common = ("--strategy", "random", "--seed", "1", "--schedules", "12")
+    common = (*LATE_REFRESH_WINDOWS, "--strategy", "random", "--seed", "1", "--schedules", "12")
     adopt = explore_capture(faultline_binary, recorded, race_rules, "late",
-                            client("late_refresh", recorded["url"], "adopt", PATIENCE), tmp_path, *common,
+                            client("late_refresh", recorded["url"], "adopt", LATE_REFRESH_PATIENCE), tmp_path, *common,
                             "--shrink-runs", "8", name="adopt")
     assert adopt.code == 1, adopt.gist()
     assert [finding["clause"] for finding in adopt.report["findings"]] == ["no-reactivation"], adopt.gist()
@@ -103,7 +103,7 @@ def test_a_late_refresh_adopted_after_logout_is_no_reactivation_against_a_captur
 
     note = tmp_path / "late.note"
     revoke = explore_capture(faultline_binary, recorded, race_rules, "late",
-                             client("late_refresh", recorded["url"], "revoke", PATIENCE, note), tmp_path, *common,
+                             client("late_refresh", recorded["url"], "revoke", LATE_REFRESH_PATIENCE, note), tmp_path, *common,
                              name="revoke")
     assert revoke.code == 0, revoke.gist()
     assert os.path.exists(note) and "late" in note.read_text().split(), "no schedule delivered the refresh late"

@@ -15,6 +15,15 @@ from .clients import clean_env
 CLIENTS = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "explore"))
 
 
+# fixtures/explore/late_refresh.py's user signs out when a refresh has not answered within this
+# many seconds. In arrival order the refresh answers in about 25 ms (two 10 ms settles), so the
+# logout never comes; when the scheduler waits with the refresh's answer pending, the logout
+# comes and ends the wait, which may last up to --max-wait: 0.45 s, longer than the patience.
+# Both margins (0.2 s) absorb a loaded machine's hiccups.
+LATE_REFRESH_PATIENCE = 0.25
+LATE_REFRESH_WINDOWS = ("--settle", "10", "--max-wait", "450")
+
+
 def client(name, *args):
     """The command running fixtures/explore/NAME.py with `args`."""
     return [sys.executable, os.path.join(CLIENTS, f"{name}.py"), *map(str, args)]
