@@ -106,7 +106,8 @@ public enum ExploreReportFormatter {
     }
 
     /// JUnit XML: one test case per clause of the contract (failed with the first and shrunk
-    /// schedules when broken, skipped when disabled), and `exploration`, failed when the
+    /// schedules when broken, skipped when disabled, or when the exploration could not run: a
+    /// clause no schedule was judged against has not passed), and `exploration`, failed when the
     /// exploration could not run, was interrupted, or (with --fail-on-client-error) a client failed.
     public static func junit(_ report: ExploreReport) -> String {
         var cases: [String] = []
@@ -126,6 +127,9 @@ public enum ExploreReportFormatter {
             } else if report.contract.disabled.contains(clause) {
                 skipped += 1
                 element += ">\n      <skipped message=\"disabled by the contract\"/>\n    </testcase>"
+            } else if let problem = report.problem {
+                skipped += 1
+                element += ">\n      <skipped message=\"\(escape("the exploration could not run: " + problem))\"/>\n    </testcase>"
             } else {
                 element += "/>"
             }

@@ -37,10 +37,11 @@ def test_requests_threads_without_a_lock_break_single_flight_refresh(faultline_b
         report=tmp_path / "report.json")
     assert result.code == 1, result.gist()
     finding = result.finding("single-flight-refresh")
-    # Three 401s start three refreshes in any order, the arrival order (the baseline) included,
-    # so the schedule that breaks it needs no deviation at all.
+    # In arrival order (the baseline) the three 401s come together and start overlapping
+    # refreshes, so the schedule that breaks it needs no deviation at all.
     assert "single-flight-refresh" in result.report["baseline"]["violated"], result.gist()
-    assert finding["schedules"] == 3
+    # (Not every schedule: when one refresh answers before the next 401 is handled, the next
+    # refresh presents the rotated token, and the run breaks no-stale-refresh instead.)
     assert finding["shrunkDeviations"] == 0 and finding["shrunk"]["schedule"].endswith(":"), finding
     # Each failing run's trace and its HTML timeline are kept where --keep says.
     first = finding["first"]

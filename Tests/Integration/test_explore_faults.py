@@ -8,7 +8,9 @@
   the step timeout: deterministic);
 - SIGINT (Ctrl-C) once the first schedule's progress line is out stops after the current
   schedule and still writes a whole report, which `explore merge` reads back;
-- a --schedule string that does not read is refused (exit 2) naming the column, and nothing runs."""
+- a --schedule string that does not read is refused (exit 2) naming the column, and nothing runs;
+- an exploration that cannot run (--before-each fails, the client cannot be started) exits 2
+  saying why, and its JUnit report skips every clause instead of passing it."""
 import json
 import os
 import queue
@@ -160,3 +162,25 @@ def test_a_bad_schedule_is_refused_naming_the_column(faultline_binary, tmp_path,
     assert done.returncode == 2, done.stderr
     assert f"schedule '{schedule}': column {column}: {says}" in done.stderr, done.stderr
     assert done.stdout == "" and not ran.exists()
+
+
+def test_an_exploration_that_cannot_run_exits_2_and_says_why(faultline_binary, tmp_path):
+    ran = tmp_path / "ran"
+    command = [faultline_binary, "explore", *FAST, "--schedules", "2", "--before-each", "echo backend is down >&2; exit 7"]
+    text = subprocess.run([*command, "--", "/bin/sh", "-c", f"touch {ran}"], capture_output=True, text=True,
+                          timeout=30, env=clean_env())
+    assert text.returncode == 2, text.stderr
+    assert "NOT RUN: --before-each 'echo backend is down >&2; exit 7' exited 7: backend is down" in text.stdout
+    assert not ran.exists(), "the client ran although --before-each failed"
+
+    missing = subprocess.run([faultline_binary, "explore", *FAST, "--format", "junit", "--", str(tmp_path / "no-such-client")],
+                             capture_output=True, text=True, timeout=30, env=clean_env())
+    assert missing.returncode == 2, missing.stderr
+    cases = {case.get("name"): case for case in ElementTree.fromstring(missing.stdout).iter("testcase")}
+    failure = cases.pop("exploration").find("failure")
+    assert failure is not None and "cannot run" in failure.get("message") and "no-such-client" in failure.get("message")
+    # No schedule ran, so no clause passed: each is skipped, saying why.
+    assert len(cases) == 9
+    for name, case in cases.items():
+        skipped = case.find("skipped")
+        assert skipped is not None and skipped.get("message").startswith("the exploration could not run: cannot run"), name
