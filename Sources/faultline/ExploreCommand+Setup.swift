@@ -119,8 +119,9 @@ extension ExploreCommand {
             } else {
                 replay = nil
             }
-            // Last, once nothing can fail any more: what this makes under the temp dir is removed
-            // by `removeTemporaryFolders`, which a command line that failed never reaches.
+            // Last, once the command line has been read whole: what this makes under the temp
+            // dir is removed by `removeTemporaryFolders`, which a rejected command line never
+            // reaches.
             if let authority = configuration.tls?.authority {
                 (caFolder, caVariables) = try Self.caBundle(authority.certificatePEM)
             } else {

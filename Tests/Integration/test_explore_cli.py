@@ -29,6 +29,11 @@ from harness.trace import Trace
 pytestmark = pytest.mark.timeout(120)
 
 WINDOWS = ("--settle", "10", "--max-wait", "100")
+# Replaying a schedule gives the same run when each decision meets the same pending steps: the
+# settle window must outlast the client's reaction to the answer just let go (the requests it
+# sends next). A Python client on a loaded 2-core machine sometimes needs more than 10 ms (one
+# replay in 60 decided before a retry arrived), so the tests of sameness settle for 50 ms.
+REPLAYABLE = ("--settle", "50", "--max-wait", "100")
 CLAUSES = ["single-flight-refresh", "no-stale-refresh", "bounded-retry", "logout-boundary", "account-isolation",
            "no-reactivation", "exactly-once", "dependency-respected", "replay-safe-retry"]
 
@@ -47,7 +52,7 @@ def steps(trace_path):
 
 
 def test_a_schedule_replayed_twenty_times_gives_the_same_run(faultline_binary, backend, race_rules, tmp_path):
-    common = ("--rules", race_rules, "--before-each", reset_command(backend), *WINDOWS, "--shrink-runs", "0")
+    common = ("--rules", race_rules, "--before-each", reset_command(backend), *REPLAYABLE, "--shrink-runs", "0")
     found = explore(
         faultline_binary, *common, "--strategy", "random", "--seed", "7", "--schedules", "1",
         client=ordered_race(backend), report=tmp_path / "found.json")
@@ -76,7 +81,7 @@ def test_a_schedule_replayed_twenty_times_gives_the_same_run(faultline_binary, b
 
 
 def test_four_shards_merged_equal_the_unsharded_run(faultline_binary, backend, race_rules, tmp_path):
-    common = ("--rules", race_rules, "--before-each", reset_command(backend), *WINDOWS, "--strategy", "random",
+    common = ("--rules", race_rules, "--before-each", reset_command(backend), *REPLAYABLE, "--strategy", "random",
               "--seed", "5", "--schedules", "12", "--shrink-runs", "0")
     whole = explore(faultline_binary, *common, client=ordered_race(backend), report=tmp_path / "whole.json")
     assert whole.code == 1, whole.gist()
@@ -108,6 +113,16 @@ def test_four_shards_merged_equal_the_unsharded_run(faultline_binary, backend, r
                 for finding in report["findings"]]
 
     assert findings(merged) == findings(whole.report)
+
+    # Reports of another exploration, or a shard given twice, are refused.
+    other = json.loads(shards[0].read_text())
+    other["seed"] += 1
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    for reports, says in (([shards[1], tmp_path / "other.json"], "the reports are of different explorations"),
+                          ([shards[0], shards[0]], "a shard appears twice: 1/4, 1/4")):
+        refused = subprocess.run([faultline_binary, "explore", "merge", *map(str, reports)], capture_output=True,
+                                 text=True, timeout=30, env=clean_env())
+        assert refused.returncode == 2 and says in refused.stderr, refused.stderr
 
 
 class PageOutline(HTMLParser):
