@@ -10,7 +10,11 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+import pytest
+
 from .clients import clean_env
+from .reference_backend import ReferenceBackend
+from .rules import copy_examples
 
 CLIENTS = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "explore"))
 
@@ -88,11 +92,6 @@ def reset_command(backend):
 
 
 # -- fixtures (imported by the test_explore_* modules) -------------------------------------
-
-import pytest  # noqa: E402
-
-from .reference_backend import ReferenceBackend  # noqa: E402
-from .rules import copy_examples  # noqa: E402
 
 
 @pytest.fixture(scope="module")
