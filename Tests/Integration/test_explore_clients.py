@@ -101,8 +101,17 @@ def test_a_client_adopting_a_late_refresh_after_logout_is_no_reactivation(faultl
     assert shrunk.split(":")[2].split(".").count("w") == 1, shrunk
     assert "no-reactivation" in finding["shrunk"]["violated"]
 
-    # The reproduce line, run as the report prints it, breaks the same clause again.
+    # The text report says what ran and, for the clause, how often, the first and the shrunk
+    # schedules with their kept traces, and the command that replays the shrunk one.
     text = text_report(faultline_binary, tmp_path / "report.json")
+    interleavings = len({run["interleaving"] for run in result.report["runs"]})
+    assert "12 schedules run in " in text and f"{interleavings} distinct interleavings" in text, text
+    first = finding["first"]
+    assert f"✗ no-reactivation: broken by {finding['schedules']} of 12 schedules" in text, text
+    assert f"first:  schedule {first['index']}  {first['schedule']}  trace: {first['trace']}" in text, text
+    assert f"shrunk: {shrunk}  (1 deviation from arrival order, " in text, text
+    assert os.path.exists(first["trace"]) and os.path.exists(first["html"]) and first["html"].startswith(str(keep))
+    # The reproduce line, run as the report prints it, breaks the same clause again.
     reproduce = [line.split("reproduce: ", 1)[1] for line in text.splitlines() if "reproduce: " in line]
     assert len(reproduce) == 1 and f"--schedule '{shrunk}'" in reproduce[0], text
     command = reproduce[0].replace("faultline ", f"{faultline_binary} ", 1) + f" > {tmp_path / 'again.txt'}"
