@@ -29,6 +29,21 @@ public enum Shrinker {
         return choices
     }
 
+    /// Choices that take the `kept` deviations of a failing schedule (whose deviations are
+    /// `failing`) and the oldest step everywhere else. A wait left out is a decision fewer, not
+    /// a step let go earlier: the decisions after it move up by one, so that a kept deviation
+    /// still lands on the decision it was made at (a fruitless wait at the start would otherwise
+    /// push every later deviation one step late, and never shrink away).
+    public static func choices(keeping kept: [Deviation], of failing: [Deviation]) -> [ExploreChoice] {
+        let keptIndices = Set(kept.map(\.index))
+        let droppedWaits = failing.filter { $0.choice == .wait && !keptIndices.contains($0.index) }.map(\.index)
+        return choices(
+            keeping: kept.map { deviation in
+                Deviation(
+                    index: deviation.index - droppedWaits.count(where: { $0 < deviation.index }), choice: deviation.choice)
+            })
+    }
+
     /// The result of a shrink: the smallest failing set found, and how many runs it took.
     public struct Result: Sendable, Equatable {
         public let deviations: [Deviation]

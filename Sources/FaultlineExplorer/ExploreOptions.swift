@@ -26,12 +26,15 @@ public struct ExploreOptions: Sendable {
     public var settings: ExploreScheduler.Settings
     /// The client command, for the reproduce line.
     public var command: [String]
+    /// The command line's options that shape each run (rules, windows, `--before-each`, the
+    /// upstream…), for the reproduce line: replaying a schedule without them is another run.
+    public var arguments: [String]
 
     public init(
         strategy: StrategyKind = .pct(depth: 3), seed: UInt64 = 1, schedules: Int = 100, shard: Shard? = nil,
         replay: Schedule? = nil, maxSteps: Int = 64, shrinkRuns: Int = 40, failOnClientError: Bool = false,
         keepDirectory: String? = nil, settings: ExploreScheduler.Settings = ExploreScheduler.Settings(),
-        command: [String] = []
+        command: [String] = [], arguments: [String] = []
     ) {
         self.strategy = strategy
         self.seed = seed
@@ -44,6 +47,7 @@ public struct ExploreOptions: Sendable {
         self.keepDirectory = keepDirectory
         self.settings = settings
         self.command = command
+        self.arguments = arguments
     }
 
     /// The seed of schedule `index`: derived from the exploration's seed and the number alone, so

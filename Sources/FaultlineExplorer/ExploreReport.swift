@@ -77,6 +77,8 @@ public struct ExploreReport: Sendable, Equatable, Codable {
     public var contract: ContractSummary
     /// The client command, for the reproduce line (empty for a client run in-process).
     public var command: [String]
+    /// The options that shape each run, as given on the command line, for the reproduce line.
+    public var arguments: [String]
     public var baseline: Run?
     /// The runs of this report's schedules, by number.
     public var runs: [Run]
@@ -98,7 +100,8 @@ public struct ExploreReport: Sendable, Equatable, Codable {
 
     public init(
         strategy: String, seed: UInt64, schedules: Int, shard: Shard?, settleMilliseconds: Int,
-        maxWaitMilliseconds: Int, contract: ContractSummary, command: [String], failOnClientError: Bool
+        maxWaitMilliseconds: Int, contract: ContractSummary, command: [String], arguments: [String] = [],
+        failOnClientError: Bool
     ) {
         self.strategy = strategy
         self.seed = seed
@@ -108,6 +111,7 @@ public struct ExploreReport: Sendable, Equatable, Codable {
         self.maxWaitMilliseconds = maxWaitMilliseconds
         self.contract = contract
         self.command = command
+        self.arguments = arguments
         self.baseline = nil
         self.runs = []
         self.findings = []

@@ -6,10 +6,12 @@ public import Foundation
 /// report), CI (`junit`: a test case per clause, plus one for the exploration itself) and
 /// browsers (`html`, one self-contained page).
 public enum ExploreReportFormatter {
-    /// The shell command that replays `schedule` against the same client.
+    /// The shell command that replays `schedule` against the same client, with the options that
+    /// shaped the runs (rules, windows, `--before-each`…).
     public static func reproduce(_ schedule: String, _ report: ExploreReport) -> String {
         let client = report.command.isEmpty ? "CLIENT…" : report.command.map(shellQuoted).joined(separator: " ")
-        return "faultline explore --schedule '\(schedule)' -- \(client)"
+        let options = report.arguments.map { shellQuoted($0) + " " }.joined()
+        return "faultline explore \(options)--schedule '\(schedule)' -- \(client)"
     }
 
     /// The report for a person: what ran, the verdict, then per clause the first and the shrunk
@@ -104,7 +106,8 @@ public enum ExploreReportFormatter {
     }
 
     /// JUnit XML: one test case per clause of the contract (failed with the first and shrunk
-    /// schedules when broken, skipped when disabled), and `exploration`, failed when the
+    /// schedules when broken, skipped when disabled, or when the exploration could not run: a
+    /// clause no schedule was judged against has not passed), and `exploration`, failed when the
     /// exploration could not run, was interrupted, or (with --fail-on-client-error) a client failed.
     public static func junit(_ report: ExploreReport) -> String {
         var cases: [String] = []
@@ -124,6 +127,9 @@ public enum ExploreReportFormatter {
             } else if report.contract.disabled.contains(clause) {
                 skipped += 1
                 element += ">\n      <skipped message=\"disabled by the contract\"/>\n    </testcase>"
+            } else if let problem = report.problem {
+                skipped += 1
+                element += ">\n      <skipped message=\"\(escape("the exploration could not run: " + problem))\"/>\n    </testcase>"
             } else {
                 element += "/>"
             }

@@ -50,7 +50,7 @@ public final class Explorer: Sendable {
             seed: options.replay?.seed ?? options.seed, schedules: options.schedules, shard: options.shard,
             settleMilliseconds: Int(options.settings.settle.milliseconds),
             maxWaitMilliseconds: Int(options.settings.maxWait.milliseconds), contract: ContractSummary(contract),
-            command: options.command, failOnClientError: options.failOnClientError)
+            command: options.command, arguments: options.arguments, failOnClientError: options.failOnClientError)
         let indices = (0..<options.schedules).filter { options.shard?.contains($0) ?? true }
         var state = Progress(total: indices.count, started: started)
         do {
@@ -188,11 +188,11 @@ public final class Explorer: Sendable {
         var failures: [[Shrinker.Deviation]: ExploreReport.Run] = [:]
         var problem: (any Error)?
         let clause = finding.clause
-        let result = await Shrinker.ddmin(Shrinker.deviations(of: first.choices), budget: options.shrinkRuns) {
-            candidate in
+        let deviations = Shrinker.deviations(of: first.choices)
+        let result = await Shrinker.ddmin(deviations, budget: options.shrinkRuns) { candidate in
             guard problem == nil else { return false }
             do {
-                let output = try await run(ChoiceList(Shrinker.choices(keeping: candidate)))
+                let output = try await run(ChoiceList(Shrinker.choices(keeping: candidate, of: deviations)))
                 let judgement = try await judged(
                     index: finding.first.index, strategy: first.strategy, seed: first.seed, output: output,
                     keepAs: "shrunk-\(clause.rawValue)")

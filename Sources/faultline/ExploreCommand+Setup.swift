@@ -30,6 +30,10 @@ extension ExploreCommand {
         let replay: (capture: Capture, settings: ReplaySettings)?
         /// The variables that point the client at the proxy's CA, when it intercepts TLS.
         let caVariables: [String: String]
+        /// Folders made under the temp dir for this exploration: the CA bundle's, and the kept
+        /// traces' when --keep does not name one (`removeTemporaryFolders`).
+        let caFolder: String?
+        let madeKeepFolder: Bool
 
         init(_ parsed: ParsedArguments, client: [String]) throws {
             self.client = client
@@ -38,7 +42,7 @@ extension ExploreCommand {
             beforeEach = parsed.value("--before-each")
             clientTimeout = try Self.seconds(parsed, "--client-timeout", default: 60)
             stepTimeout = try Self.seconds(parsed, "--step-timeout", default: 5)
-            var options = ExploreOptions(command: client)
+            var options = ExploreOptions(command: client, arguments: Self.runArguments(parsed))
             options.schedules = try Self.count(parsed, "--schedules", default: 100, range: 1...1_000_000)
             options.seed = try Self.count(parsed, "--seed", default: 1, range: 0...Int.max).asSeed
             options.maxSteps = try Self.count(parsed, "--max-steps", default: 64, range: 1...10_000)
@@ -71,8 +75,7 @@ extension ExploreCommand {
                 }
                 options.shard = shard
             }
-            options.keepDirectory = try parsed.value("--keep") ?? Self.temporaryFolder()
-            self.options = options
+            options.keepDirectory = parsed.value("--keep")
 
             if let path = parsed.value("--contract") {
                 do { contract = try ContractLoader.load(file: path) } catch { throw CommandFailure(error.description) }
@@ -83,13 +86,17 @@ extension ExploreCommand {
             if !parsed.has("--listen") { arguments.prepend(("--listen", "127.0.0.1:0")) }
             var configuration = try RunCommand.serverConfiguration(arguments)
             configuration.shutdownGracePeriod = .zero
+            // One loop unless told otherwise: the scheduler lets one step go at a time anyway, and
+            // with several loops, requests a client sends one after another on new connections
+            // are read in whichever order the loops' threads run, so the pending steps (and what
+            // a replayed choice picks) would differ from run to run.
+            if !parsed.has("--loops") { configuration.loopCount = 1 }
             if RunCommand.needsTLS(parsed, configuration) || parsed.has("--replay") {
                 configuration.tls = try RunCommand.tlsConfiguration(parsed, listeners: configuration.listeners)
             } else {
                 configuration.tls = try? RunCommand.tlsConfiguration(parsed, listeners: configuration.listeners)
             }
             base = configuration
-            caVariables = try configuration.tls.map { try Self.caBundle($0.authority.certificatePEM) } ?? [:]
 
             if let directory = parsed.value("--rules") {
                 let report = RuleSetLoader.load(directory: directory)
@@ -111,6 +118,37 @@ extension ExploreCommand {
                 replay = (capture, try ReplayServeCommand.replaySettings(parsed))
             } else {
                 replay = nil
+            }
+            // Last, once the command line has been read whole: what this makes under the temp
+            // dir is removed by `removeTemporaryFolders`, which a rejected command line never
+            // reaches.
+            if let authority = configuration.tls?.authority {
+                (caFolder, caVariables) = try Self.caBundle(authority.certificatePEM)
+            } else {
+                (caFolder, caVariables) = (nil, [:])
+            }
+            madeKeepFolder = options.keepDirectory == nil
+            if madeKeepFolder {
+                do {
+                    options.keepDirectory = try Self.temporaryFolder()
+                } catch {
+                    if let caFolder { try? FileManager.default.removeItem(atPath: caFolder) }
+                    throw error
+                }
+            }
+            self.options = options
+        }
+
+        /// Removes the CA bundle's folder, and the kept traces' folder this made when nothing was
+        /// kept in it (a passing exploration leaves nothing behind; a failing one, the traces its
+        /// report names).
+        func removeTemporaryFolders() {
+            let files = FileManager.default
+            if let caFolder { try? files.removeItem(atPath: caFolder) }
+            if madeKeepFolder, let folder = options.keepDirectory,
+                (try? files.contentsOfDirectory(atPath: folder))?.isEmpty == true
+            {
+                try? files.removeItem(atPath: folder)
             }
         }
 
@@ -184,8 +222,9 @@ extension ExploreCommand {
         }
 
         /// A CA bundle for the client: the system's trusted roots and the Faultline CA, in a file
-        /// of its own; and the Faultline CA alone for Node, which adds it to its own roots.
-        static func caBundle(_ pem: String) throws -> [String: String] {
+        /// of its own; and the Faultline CA alone for Node, which adds it to its own roots. Returns
+        /// the folder made for them and the variables naming them.
+        static func caBundle(_ pem: String) throws -> (folder: String, variables: [String: String]) {
             let folder = try temporaryFolder(prefix: "faultline-explore-ca-")
             let system = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
                 .lazy.compactMap { FileManager.default.contents(atPath: $0) }.first ?? Data()
@@ -197,7 +236,10 @@ extension ExploreCommand {
             } catch {
                 throw CommandFailure("cannot write the CA bundle for the client in \(folder): \(error.localizedDescription)")
             }
-            return ["SSL_CERT_FILE": bundle, "REQUESTS_CA_BUNDLE": bundle, "CURL_CA_BUNDLE": bundle, "NODE_EXTRA_CA_CERTS": own]
+            return (
+                folder,
+                ["SSL_CERT_FILE": bundle, "REQUESTS_CA_BUNDLE": bundle, "CURL_CA_BUNDLE": bundle, "NODE_EXTRA_CA_CERTS": own]
+            )
         }
 
         static func temporaryFolder(prefix: String = "faultline-explore-") throws -> String {
@@ -220,6 +262,20 @@ extension ExploreCommand {
                 throw UsageError(description: "faultline explore: " + messages.joined(separator: "\n"))
             }
             return rule.match
+        }
+
+        /// The options that choose schedules, say how many, or where the report goes: the rest
+        /// shape each run, and the reproduce line repeats them.
+        static let scheduleOptions: Set<String> = [
+            "--schedules", "--strategy", "--depth", "--seed", "--schedule", "--shard", "--max-steps", "--shrink-runs",
+            "--keep", "--format", "--output",
+        ]
+
+        /// The command line's options that shape each run, as typed (`--rules R --settle 10`).
+        static func runArguments(_ parsed: ParsedArguments) -> [String] {
+            parsed.options.filter { !scheduleOptions.contains($0.name) }.flatMap { option in
+                [option.name] + (option.value.map { [$0] } ?? [])
+            }
         }
 
         static func seconds(_ parsed: ParsedArguments, _ name: String, default value: Double) throws(UsageError) -> Duration {

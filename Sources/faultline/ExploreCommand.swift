@@ -46,6 +46,12 @@ enum ExploreCommand {
     static let runSpecs = RunCommand.specs.filter {
         !["--trace", "--capture", "--capture-body-limit", "--capture-secrets", "--control", "--control-token",
           "--control-file", "--shutdown-grace"].contains($0.name)
+    }.map { spec in
+        spec.name == "--loops"
+            ? OptionSpec(
+                name: spec.name, value: spec.value,
+                help: "event-loop threads (default 1: requests that arrive together are then read in the order they came, so a replayed schedule meets the same pending steps)")
+            : spec
     }
 
     static var allSpecs: [OptionSpec] { ownSpecs + runSpecs + ReplayServeCommand.specs + CAOptions.specs }
@@ -100,6 +106,7 @@ enum ExploreCommand {
             printError("\(error)")
             return 2
         }
+        defer { setup.removeTemporaryFolders() }
         let stop = Atomic<Bool>(false)
         Thread.detachNewThread {
             let signal = TerminationSignals.wait()

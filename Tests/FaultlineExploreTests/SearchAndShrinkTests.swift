@@ -91,6 +91,28 @@ import Testing
         #expect(Set(result.deviations.map(\.index)) == [1, 3])
     }
 
+    @Test func aWaitLeftOutMovesTheLaterDecisionsUp() async {
+        // A run as the scheduler plays it: a wait that nothing ends lets no step go, so the run
+        // fails when it waits after exactly four steps went, wherever that decision falls.
+        func fails(_ choices: [ExploreChoice]) -> Bool {
+            var steps = 0
+            for choice in choices {
+                if choice == .wait, steps == 4 { return true }
+                if choice != .wait { steps += 1 }
+            }
+            return false
+        }
+        let failing: [ExploreChoice] = [.wait, .step(0), .step(0), .step(0), .step(0), .wait, .step(0), .step(0), .wait]
+        let deviations = Shrinker.deviations(of: failing)
+        let result = await Shrinker.ddmin(deviations, budget: 20) { kept in
+            fails(Shrinker.choices(keeping: kept, of: deviations))
+        }
+        #expect(result.deviations == [Shrinker.Deviation(index: 5, choice: .wait)])
+        #expect(Shrinker.choices(keeping: result.deviations, of: deviations) == [.step(0), .step(0), .step(0), .step(0), .wait])
+        // Kept at its old index, the wait comes after five steps and the run passes.
+        #expect(!fails(Shrinker.choices(keeping: result.deviations)))
+    }
+
     @Test func arrivalOrderFailingShrinksToNothing() async {
         let result = await Shrinker.ddmin(Shrinker.deviations(of: [.step(1), .wait]), budget: 10) { _ in true }
         #expect(result.deviations.isEmpty && result.runs == 1)
