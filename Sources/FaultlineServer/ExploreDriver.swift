@@ -51,7 +51,11 @@ final class ExploreDriver: Sendable {
                 input { $0.stepArrived(step, now: now) }
             case .ended(let info):
                 guard Self.step(info) != nil else { return }
-                let timedOut = info.heldAt.advanced(by: stepTimeout) <= now
+                // The flow's own timer ends the hold at its deadline; it was armed a moment before
+                // the registry noted `heldAt`, so a little slack tells the deadline from an end
+                // that came earlier (the client leaving).
+                let slack = min(stepTimeout / 20, .milliseconds(100))
+                let timedOut = info.heldAt.advanced(by: stepTimeout - slack) <= now
                 let reason = timedOut ? "went by its step timeout (\(stepTimeout))" : nil
                 input { $0.stepLeft(id: info.id, reason: reason, now: now) }
             }
