@@ -106,6 +106,13 @@ let package = Package(
                 "FaultlineConfig", "FaultlineCore", "FaultlineExplore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlinePosix",
                 "FaultlineProxy", "FaultlineRules", "FaultlineTLS", "FaultlineTrace",
             ],
+            // The web UI's files, kept as .html, .css and .js (readable, diffable, lintable) and
+            // compiled into the binary: no bundle to install beside it.
+            resources: [
+                .embedInCode("UI/index.html"), .embedInCode("UI/app.css"), .embedInCode("UI/app-core.js"),
+                .embedInCode("UI/app-flows.js"), .embedInCode("UI/app-panels.js"), .embedInCode("UI/app-lanes.js"),
+                .embedInCode("UI/app-start.js"),
+            ],
             swiftSettings: strictSettings),
         // The proxy-in-a-test core: no test framework, so the demo (and `faultline`) can use it
         // without linking XCTest or Swift Testing.

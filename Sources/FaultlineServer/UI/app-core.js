@@ -1,13 +1,7 @@
-extension UIAssets {
-    /// `/ui/app.js`: builds the flow list from the event stream and drives holds, rules and
-    /// scenario state through `/ui/api/`. Served as one file, written in parts by concern: this
-    /// one (state, the stream, what each trace event does to a flow), the flow list and detail
-    /// (UIAssets+ScriptFlows.swift), the side panels (UIAssets+ScriptPanels.swift) and the
-    /// lineage lanes with a check report's violations (UIAssets+ScriptLanes.swift).
-    static let script = [scriptCore, scriptFlows, scriptPanels, scriptLanes, scriptStart].joined(separator: "\n")
-
-    static let scriptCore = #"""
-// Faultline's web UI: one page over the control API's /ui/api/ namespace (session cookie).
+// Faultline's web UI, app.js part 1 of 5 (served as one file; the parts are joined in order by
+// UIAssets.swift): state, the stream, what each trace event does to a flow.
+//
+// One page over the control API's /ui/api/ namespace (session cookie).
 // The flow list is built here from the trace lines that /ui/api/v1/events streams (the recent
 // past, then live); holds, rules and scenario state are read from the API when events say they
 // changed. No framework and no build step: the proxy serves this file as it is.
@@ -268,92 +262,4 @@ function addRole(role) {
   const select = $("filter-role");
   if ([...select.options].some((option) => option.value === role)) return;
   select.append(element("option", { value: role, text: role }));
-}
-"""#
-
-    static let scriptStart = #"""
-// MARK: Rendering and the stream
-
-function queueRender() {
-  if (renderQueued) return;
-  renderQueued = true;
-  requestAnimationFrame(() => {
-    renderQueued = false;
-    for (const item of dirtyFlows) {
-      if (item === "detail") renderDetail();
-      else if (flows.has(item.id)) rowFor(item);
-    }
-    dirtyFlows.clear();
-    $("counts").textContent = `${flows.size} flows · ${eventCount} events`;
-    // The swimlanes are redrawn whole, so at most twice a second.
-    if (performance.now() - lanesDrawnAt > 500) {
-      lanesDrawnAt = performance.now();
-      renderLanes();
-    } else if (!lanesTimer) {
-      lanesTimer = setTimeout(() => { lanesTimer = null; lanesDrawnAt = 0; queueRender(); }, 500);
-    }
-  });
-}
-
-function setConnection(text, down) {
-  const status = $("connection");
-  status.textContent = text;
-  status.classList.toggle("down", down);
-}
-
-async function follow() {
-  const response = await fetch("/ui/api/v1/events", { credentials: "same-origin" });
-  if (!response.ok) {
-    setConnection(response.status === 401 ? "signed out: run 'faultline ui' for a new address" : "error " + response.status, true);
-    return;
-  }
-  setConnection("loading…", false);
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let pending = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    pending += decoder.decode(value, { stream: true });
-    let newline;
-    while ((newline = pending.indexOf("\n")) >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      if (line) {
-        try { onEvent(JSON.parse(line)); } catch (error) { console.warn("unreadable trace line", error); }
-      }
-    }
-    queueRender();
-  }
-  stopPolling();
-  setConnection("disconnected: the proxy stopped", true);
-}
-
-// Once the stream is over there is nothing to refresh from: polling on would only overwrite
-// what the page says with failed fetches.
-let pollTimer = null;
-
-function stopPolling() {
-  clearInterval(pollTimer);
-  clearTimeout(refreshTimer);
-  refreshTimer = null;
-}
-
-document.addEventListener("DOMContentLoaded", () => {
-  for (const id of ["filter-host", "filter-path", "filter-status", "filter-role", "filter-lineage"]) {
-    $(id).addEventListener("input", applyFilters);
-  }
-  $("filters").addEventListener("submit", (submit) => submit.preventDefault());
-  $("check-form").addEventListener("submit", (submit) => submit.preventDefault());
-  $("check-report").addEventListener("change", (change) => loadCheckReport(change.target.files[0]));
-  // The lanes fit the panel's width: a resize draws them again.
-  window.addEventListener("resize", () => { lanesDrawnAt = 0; queueRender(); });
-  refreshPanels();
-  pollTimer = setInterval(refreshPanels, 2000);
-  follow().catch((error) => {
-    stopPolling();
-    setConnection("disconnected: " + error.message, true);
-  });
-});
-"""#
 }

@@ -1,7 +1,5 @@
-extension UIAssets {
-    /// The side panels: holds with their buttons, scenarios and rules with their switches,
-    /// scenario state, marks.
-    static let scriptPanels = #"""
+// The web UI's app.js, part 3 of 5: the side panels (holds, rules and scenarios, state).
+
 // MARK: Holds, rules, state, marks
 
 function scheduleRefresh() {
@@ -152,6 +150,4 @@ function renderMarks() {
   if (marks.length === 0) return;
   list.replaceChildren(...marks.slice(-50).map((mark) => element("li", { class: "mark" },
     element("strong", { text: mark.label }), ` seq ${mark.seq}`)));
-}
-"""#
 }

@@ -1,8 +1,8 @@
-extension UIAssets {
-    /// The lineage swimlanes (a time axis that skips idle stretches, lanes labelled with lineage
-    /// and account, requests stacked where they overlap) and the violations of a
-    /// `faultline check --format json` report loaded into the page, which lead to their witnesses.
-    static let scriptLanes = #"""
+// The web UI's app.js, part 4 of 5: the lineage swimlanes (a time axis that skips idle
+// stretches, lanes labelled with lineage and account, requests stacked where they overlap) and the
+// violations of a `faultline check --format json` report loaded into the page, which lead to
+// their witnesses.
+
 // MARK: Lineage swimlanes
 //
 // Like the waterfall of Chrome DevTools' Network panel and Proxyman's timeline: a time axis with
@@ -375,6 +375,4 @@ function violationBlock() {
           : element("span", { class: "witness unseen", title: "this page has not seen that event", text: `seq ${entry.seq}` }),
         what ? " " + what : null);
     })));
-}
-"""#
 }

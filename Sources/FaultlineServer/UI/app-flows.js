@@ -1,6 +1,6 @@
-extension UIAssets {
-    /// The flow list (its columns and filters) and a flow's detail.
-    static let scriptFlows = #"""
+// The web UI's app.js, part 2 of 5 (served as one file; the parts are joined in order by
+// UIAssets.swift): the flow list (its columns and filters) and a flow's detail.
+
 // MARK: Flow list
 
 function isHeld(flow) {
@@ -211,6 +211,4 @@ function summary(event) {
   const skip = new Set(["seq", "wall", "mono_ns", "event", "conn", "flow", "headers", "content", "request"]);
   return Object.entries(event).filter(([key]) => !skip.has(key)).map(([key, value]) =>
     `${key}=${typeof value === "object" ? JSON.stringify(value) : value}`).join(" ");
-}
-"""#
 }
