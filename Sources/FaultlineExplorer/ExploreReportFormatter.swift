@@ -105,105 +105,7 @@ public enum ExploreReportFormatter {
         try JSONDecoder().decode(ExploreReport.self, from: data)
     }
 
-    /// JUnit XML: one test case per clause of the contract (failed with the first and shrunk
-    /// schedules when broken, skipped when disabled, or when the exploration could not run: a
-    /// clause no schedule was judged against has not passed), and `exploration`, failed when the
-    /// exploration could not run, was interrupted, or (with --fail-on-client-error) a client failed.
-    public static func junit(_ report: ExploreReport) -> String {
-        var cases: [String] = []
-        var failures = 0
-        var skipped = 0
-        for clause in ClauseID.allCases {
-            var element = "    <testcase classname=\"faultline.explore\" name=\"\(clause.rawValue)\""
-            if let finding = report.findings.first(where: { $0.clause == clause }) {
-                failures += 1
-                let message = "broken by \(finding.schedules) of \(report.runs.count) schedules"
-                let body = [
-                    "first: schedule \(finding.first.index) \(finding.first.schedule)" + kept(finding.first),
-                    finding.shrunk.map { "shrunk: \($0.schedule)" + kept($0) },
-                    "reproduce: " + reproduce(finding.shrunk?.schedule ?? finding.first.schedule, report),
-                ].compactMap { $0 }.joined(separator: "\n")
-                element += ">\n      <failure type=\"\(clause.rawValue)\" message=\"\(escape(message))\">\(escape(body))</failure>\n    </testcase>"
-            } else if report.contract.disabled.contains(clause) {
-                skipped += 1
-                element += ">\n      <skipped message=\"disabled by the contract\"/>\n    </testcase>"
-            } else if let problem = report.problem {
-                skipped += 1
-                element += ">\n      <skipped message=\"\(escape("the exploration could not run: " + problem))\"/>\n    </testcase>"
-            } else {
-                element += "/>"
-            }
-            cases.append(element)
-        }
-        var whole = "    <testcase classname=\"faultline.explore\" name=\"exploration\""
-        let wholeProblem =
-            report.problem ?? (report.interrupted ? "interrupted after \(report.runs.count) schedules" : nil)
-            ?? (report.failOnClientError && !report.clientFailures.isEmpty
-                ? "\(report.clientFailures.count) client failures" : nil)
-        if let wholeProblem {
-            failures += 1
-            whole += ">\n      <failure type=\"exploration\" message=\"\(escape(wholeProblem))\">\(escape(text(report)))</failure>\n    </testcase>"
-        } else {
-            whole += ">\n      <system-out>\(escape(text(report)))</system-out>\n    </testcase>"
-        }
-        cases.append(whole)
-        let total = cases.count
-        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            + "<testsuites name=\"faultline explore\" tests=\"\(total)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
-            + "  <testsuite name=\"exploration\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", report.elapsedSeconds))\">\n"
-            + "    <properties>\n      <property name=\"contract\" value=\"\(escape(report.contract.description))\"/>\n"
-            + "      <property name=\"strategy\" value=\"\(escape(report.strategy))\"/>\n      <property name=\"seed\" value=\"\(report.seed)\"/>\n    </properties>\n"
-            + cases.joined(separator: "\n") + "\n  </testsuite>\n</testsuites>\n"
-    }
-
-    /// One self-contained page (no script, nothing loaded): the summary, then a table of the
-    /// clauses broken with the first and shrunk schedules, their reproduce commands and links to
-    /// the kept traces' HTML timelines, then runs that diverged or whose client failed.
-    public static func html(_ report: ExploreReport) -> String {
-        var page = """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>faultline explore: \(escape(verdict(report)))</title>
-            <style>
-            body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:16px;max-width:1100px;color:#1d2330}
-            h1{font-size:20px}h2{font-size:16px;margin-top:24px}.passed{color:#1e5e2f}.failed{color:#8b0000}
-            table{border-collapse:collapse;width:100%;table-layout:fixed}td,th{border-bottom:1px solid #dde1e8;padding:6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-            code{font-family:ui-monospace,monospace;font-size:12px;overflow-wrap:anywhere}p.meta{color:#4a5366}
-            </style></head><body>
-            <h1 class="\(report.passed ? "passed" : "failed")">\(escape(verdict(report)))</h1>
-
-            """
-        for line in text(report).split(separator: "\n").prefix(4) { page += "<p class=\"meta\">\(escape(String(line)))</p>\n" }
-        if !report.findings.isEmpty {
-            page += "<h2>Clauses broken</h2>\n<table><thead><tr><th style=\"width:18%\">clause</th><th>first schedule</th><th>shrunk schedule</th></tr></thead><tbody>\n"
-            for finding in report.findings {
-                page += "<tr><td>\(escape(finding.clause.rawValue))<br>\(finding.schedules) of \(report.runs.count) schedules</td>"
-                page += "<td>\(cell(finding.first, report))</td>"
-                page += "<td>\(finding.shrunk.map { cell($0, report) + "<br>\(finding.shrunkDeviations ?? 0) deviations" } ?? "–")</td></tr>\n"
-            }
-            page += "</tbody></table>\n"
-        }
-        let noted = report.runs.filter { !$0.diverged.isEmpty || $0.client.failed }
-        if !noted.isEmpty {
-            page += "<h2>Runs to look at</h2>\n<ul>\n"
-            for run in noted.prefix(50) {
-                let notes = run.diverged + (run.client.problem.map { ["client: \($0)"] } ?? [])
-                page += "<li>schedule \(run.index) <code>\(escape(run.schedule))</code>: \(escape(notes.joined(separator: "; ")))</li>\n"
-            }
-            page += "</ul>\n"
-        }
-        return page + "</body></html>\n"
-    }
-
-    private static func cell(_ run: ExploreReport.Run, _ report: ExploreReport) -> String {
-        var cell = "schedule \(run.index): <code>\(escape(run.schedule))</code><br><code>\(escape(reproduce(run.schedule, report)))</code>"
-        if let html = run.html {
-            cell += "<br><a href=\"\(escape(URL(fileURLWithPath: html).lastPathComponent))\">timeline</a>"
-        }
-        return cell
-    }
-
-    private static func kept(_ run: ExploreReport.Run) -> String { run.trace.map { "  trace: \($0)" } ?? "" }
+    static func kept(_ run: ExploreReport.Run) -> String { run.trace.map { "  trace: \($0)" } ?? "" }
 
     private static func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
 
@@ -215,5 +117,5 @@ public enum ExploreReportFormatter {
         return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    private static func escape(_ text: String) -> String { MarkupEscaping.escaped(text) }
+    static func escape(_ text: String) -> String { MarkupEscaping.escaped(text) }
 }
