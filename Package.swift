@@ -173,6 +173,9 @@ let package = Package(
         .testTarget(
             name: "FaultlineExploreTests", dependencies: ["FaultlineExplore", "FaultlineCore"],
             swiftSettings: strictSettings),
+        .testTarget(
+            name: "FaultlineExplorerTests", dependencies: ["FaultlineExplorer", "FaultlineExplore", "FaultlineContract"],
+            swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineCore", "FaultlineHTTP1"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineConfigTests", dependencies: ["FaultlineConfig"], swiftSettings: strictSettings),
