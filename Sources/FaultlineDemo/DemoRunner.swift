@@ -1,6 +1,7 @@
 import FaultlineBackend
 public import FaultlineContract
 public import FaultlineExplorer
+import FaultlineExplore
 import FaultlinePosix
 public import FaultlineReplay
 import FaultlineTestProxy
@@ -83,12 +84,13 @@ public final class DemoRunner: Sendable {
         var files = demoCase.scenario.exploreRuleFiles
         files["auth-profile.json5"] = DemoRules.profile
         let backend = self.backend
+        let logoutAfter = DemoScenario.logoutAfter(settle: options.settings.settle)
         let explorer = Explorer.inProcess(
             options: options, contract: contract, upstream: URL(string: "http://\(backend.address!)")!,
             rules: .files(files), beforeEach: { backend.reset() }
         ) { [self] proxy in
             try await withClient(demoCase.flaws, proxy: proxy) { client in
-                try await demoCase.scenario.playExplored(client, proxy: proxy, backend: backend)
+                try await demoCase.scenario.playExplored(client, proxy: proxy, backend: backend, logoutAfter: logoutAfter)
             }
         }
         return await explorer.explore()
