@@ -128,14 +128,14 @@ let package = Package(
         .target(
             name: "FaultlineTesting",
             dependencies: [
-                "FaultlineBackend", "FaultlineCapture", "FaultlineReplay", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
+                "FaultlineBackend", "FaultlineCapture", "FaultlineExplore", "FaultlineExplorer", "FaultlineReplay", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
                 "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineDemo",
             dependencies: [
-                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineExplore", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlinePosix",
+                "FaultlineBackend", "FaultlineContract", "FaultlineCore", "FaultlineExplore", "FaultlineExplorer", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlinePosix",
                 "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
@@ -154,7 +154,7 @@ let package = Package(
 
         .testTarget(
             name: "FaultlineDemoTests",
-            dependencies: ["FaultlineDemo", "FaultlineBackend", "FaultlineCapture", "FaultlineContract", "FaultlineExplore", "FaultlineServer", "FaultlineHTTP1", "FaultlinePosix", "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace"], swiftSettings: strictSettings),
+            dependencies: ["FaultlineDemo", "FaultlineBackend", "FaultlineCapture", "FaultlineContract", "FaultlineExplore", "FaultlineExplorer", "FaultlineServer", "FaultlineHTTP1", "FaultlinePosix", "FaultlineReplay", "FaultlineTestProxy", "FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineTestingTests",
             dependencies: [

@@ -13,6 +13,16 @@ public struct DemoCase: Sendable, Equatable {
         self.expected = expected
     }
 
+    /// The clauses an exploration may name for this variant's flaw: its own, and for a flaw that
+    /// lets credentials be used after the logout, both clauses about that. Which one a schedule
+    /// breaks is the order's doing: a credential issued before the logout and sent after it
+    /// crosses the boundary (logout-boundary); one issued by an answer that arrived after it is
+    /// reactivated (no-reactivation). The staged races fix the order, exploration does not.
+    public var exploreExpected: Set<ClauseID> {
+        let afterLogout: Set<ClauseID> = [.logoutBoundary, .noReactivation]
+        return expected.isDisjoint(with: afterLogout) ? expected : expected.union(afterLogout)
+    }
+
     /// The client variant's name (`correct`, `no-single-flight`, ...).
     public var variant: String { flaws.name }
 

@@ -87,6 +87,20 @@ enum DemoRules {
         }
         """
 
+    /// The messages response carries the old session's Set-Cookie again, with no hold: under
+    /// exploration, the scheduler decides whether it reaches the client after the logout.
+    static let lateSetCookieExplored = """
+        // The messages response carries the old session's Set-Cookie: when it reaches the client
+        // after the logout, a correct client has dropped that account's cookie store already.
+        {
+          rules: [{
+            name: "late-set-cookie", phase: "response",
+            match: { path: "/v1/messages" }, when: { times: 1 },
+            actions: [{ setCookie: { replay: "session" } }],
+          }],
+        }
+        """
+
     /// A refresh response held until the account's logout has been sent.
     static let lateRefresh = """
         // The refresh response reaches the client only after the user logged out: the tokens it

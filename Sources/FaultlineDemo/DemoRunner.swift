@@ -1,5 +1,6 @@
 import FaultlineBackend
 public import FaultlineContract
+public import FaultlineExplorer
 import FaultlinePosix
 public import FaultlineReplay
 import FaultlineTestProxy
@@ -74,7 +75,29 @@ public final class DemoRunner: Sendable {
         return files
     }
 
-    private func play(_ demoCase: DemoCase, proxy: TestProxy, backend: ReferenceBackend?) async throws -> Result {
+    /// Explores `demoCase` (`faultline demo --explore`): each schedule on a fresh proxy in
+    /// exploration mode with the auth profile and only the rules that set the race up (a forced
+    /// status, a replayed cookie; nothing that holds or orders), against a reset backend, the
+    /// client playing the race's explored script. Judged against the demo's contract.
+    public func explore(_ demoCase: DemoCase, options: ExploreOptions) async -> ExploreReport {
+        var files = demoCase.scenario.exploreRuleFiles
+        files["auth-profile.json5"] = DemoRules.profile
+        let backend = self.backend
+        let explorer = Explorer.inProcess(
+            options: options, contract: contract, upstream: URL(string: "http://\(backend.address!)")!,
+            rules: .files(files), beforeEach: { backend.reset() }
+        ) { [self] proxy in
+            try await withClient(demoCase.flaws, proxy: proxy) { client in
+                try await demoCase.scenario.playExplored(client, proxy: proxy, backend: backend)
+            }
+        }
+        return await explorer.explore()
+    }
+
+    /// A reference client with the runner's transport to `proxy`'s reverse listener, closed after `body`.
+    private func withClient(
+        _ flaws: ClientFlaws, proxy: TestProxy, _ body: (ReferenceClient) async throws -> Void
+    ) async throws {
         let baseURL = proxy.baseURL!
         guard let host = baseURL.host, let port = baseURL.port, let address = try? SocketAddress(ipAddress: host, port: port)
         else { preconditionFailure("the proxy's reverse listener is an IP literal and port, not \(baseURL)") }
@@ -83,14 +106,19 @@ public final class DemoRunner: Sendable {
             case .http1_1: DemoHTTP1Transport(address: address)
             case .http2: try DemoHTTP2Transport(address: address)
             }
-        let client = ReferenceClient(baseURL: baseURL, flaws: demoCase.flaws, transport: transport)
         do {
-            try await demoCase.scenario.play(client, proxy: proxy, backend: backend)
+            try await body(ReferenceClient(baseURL: baseURL, flaws: flaws, transport: transport))
         } catch {
             await transport.close()
             throw error
         }
         await transport.close()
+    }
+
+    private func play(_ demoCase: DemoCase, proxy: TestProxy, backend: ReferenceBackend?) async throws -> Result {
+        try await withClient(demoCase.flaws, proxy: proxy) { client in
+            try await demoCase.scenario.play(client, proxy: proxy, backend: backend)
+        }
         let trace = try proxy.trace()
         var tracePath: String? = nil
         if let traceDirectory {

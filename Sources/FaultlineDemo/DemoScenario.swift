@@ -55,7 +55,7 @@ public enum DemoScenario: String, Sendable, CaseIterable {
 
     /// Runs one operation of the client app. Its failures (a refused refresh, a logged-out
     /// session) are the app's business and show in the trace; the script carries on.
-    private func attempt<T: Sendable>(_ operation: () async throws -> T) async {
+    func attempt<T: Sendable>(_ operation: () async throws -> T) async {
         _ = try? await operation()
     }
 

@@ -16,6 +16,12 @@ public import FaultlineCore
 /// first come, first served and marks the run diverged, as does a step that left by itself (its
 /// hold's step timeout).
 ///
+/// Pending steps are ordered by when they arrived counted in decisions, then by label: steps that
+/// arrived between the same two decisions were all there when the scheduler looked, so which of
+/// them the client sent first is thread timing, not the client's logic; ordering them by what
+/// they are makes a schedule's step indices name the same steps in every run. Choice 0 is then
+/// "first come, first served" at the scheduler's grain.
+///
 /// Time is given, never read: the driver passes the monotonic clock with each input and arms one
 /// timer for the instant the last `.armTimer` action names.
 public struct ExploreScheduler: Sendable {
@@ -53,7 +59,8 @@ public struct ExploreScheduler: Sendable {
 
     public let settings: Settings
     private var strategy: any ExploreStrategy
-    private var pending: [ExploreStep] = []
+    /// Pending steps with the number of decisions made when each arrived, in schedule order.
+    private var pending: [(step: ExploreStep, epoch: Int)] = []
     private var mode = Mode.running
     private var waitOffered = true
     private var fruitless = 0
@@ -73,12 +80,14 @@ public struct ExploreScheduler: Sendable {
         lastActivity = now
     }
 
-    /// Steps held now, oldest first.
-    public var pendingSteps: [ExploreStep] { pending }
+    /// Steps held now, in schedule order (oldest first).
+    public var pendingSteps: [ExploreStep] { pending.map(\.step) }
 
     /// A held step appeared. Ends a wait.
     public mutating func stepArrived(_ step: ExploreStep, now: MonotonicInstant) -> [Action] {
-        pending.append(step)
+        let entry = (step: step, epoch: decisions.count)
+        let position = pending.firstIndex { Self.precedes(entry, $0) } ?? pending.count
+        pending.insert(entry, at: position)
         waitOffered = fruitless < settings.fruitlessWaits
         if case .waiting = mode { mode = .running }
         return activity(now: now)
@@ -87,8 +96,8 @@ public struct ExploreScheduler: Sendable {
     /// A step left without the scheduler (its flow ended, or its hold's step timeout let it go):
     /// `reason` names the second case, which makes the run diverged.
     public mutating func stepLeft(id: UInt64, reason: String?, now: MonotonicInstant) -> [Action] {
-        if let index = pending.firstIndex(where: { $0.id == id }) {
-            let step = pending.remove(at: index)
+        if let index = pending.firstIndex(where: { $0.step.id == id }) {
+            let step = pending.remove(at: index).step
             if let reason {
                 divergences.append("\(step.label) (flow \(step.flow)) \(reason)")
                 order.append(step.label)
@@ -120,9 +129,15 @@ public struct ExploreScheduler: Sendable {
         return decide(now: now)
     }
 
+    /// Schedule order: earlier epoch first, then by label, then by flow.
+    private static func precedes(_ a: (step: ExploreStep, epoch: Int), _ b: (step: ExploreStep, epoch: Int)) -> Bool {
+        (a.epoch, a.step.label, a.step.flow) < (b.epoch, b.step.label, b.step.flow)
+    }
+
     private mutating func decide(now: MonotonicInstant) -> [Action] {
         let index = decisions.count
-        var choice = strategy.choose(pending, canWait: waitOffered, decision: index)
+        let steps = pendingSteps
+        var choice = strategy.choose(steps, canWait: waitOffered, decision: index)
         switch choice {
         case .step(let position) where position >= pending.count:
             divergences.append(
@@ -139,11 +154,10 @@ public struct ExploreScheduler: Sendable {
         choices.append(choice)
         switch choice {
         case .step(let position):
-            let step = pending.remove(at: position)
+            let step = pending.remove(at: position).step
             order.append(step.label)
             let decision = ExploreDecision(
-                index: index, pending: pending.inserting(step, at: position), alternatives: alternatives, choice: choice,
-                chosen: step)
+                index: index, pending: steps, alternatives: alternatives, choice: choice, chosen: step)
             decisions.append(decision)
             lastActivity = now
             var actions: [Action] = [.decided(decision), .release(step)]
@@ -151,19 +165,11 @@ public struct ExploreScheduler: Sendable {
             return actions
         case .wait:
             let decision = ExploreDecision(
-                index: index, pending: pending, alternatives: alternatives, choice: choice, chosen: nil)
+                index: index, pending: steps, alternatives: alternatives, choice: choice, chosen: nil)
             decisions.append(decision)
             let until = now.advanced(by: settings.maxWait)
             mode = .waiting(until: until)
             return [.decided(decision), .armTimer(until)]
         }
-    }
-}
-
-extension Array {
-    fileprivate func inserting(_ element: Element, at index: Int) -> [Element] {
-        var copy = self
-        copy.insert(element, at: index)
-        return copy
     }
 }

@@ -17,6 +17,9 @@ public struct ExploreOptions: Sendable {
     public var shrinkRuns: Int
     /// A client that fails makes the exploration fail.
     public var failOnClientError: Bool
+    /// End after the first schedule that breaks the contract (then shrink it): for a search
+    /// that only asks whether, and how soon, a flaw is found.
+    public var stopAtFirstFailure = false
     /// Where failing runs' traces and HTML reports are written; nil keeps none.
     public var keepDirectory: String?
     /// For the report: the scheduler's windows.

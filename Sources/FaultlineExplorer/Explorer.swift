@@ -89,6 +89,7 @@ public final class Explorer: Sendable {
                 state.done += 1
                 state.failing += judgement.run.violated.isEmpty ? 0 : 1
                 progress(state.snapshot)
+                if options.stopAtFirstFailure, !judgement.run.violated.isEmpty { break }
             }
             if let search {
                 report.cut = search.cut

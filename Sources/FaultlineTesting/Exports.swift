@@ -2,7 +2,8 @@
 // core (`TestProxy`, `HeldFlow`), contracts and reports, rule sets, TLS, trace and hold types,
 // the reference backend (`ReferenceBackend`, started in-process on an ephemeral port) and the
 // socket, HTTP and ID types those name; captures and their replay (`CaptureOptions`,
-// `ReplaySettings`, `CaptureLoadError`).
+// `ReplaySettings`, `CaptureLoadError`); exploration (`Exploration.run`, strategies, schedules
+// and the report).
 //
 // FaultlineConfig is left out on purpose: its `SourceLocation` (a rule file's line:column) would
 // make Swift Testing's `SourceLocation` ambiguous in every test file. The few APIs that return
@@ -12,6 +13,8 @@
 @_exported public import FaultlineCapture
 @_exported public import FaultlineContract
 @_exported public import FaultlineCore
+@_exported public import FaultlineExplore
+@_exported public import FaultlineExplorer
 @_exported public import FaultlineFlow
 @_exported public import FaultlineHTTP1
 @_exported public import FaultlinePosix

@@ -1,5 +1,6 @@
 public import FaultlineContract
 public import FaultlineTestProxy
+import FaultlineExplorer
 public import Testing
 import Foundation
 import XCTest
@@ -54,5 +55,27 @@ extension TestProxy {
             #endif
         }
         return verdict.report
+    }
+}
+
+extension ExplorationResult {
+    /// Fails the current Swift Testing test when a schedule broke the contract (or the exploration
+    /// could not run), with the report: each clause's first and shrunk schedule, and the paths
+    /// of the kept trace and its HTML timeline, which is also attached to the test.
+    public func expectNoContractViolations(sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let message = failureMessage else { return }
+        Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+        for finding in report.findings {
+            let run = finding.shrunk ?? finding.first
+            if let html = run.html, let page = FileManager.default.contents(atPath: html) {
+                Attachment.record(Array(page), named: URL(fileURLWithPath: html).lastPathComponent, sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// The XCTest twin of ``expectNoContractViolations(sourceLocation:)``.
+    public func assertNoContractViolations(file: StaticString = #filePath, line: UInt = #line) {
+        guard let message = failureMessage else { return }
+        XCTFail(message, file: file, line: line)
     }
 }

@@ -1,5 +1,6 @@
 import FaultlineContract
 import FaultlineDemo
+import FaultlineExplorer
 import Foundation
 import Synchronization
 
@@ -13,11 +14,18 @@ enum DemoCommand {
         OptionSpec(
             name: "--http2", value: nil,
             help: "the client speaks HTTP/2 (h2c, one connection, each request a stream) instead of HTTP/1.1"),
+        OptionSpec(
+            name: "--explore", value: nil,
+            help: "no ordering rules: explore the delivery orders (faultline explore) until each broken client is caught"),
+        OptionSpec(name: "--schedules", value: "N", help: "with --explore, schedules per case (default 20; a broken client stops at the first that catches it)"),
+        OptionSpec(name: "--strategy", value: "NAME", help: "with --explore, pct (default) or random"),
+        OptionSpec(name: "--seed", value: "X", help: "with --explore, the seed (default 1)"),
+        OptionSpec(name: "--settle", value: "MS", help: "with --explore, the quiet needed before each decision (default 25)"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
     static let help = helpText(
-        command: "demo", synopsis: "[--all] [--http2] [--keep | --traces DIR]",
+        command: "demo", synopsis: "[--all] [--http2] [--keep | --traces DIR] [--explore [--schedules N] [--strategy S] [--seed X] [--settle MS]]",
         summary: """
             Starts the reference auth backend and a Faultline proxy in this process, drives a correct \
             client and broken ones through the races of the token-refresh and logout articles (three \
@@ -27,6 +35,10 @@ enum DemoCommand {
             prior knowledge over one connection, so the concurrent requests of a race are concurrent \
             streams, and the same clauses catch the same clients. The traces stay in memory unless \
             --keep or --traces asks for them on disk.
+            With --explore the races run with the auth profile and no rule that holds or orders \
+            anything (a forced status stays): the exploration scheduler picks the delivery orders, each \
+            broken client is explored until a schedule breaks the contract (then shrunk), and the \
+            correct client through every schedule; it prints the clause found and the schedules it took.
             """,
         specs: specs)
 
@@ -51,11 +63,25 @@ enum DemoCommand {
         }
         let cases = parsed.has("--all") ? DemoCase.mutationTable : DemoCase.demo
         let version: DemoHTTPVersion = parsed.has("--http2") ? .http2 : .http1_1
-        // The demo is async (URLSession, actors); the command line's main thread waits for it.
+        if parsed.has("--explore") {
+            let options: ExploreOptions
+            do {
+                options = try exploreOptions(parsed)
+            } catch {
+                printError("\(error)")
+                return 2
+            }
+            return waitFor { await explore(cases, options: options, version: version) }
+        }
+        return waitFor { await play(cases, traces: directory, version: version) }
+    }
+
+    /// Runs `body` on the concurrency runtime; the command line's main thread waits for it.
+    static func waitFor(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
         let code = Atomic<Int32>(1)
         let done = DispatchSemaphore(value: 0)
         Task {
-            code.store(await play(cases, traces: directory, version: version), ordering: .sequentiallyConsistent)
+            code.store(await body(), ordering: .sequentiallyConsistent)
             done.signal()
         }
         done.wait()

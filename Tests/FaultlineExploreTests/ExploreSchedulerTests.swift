@@ -149,3 +149,18 @@ extension ExploreSchedulerTests {
         #expect(scheduler.decisions.map(\.alternatives) == [2, 1, 2, 1, 1], "no wait offered after two fruitless ones")
     }
 }
+
+extension ExploreSchedulerTests {
+    /// Steps that arrived between the same two decisions are ordered by label, whichever thread
+    /// sent its request first; a step that arrived after a decision comes after those before it.
+    @Test func pendingStepsAreInScheduleOrder() {
+        var scheduler = ExploreScheduler(strategy: ChoiceList([]), settings: Self.settings, now: Self.at(0))
+        _ = scheduler.stepArrived(Self.step(1, .request, "GET /v1/messages"), now: Self.at(0))
+        _ = scheduler.stepArrived(Self.step(2, .request, "GET /v1/avatar"), now: Self.at(1))
+        _ = scheduler.stepArrived(Self.step(3, .request, "GET /v1/count"), now: Self.at(2))
+        #expect(scheduler.pendingSteps.map(\.id) == [2, 3, 1])
+        #expect(Self.released(scheduler.timerFired(now: Self.at(27))) == [2])
+        _ = scheduler.stepArrived(Self.step(4, .request, "GET /a-first-by-name"), now: Self.at(30))
+        #expect(scheduler.pendingSteps.map(\.id) == [3, 1, 4], "arrived after decision 0: after the earlier ones")
+    }
+}

@@ -5,6 +5,8 @@ import functools
 import os
 import re
 
+import pytest
+
 from harness.clients import clean_env, run
 from harness.trace import Trace
 
@@ -13,9 +15,9 @@ REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")
 CONTRACT = "session.contract.json5"
 
 
-def demo(binary, *args, tmp):
+def demo(binary, *args, tmp, timeout=60):
     """Runs `faultline demo ARGS` with its temp folder in `tmp`; returns (exit, stdout, stderr)."""
-    done = run([binary, "demo", *args], timeout=60, env=clean_env(TMPDIR=str(tmp)))
+    done = run([binary, "demo", *args], timeout=timeout, env=clean_env(TMPDIR=str(tmp)))
     return done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
 
 
@@ -184,3 +186,21 @@ def test_the_readme_sample_is_what_the_demo_prints(faultline_binary, tmp_path):
             "README.md's demo sample is not what `faultline demo` prints"
             + (f"; first sample line not in the output: {first!r}" if first else " (lines out of order)")
             + "\n--- output (normalised) ---\n" + "\n".join(got))
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("http2", [False, True], ids=["http1", "http2"])
+def test_explore_catches_every_broken_client_without_ordering_rules(faultline_binary, tmp_path, http2):
+    """`faultline demo --explore`: the races with the auth profile and no rule that holds or
+    orders; every broken client is caught by a schedule the scheduler chose, and the correct
+    client keeps the contract in every schedule (a 5 ms settle keeps the test short)."""
+    args = ["--explore", "--settle", "5", "--schedules", "8"] + (["--http2"] if http2 else [])
+    code, out, err = demo(faultline_binary, *args, tmp=tmp_path, timeout=240)
+    assert code == 0, f"exit {code}: {out}\n{err}"
+    assert out.startswith("Faultline demo, explored: no ordering rules; pct3, seed 1, up to 8 schedules per case"), out
+    assert out.count("▶ correct client:") == 2 and out.count("▶ broken client (") == 3, out
+    assert out.count("✓\n") == 5 and "✗" not in out, out
+    assert len(re.findall(r"^  8 schedules, \d+ distinct orders?: no violation$", out, re.MULTILINE)) == 2, out
+    for clause in ("single-flight-refresh", "no-stale-refresh"):
+        assert re.search(rf"^  found [^\n]*{clause}[^\n]* after \d+ schedules?: pct3:\d+:", out, re.MULTILINE), out
+    assert "Every broken client was caught by exploration alone" in out, out
