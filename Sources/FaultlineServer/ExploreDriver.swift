@@ -96,13 +96,29 @@ final class ExploreDriver: Sendable {
             case .armTimer(let instant):
                 let loop = self.state.loop
                 if let timer = state.timer { loop.cancelTimer(timer) }
-                state.timer = loop.scheduleTimer(after: MonotonicInstant.now().duration(to: instant)) { [self] in
+                let now = MonotonicInstant.now()
+                state.timer = loop.scheduleTimer(after: now.duration(to: Self.wakeInstant(for: instant, now: now))) {
+                    [self] in
                     self.state.value.timer = nil
                     let now = MonotonicInstant.now()
                     input { $0.timerFired(now: now) }
                 }
             }
         }
+    }
+
+    /// The longest sleep that ends on time. Linux lets a sleep in `epoll_wait` end late by 0.1% of
+    /// its length, and at least by the thread's timer slack of 50 µs (`select_estimate_accuracy` in
+    /// the kernel's fs/select.c): a one-second wait could end a millisecond late, which the
+    /// decision after it would pay. A sleep of 50 ms or less ends within the 50 µs.
+    static let punctualSleep: Duration = .milliseconds(50)
+
+    /// When to wake for a timer due at `instant`: at it, or, when it is more than `punctualSleep`
+    /// away, that much before it. Woken early, the scheduler asks for its instant again
+    /// (`timerFired` re-arms the wait's end or the quiet's), and that last sleep is short enough
+    /// to end on time.
+    static func wakeInstant(for instant: MonotonicInstant, now: MonotonicInstant) -> MonotonicInstant {
+        now.duration(to: instant) > punctualSleep ? instant.advanced(by: .zero - punctualSleep) : instant
     }
 
     private static func fields(_ decision: ExploreDecision) -> [TraceField] {
