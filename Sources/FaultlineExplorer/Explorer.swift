@@ -48,8 +48,8 @@ public final class Explorer: Sendable {
         var report = ExploreReport(
             strategy: options.replay.map { "\($0.strategy) (replayed)" } ?? options.strategy.description,
             seed: options.replay?.seed ?? options.seed, schedules: options.schedules, shard: options.shard,
-            settleMilliseconds: Int(options.settings.settle.milliseconds),
-            maxWaitMilliseconds: Int(options.settings.maxWait.milliseconds), contract: ContractSummary(contract),
+            settleMilliseconds: Int(options.settings.settle.wholeMilliseconds),
+            maxWaitMilliseconds: Int(options.settings.maxWait.wholeMilliseconds), contract: ContractSummary(contract),
             command: options.command, arguments: options.arguments, failOnClientError: options.failOnClientError)
         let indices = (0..<options.schedules).filter { options.shard?.contains($0) ?? true }
         var state = Progress(total: indices.count, started: started)
@@ -250,11 +250,4 @@ public final class Explorer: Sendable {
 public struct ExploreFailure: Error, Sendable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
-}
-
-extension Duration {
-    fileprivate var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
 }

@@ -1,4 +1,5 @@
 import FaultlineContract
+import FaultlineCore
 import FaultlineDemo
 import FaultlineExplore
 import FaultlineExplorer
@@ -26,16 +27,23 @@ extension DemoCommand {
             }
             options.seed = seed
         }
-        if let text = parsed.value("--settle") {
-            guard let milliseconds = Int64(text), (1...10_000).contains(milliseconds) else {
-                throw UsageError(description: "faultline demo: --settle takes milliseconds from 1 to 10000, not '\(text)'")
-            }
-            options.settings.settle = .milliseconds(milliseconds)
-        }
-        // The demo's clients log out on a timer of tens of milliseconds: a shorter wait finds the
-        // logout races as well, and a schedule that waits for nothing costs less.
-        options.settings.maxWait = .milliseconds(200)
+        options.settings.settle = .milliseconds(try milliseconds(parsed, "--settle", range: 1...10_000, default: 25))
+        // The demo's clients log out on a timer (40 ms, or three settle windows when longer): a
+        // wait a little longer than that finds the logout races, and a schedule that waits for
+        // nothing costs less than with explore's one-second default.
+        options.settings.maxWait = .milliseconds(try milliseconds(parsed, "--max-wait", range: 0...10_000, default: 100))
         return options
+    }
+
+    private static func milliseconds(
+        _ parsed: ParsedArguments, _ flag: String, range: ClosedRange<Int64>, default value: Int64
+    ) throws(UsageError) -> Int64 {
+        guard let text = parsed.value(flag) else { return value }
+        guard let milliseconds = Int64(text), range.contains(milliseconds) else {
+            throw UsageError(
+                description: "faultline demo: \(flag) takes milliseconds from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return milliseconds
     }
 
     static func explore(_ cases: [DemoCase], options: ExploreOptions, version: DemoHTTPVersion) async -> Int32 {
@@ -49,7 +57,7 @@ extension DemoCommand {
         defer { runner.stop() }
         let speaks = version == .http1_1 ? "" : "; the client speaks \(version.rawValue)"
         print(
-            "Faultline demo, explored: no ordering rules; \(options.strategy), seed \(options.seed), up to \(options.schedules) schedules per case, settle \(options.settings.settle.components.seconds * 1000 + options.settings.settle.components.attoseconds / 1_000_000_000_000_000) ms\(speaks)\n"
+            "Faultline demo, explored: no ordering rules; \(options.strategy), seed \(options.seed), up to \(options.schedules) schedules per case, settle \(options.settings.settle.wholeMilliseconds) ms, max wait \(options.settings.maxWait.wholeMilliseconds) ms\(speaks)\n"
         )
         var surprises = 0
         for demoCase in cases {

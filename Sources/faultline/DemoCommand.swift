@@ -21,11 +21,12 @@ enum DemoCommand {
         OptionSpec(name: "--strategy", value: "NAME", help: "with --explore, pct (default) or random"),
         OptionSpec(name: "--seed", value: "X", help: "with --explore, the seed (default 1)"),
         OptionSpec(name: "--settle", value: "MS", help: "with --explore, the quiet needed before each decision (default 25)"),
+        OptionSpec(name: "--max-wait", value: "MS", help: "with --explore, the longest wait for the client's next request (default 100)"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
     static let help = helpText(
-        command: "demo", synopsis: "[--all] [--http2] [--keep | --traces DIR] [--explore [--schedules N] [--strategy S] [--seed X] [--settle MS]]",
+        command: "demo", synopsis: "[--all] [--http2] [--keep | --traces DIR] [--explore [--schedules N] [--strategy S] [--seed X] [--settle MS] [--max-wait MS]]",
         summary: """
             Starts the reference auth backend and a Faultline proxy in this process, drives a correct \
             client and broken ones through the races of the token-refresh and logout articles (three \
