@@ -79,12 +79,15 @@ public final class DemoRunner: Sendable {
     /// Explores `demoCase` (`faultline demo --explore`): each schedule on a fresh proxy in
     /// exploration mode with the auth profile and only the rules that set the race up (a forced
     /// status, a replayed cookie; nothing that holds or orders), against a reset backend, the
-    /// client playing the race's explored script. Judged against the demo's contract.
+    /// client playing the race's explored script. Judged against the demo's contract. A race whose
+    /// client sends nothing on a timer is explored with no waiting (`sendsOnATimer`).
     public func explore(_ demoCase: DemoCase, options: ExploreOptions) async -> ExploreReport {
         var files = demoCase.scenario.exploreRuleFiles
         files["auth-profile.json5"] = DemoRules.profile
         let backend = self.backend
         let logoutAfter = DemoScenario.logoutAfter(settle: options.settings.settle)
+        var options = options
+        if !demoCase.scenario.sendsOnATimer { options.settings.maxWait = .zero }
         let explorer = Explorer.inProcess(
             options: options, contract: contract, upstream: URL(string: "http://\(backend.address!)")!,
             rules: .files(files), beforeEach: { backend.reset() }

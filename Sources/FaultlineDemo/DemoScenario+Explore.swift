@@ -24,6 +24,17 @@ extension DemoScenario {
         }
     }
 
+    /// Whether the explored client sends something on a timer of its own (the logout), which only
+    /// a wait lets overtake a pending response. The other races' clients send a request only
+    /// when a response reaches them, so a wait would always see nothing arrive: they are explored
+    /// with no waiting (max wait 0), as the README advises for such clients.
+    public var sendsOnATimer: Bool {
+        switch self {
+        case .logoutRace, .lateSetCookie, .lateRefresh: true
+        case .tokenRace, .late401, .alwaysRejected, .twoAccounts, .pipeline, .noteRetry: false
+        }
+    }
+
     /// The rule files kept when explored.
     var exploreRuleFiles: [String: String] {
         switch self {

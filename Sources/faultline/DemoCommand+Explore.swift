@@ -57,7 +57,7 @@ extension DemoCommand {
         defer { runner.stop() }
         let speaks = version == .http1_1 ? "" : "; the client speaks \(version.rawValue)"
         print(
-            "Faultline demo, explored: no ordering rules; \(options.strategy), seed \(options.seed), up to \(options.schedules) schedules per case, settle \(options.settings.settle.wholeMilliseconds) ms, max wait \(options.settings.maxWait.wholeMilliseconds) ms\(speaks)\n"
+            "Faultline demo, explored: no ordering rules; \(options.strategy), seed \(options.seed), up to \(options.schedules) schedules per case, settle \(options.settings.settle.wholeMilliseconds) ms, max wait \(options.settings.maxWait.wholeMilliseconds) ms where the client logs out on a timer\(speaks)\n"
         )
         var surprises = 0
         for demoCase in cases {

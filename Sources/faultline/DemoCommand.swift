@@ -21,7 +21,7 @@ enum DemoCommand {
         OptionSpec(name: "--strategy", value: "NAME", help: "with --explore, pct (default) or random"),
         OptionSpec(name: "--seed", value: "X", help: "with --explore, the seed (default 1)"),
         OptionSpec(name: "--settle", value: "MS", help: "with --explore, the quiet needed before each decision (default 25)"),
-        OptionSpec(name: "--max-wait", value: "MS", help: "with --explore, the longest wait for the client's next request (default 100)"),
+        OptionSpec(name: "--max-wait", value: "MS", help: "with --explore, the longest wait for the client's next request in the races whose client logs out on a timer (default 100; the others never wait)"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
