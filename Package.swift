@@ -85,7 +85,7 @@ let package = Package(
         // Server replay: answers flows from a capture (matching, fresh credentials, recorded order).
         .target(
             name: "FaultlineReplay",
-            dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineTrace"],
+            dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineServer", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineBackend",
@@ -96,8 +96,8 @@ let package = Package(
         .target(
             name: "FaultlineReplayClient",
             dependencies: [
-                "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlinePosix", "FaultlineProxy",
-                "FaultlineRules", "FaultlineTLS", "FaultlineTrace",
+                "FaultlineCapture", "FaultlineCore", "FaultlineHTTP1", "FaultlinePosix", "FaultlineRules", "FaultlineTLS",
+                "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .target(
@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineReplayTests",
-            dependencies: ["FaultlineReplay", "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineTrace"],
+            dependencies: ["FaultlineReplay", "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineServer", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineCaptureTests", dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],

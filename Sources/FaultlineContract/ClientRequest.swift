@@ -147,7 +147,7 @@ struct ClientRequest: Sendable {
 }
 
 /// How a client request ended, as far as the trace tells.
-struct FlowOutcome: Sendable {
+struct TracedOutcome: Sendable {
     enum Ending: Sendable, Equatable {
         /// A response (real or made by the proxy) reached the client.
         case answered

@@ -190,7 +190,7 @@ public struct ContractChecker {
     }
 
     private mutating func end(
-        _ flow: UInt64, _ ending: FlowOutcome.Ending, _ event: TraceEvent, status: Int?, synthetic: Bool
+        _ flow: UInt64, _ ending: TracedOutcome.Ending, _ event: TraceEvent, status: Int?, synthetic: Bool
     ) {
         guard
             let (request, outcome) = flows.end(
@@ -200,7 +200,7 @@ public struct ContractChecker {
         flowEnded(request, outcome)
     }
 
-    private mutating func flowEnded(_ request: ClientRequest, _ outcome: FlowOutcome) {
+    private mutating func flowEnded(_ request: ClientRequest, _ outcome: TracedOutcome) {
         log.flowEnded(request.flow, status: outcome.status)
         refreshes.flowEnded(request, outcome, ledger: ledger)
         retries.flowEnded(request, outcome, ledger: ledger, log: &log)

@@ -41,14 +41,14 @@ struct FlowTable {
 
     /// Ends a flow; nil when it is not open (a duplicate copy, a tunnel, a flow already ended).
     mutating func end(
-        flow: UInt64, ending: FlowOutcome.Ending, status: Int?, synthetic: Bool, seq: UInt64, mono: UInt64
-    ) -> (ClientRequest, FlowOutcome)? {
+        flow: UInt64, ending: TracedOutcome.Ending, status: Int?, synthetic: Bool, seq: UInt64, mono: UInt64
+    ) -> (ClientRequest, TracedOutcome)? {
         guard let entry = open.removeValue(forKey: flow) else { return nil }
         if let connection = entry.request.connection {
             byConnection[connection]?.removeAll { $0 == flow }
             if byConnection[connection]?.isEmpty == true { byConnection[connection] = nil }
         }
-        let outcome = FlowOutcome(
+        let outcome = TracedOutcome(
             ending: ending, status: status, synthetic: synthetic, errorCode: entry.errorCode, endSeq: seq,
             endMono: mono,
             forwarded: entry.forwarded, body: entry.body, captured: entry.captured)
@@ -56,13 +56,13 @@ struct FlowTable {
     }
 
     /// Ends every flow still open on a client connection that closed.
-    mutating func endConnection(_ connection: UInt64, seq: UInt64, mono: UInt64) -> [(ClientRequest, FlowOutcome)] {
+    mutating func endConnection(_ connection: UInt64, seq: UInt64, mono: UInt64) -> [(ClientRequest, TracedOutcome)] {
         guard let flows = byConnection[connection] else { return [] }
         return flows.compactMap { end(flow: $0, ending: .failed, status: nil, synthetic: false, seq: seq, mono: mono) }
     }
 
     /// Ends every flow still open when the trace ends, in arrival order.
-    mutating func endAll(seq: UInt64, mono: UInt64) -> [(ClientRequest, FlowOutcome)] {
+    mutating func endAll(seq: UInt64, mono: UInt64) -> [(ClientRequest, TracedOutcome)] {
         let flows = open.values.map(\.request).sorted { $0.seq < $1.seq }.map(\.flow)
         return flows.compactMap {
             end(flow: $0, ending: .unfinished, status: nil, synthetic: false, seq: seq, mono: mono)

@@ -18,8 +18,8 @@
 struct PipelineClauses {
     private struct StepState {
         var running: [ClientRequest] = []
-        var lastSuccess: (request: ClientRequest, outcome: FlowOutcome)?
-        var lastFailure: (request: ClientRequest, outcome: FlowOutcome)?
+        var lastSuccess: (request: ClientRequest, outcome: TracedOutcome)?
+        var lastFailure: (request: ClientRequest, outcome: TracedOutcome)?
 
         var succeeded: Bool {
             guard let success = lastSuccess else { return false }
@@ -28,8 +28,8 @@ struct PipelineClauses {
     }
 
     private struct Tally {
-        var counted: [(request: ClientRequest, outcome: FlowOutcome)] = []
-        var rejected: [(request: ClientRequest, outcome: FlowOutcome)] = []
+        var counted: [(request: ClientRequest, outcome: TracedOutcome)] = []
+        var rejected: [(request: ClientRequest, outcome: TracedOutcome)] = []
         var countedTotal = 0
     }
 
@@ -76,7 +76,7 @@ struct PipelineClauses {
         steps[step.name, default: [:]][key, default: StepState()].running.append(request)
     }
 
-    mutating func flowEnded(_ request: ClientRequest, _ outcome: FlowOutcome, log: inout ViolationLog) {
+    mutating func flowEnded(_ request: ClientRequest, _ outcome: TracedOutcome, log: inout ViolationLog) {
         if let (step, key) = step(of: request) {
             var state = steps[step.name, default: [:]][key, default: StepState()]
             state.running.removeAll { $0.flow == request.flow }
@@ -115,7 +115,7 @@ struct PipelineClauses {
     }
 
     /// Whether a callback attempt counts as delivered (see the type's notes).
-    static func counts(_ outcome: FlowOutcome) -> Bool {
+    static func counts(_ outcome: TracedOutcome) -> Bool {
         switch outcome.ending {
         case .answered: return outcome.status.map { $0 < 400 || $0 == 409 } ?? false
         case .aborted, .failed, .unfinished: return outcome.forwarded

@@ -26,7 +26,7 @@ struct RefreshClauses {
     private struct Rejection {
         let fingerprint: String
         let request: ClientRequest
-        let outcome: FlowOutcome
+        let outcome: TracedOutcome
     }
 
     private struct Epoch {
@@ -72,7 +72,7 @@ struct RefreshClauses {
         presented[fingerprint] = attempt
     }
 
-    mutating func flowEnded(_ request: ClientRequest, _ outcome: FlowOutcome, ledger: LineageLedger) {
+    mutating func flowEnded(_ request: ClientRequest, _ outcome: TracedOutcome, ledger: LineageLedger) {
         if let attempt = running.removeValue(forKey: request.flow) {
             if let group = attempt.group {
                 runningByGroup[group]?.removeAll { $0 == request.flow }

@@ -34,14 +34,14 @@ struct RetryClauses {
     /// One attempt as a witness shows it: the request, how it ended, and its own lineage.
     private struct Member {
         let request: ClientRequest
-        let outcome: FlowOutcome
+        let outcome: TracedOutcome
         /// The lineage the attempt belonged to when it ended (nil before any login, say).
         let lineage: String?
     }
 
     private struct Attempt {
         let request: ClientRequest
-        let outcome: FlowOutcome
+        let outcome: TracedOutcome
         let lineage: String?
         let body: AttemptBody
         /// 401s in a row of this operation ending with this attempt (0 when it was not a 401).
@@ -69,7 +69,7 @@ struct RetryClauses {
     init(identityHeader: String?) { self.identityHeader = identityHeader }
 
     mutating func flowEnded(
-        _ request: ClientRequest, _ outcome: FlowOutcome, ledger: LineageLedger, log: inout ViolationLog
+        _ request: ClientRequest, _ outcome: TracedOutcome, ledger: LineageLedger, log: inout ViolationLog
     ) {
         guard request.isBusinessLike else { return }
         let key = request.method + " " + request.url
@@ -144,7 +144,7 @@ struct RetryClauses {
     }
 
     private func checkReplay(
-        _ original: Attempt, _ retry: ClientRequest, _ outcome: FlowOutcome, body: AttemptBody, lineage: String?,
+        _ original: Attempt, _ retry: ClientRequest, _ outcome: TracedOutcome, body: AttemptBody, lineage: String?,
         log: inout ViolationLog
     ) {
         guard !Self.idempotentMethods.contains(retry.method), Self.isRetryable(original.outcome),
@@ -180,7 +180,7 @@ struct RetryClauses {
     static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
 
     /// Failures a client answers with a retry.
-    static func isRetryable(_ outcome: FlowOutcome) -> Bool {
+    static func isRetryable(_ outcome: TracedOutcome) -> Bool {
         guard outcome.ending == .answered, let status = outcome.status else { return outcome.ending != .unfinished }
         return [401, 408, 429, 502, 503, 504].contains(status)
     }

@@ -106,7 +106,7 @@ struct ViolationLog {
 
     /// The answer to a client request (or how it ended).
     func answer(
-        _ request: ClientRequest, _ outcome: FlowOutcome, lineage: String?, note: String,
+        _ request: ClientRequest, _ outcome: TracedOutcome, lineage: String?, note: String,
         marker: WitnessEvent.Marker = .context
     ) -> Witness {
         let event: String

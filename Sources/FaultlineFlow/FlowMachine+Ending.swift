@@ -1,4 +1,5 @@
 public import FaultlineCore
+import FaultlineHTTP1
 import FaultlineRules
 import FaultlineTrace
 

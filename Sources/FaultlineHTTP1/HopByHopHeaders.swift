@@ -1,5 +1,3 @@
-public import FaultlineHTTP1
-
 /// Removes the header fields that describe one connection rather than the message
 /// (RFC 9110 §7.6.1), before a message is forwarded on another connection.
 public enum HopByHopHeaders {

@@ -1,5 +1,3 @@
-import FaultlineHTTP1
-
 /// An origin server the proxy connects to: scheme, host and port, and for a reverse proxy the
 /// path prefix the upstream's API lives under.
 ///
@@ -97,7 +95,7 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// The default port of the scheme (80 for http, 443 for https).
     public var defaultPort: Int { Self.defaultPort(of: scheme) }
 
-    static func defaultPort(of scheme: String) -> Int { scheme == "https" ? 443 : 80 }
+    public static func defaultPort(of scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
     /// `scheme://host:port` without the path prefix.
     public var origin: String { "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)" }

@@ -1,5 +1,6 @@
 public import FaultlineCore
 public import FaultlineFlow
+import FaultlineHTTP1
 public import FaultlineTrace
 
 /// A copy of a request made by a `duplicate` rule, as a flow of its own with no client: the same
@@ -91,7 +92,7 @@ public struct DuplicateFlowSession {
     }
 }
 
-extension DuplicateFlowSession: HTTP1FlowHost {
+extension DuplicateFlowSession: UpstreamFlowHost {
     var traceConnection: ConnectionID? { nil }
     var flowID: FlowID? { flow?.id }
     var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }

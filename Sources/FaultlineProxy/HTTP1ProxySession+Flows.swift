@@ -7,7 +7,7 @@ import FaultlineTrace
 /// Carrying out what the flow core asks for: upstream actions go through the flow's
 /// `HTTP1UpstreamCodec`, client actions are encoded for HTTP/1 (HTTP1ProxySession+Response.swift),
 /// trace and lineage actions are recorded here, and the rest goes to the driver.
-extension HTTP1ProxySession: HTTP1FlowHost {
+extension HTTP1ProxySession: UpstreamFlowHost {
     mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput) {
         for action in actions { perform(action, &output) }
     }

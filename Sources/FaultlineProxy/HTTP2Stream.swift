@@ -7,7 +7,7 @@ import FaultlineTrace
 /// One request stream of an HTTP/2 client connection: its flow, the flow's HTTP/1.1 upstream,
 /// and the encoding of the flow's client actions as frames of the stream (RFC 9113 §8.1).
 ///
-/// It shares the upstream, timer and trace handling of every HTTP/1 upstream (`HTTP1FlowHost`);
+/// It shares the upstream, timer and trace handling of every HTTP/1 upstream (`UpstreamFlowHost`);
 /// what it adds is the client side: a response head becomes HEADERS (`:status`, connection-specific
 /// fields removed, §8.2.2), body bytes DATA, the end END_STREAM or trailers, and a broken client
 /// RST_STREAM — only this stream, never the connection.
@@ -15,7 +15,7 @@ import FaultlineTrace
 /// A class: the session keeps many streams in a dictionary and reaches into them after every
 /// input; as a struct each look-up copied the whole flow machine (a third of the CPU under
 /// h2load's 50 streams per connection).
-final class HTTP2Stream: HTTP1FlowHost {
+final class HTTP2Stream: UpstreamFlowHost {
     let streamID: Int32
     let connection: HTTP2Connection
     let configuration: ProxyConfiguration

@@ -1,5 +1,6 @@
 public import FaultlineCore
 public import FaultlineFlow
+public import FaultlineHTTP1
 public import FaultlineRules
 
 /// What a proxy session asks its driver to do. The session never touches a socket; the server

@@ -1,4 +1,4 @@
-public import FaultlineFlow
+public import FaultlineHTTP1
 
 /// Where a listener sends the requests it receives.
 public enum ProxyMode: Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlineTrace
 
 extension UpstreamFailure {

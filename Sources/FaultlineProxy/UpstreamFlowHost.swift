@@ -8,7 +8,7 @@ import FaultlineTrace
 /// HTTP/2 connection the origin negotiated) shares, whether the flow has a client
 /// (`HTTP1ProxySession`) or not (`DuplicateFlowSession`): feeding the flow, carrying out its
 /// upstream, timer and trace actions, and turning what the upstream says into flow events.
-protocol HTTP1FlowHost {
+protocol UpstreamFlowHost {
     var flow: FlowMachine? { get set }
     var upstream: UpstreamCodec? { get set }
     var configuration: ProxyConfiguration { get }
@@ -27,7 +27,7 @@ protocol HTTP1FlowHost {
     mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput)
 }
 
-extension HTTP1FlowHost {
+extension UpstreamFlowHost {
     /// Feeds the current flow one input and carries out what it asks for.
     mutating func flowInput(_ output: inout SessionOutput, _ input: (inout FlowMachine) -> [FlowAction]) {
         guard flowID != nil else { return }

@@ -1,6 +1,7 @@
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
+import FaultlineServer
 import FaultlineHTTP1
 import FaultlineTrace
 import Synchronization
@@ -42,7 +43,7 @@ extension ReplaySource {
     }
 
     /// Nothing recorded answers the request: the trace and the client learn what came nearest.
-    func unmatched(_ request: ReplayRequest, _ shape: RequestShape, _ order: RecordedOrder?) -> (ReplayAnswer, String) {
+    func unmatched(_ request: UpstreamRequest, _ shape: RequestShape, _ order: RecordedOrder?) -> (ReplayAnswer, String) {
         let (nearest, differences) = nearestRecorded(to: shape)
         var reason = "the recording has no \(shape.method) \(shape.url)"
         if let nearest {

@@ -1,6 +1,7 @@
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
+import FaultlineServer
 import FaultlineHTTP1
 import FaultlineTrace
 import Synchronization
@@ -8,7 +9,7 @@ import Synchronization
 /// Which recorded exchange answers a request: its shape, its candidates in recorded order, the
 /// repeat policy and refresh rotation.
 extension ReplaySource {
-    func liveShape(_ request: ReplayRequest, _ state: inout State) -> RequestShape {
+    func liveShape(_ request: UpstreamRequest, _ state: inout State) -> RequestShape {
         let mint = state.mint
         func recordedText(_ text: String) -> String {
             mint.recordedText(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? text
@@ -109,7 +110,7 @@ extension ReplaySource {
             + String(decoding: request.body?.bytes ?? [], as: UTF8.self)
     }
 
-    static func text(of request: ReplayRequest) -> [UInt8] {
+    static func text(of request: UpstreamRequest) -> [UInt8] {
         Array(([request.head.target] + request.head.headers.map(\.value)).joined(separator: "\n").utf8) + [0x0A] + request.body
     }
 }

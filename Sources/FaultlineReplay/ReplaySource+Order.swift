@@ -1,6 +1,7 @@
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
+import FaultlineServer
 import FaultlineHTTP1
 import FaultlineTrace
 import Synchronization

@@ -1,6 +1,7 @@
 public import FaultlineCapture
 public import FaultlineCore
-public import FaultlineFlow
+import FaultlineFlow
+public import FaultlineServer
 import FaultlineHTTP1
 public import FaultlineTrace
 import Synchronization
@@ -113,7 +114,7 @@ public final class ReplaySource: ReplayResponder {
 
     // MARK: ReplayResponder
 
-    public func respond(to request: ReplayRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> ReplayWait? {
+    public func respond(to request: UpstreamRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> ReplayWait? {
         var released: [(Parked, [ReplayTraceEvent])] = []
         var lines: [String] = []
         let (immediate, wait) = state.withLock { state -> (ReplayAnswer?, ReplayWait?) in

@@ -1,5 +1,5 @@
 import FaultlineCore
-import FaultlineFlow
+import FaultlineHTTP1
 public import FaultlinePosix
 public import FaultlineTLS
 import Foundation

@@ -1,4 +1,4 @@
-public import FaultlineFlow
+public import FaultlineHTTP1
 
 /// How a replay runs: where the requests go, how fast, how long each may take, what is compared.
 public struct ReplayOptions: Sendable {

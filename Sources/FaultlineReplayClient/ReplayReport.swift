@@ -1,5 +1,5 @@
 import FaultlineCapture
-import FaultlineFlow
+import FaultlineHTTP1
 
 /// A finished replay: every request's result, the counts, timing, and the verdict against
 /// `--allow`.

@@ -1,7 +1,5 @@
 public import FaultlineCapture
-public import FaultlineFlow
 public import FaultlineHTTP1
-import FaultlineProxy
 
 /// A recorded request as the replay sends it: to the target, with live credentials, framed anew.
 public struct ReplayRequest: Sendable, Equatable {

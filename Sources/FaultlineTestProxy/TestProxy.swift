@@ -2,6 +2,7 @@ import FaultlineCapture
 public import FaultlineContract
 import FaultlineConfig
 import FaultlineCore
+import FaultlineHTTP1
 import FaultlinePosix
 import FaultlineFlow
 import FaultlineProxy

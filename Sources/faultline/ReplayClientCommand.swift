@@ -1,6 +1,7 @@
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlinePosix
 import FaultlineReplayClient
 import FaultlineTLS

@@ -2,6 +2,7 @@ import FaultlineBackend
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlinePosix
 import Testing
 

@@ -1,6 +1,7 @@
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
+import FaultlineServer
 import FaultlineHTTP1
 import Synchronization
 
@@ -78,7 +79,7 @@ final class ReplayDriver: Sendable {
         let parsed = RecordedURL(url)!
         let endpoint = UpstreamEndpoint(scheme: parsed.scheme, host: parsed.host, port: parsed.port)
         let head = HTTPRequestHead(method: method, target: parsed.target, version: .http1_1, headers: HTTPHeaders(headers))
-        let request = ReplayRequest(flow: flow, endpoint: endpoint, head: head, body: Array(body.utf8), bodyLength: Int64(body.utf8.count))
+        let request = UpstreamRequest(flow: flow, endpoint: endpoint, head: head, body: Array(body.utf8), bodyLength: Int64(body.utf8.count))
         let wait = source.respond(to: request) { [self] answer in self.answers.withLock { $0[flow] = answer } }
         return (flow, wait)
     }

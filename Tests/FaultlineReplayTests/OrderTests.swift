@@ -1,4 +1,5 @@
 import FaultlineFlow
+import FaultlineServer
 import FaultlineTrace
 import Foundation
 import FaultlineCapture

@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlineHTTP2
 import FaultlinePosix
 import FaultlineProxy

@@ -1,5 +1,5 @@
 public import FaultlinePosix
-public import FaultlineFlow
+import FaultlineFlow
 public import FaultlineHTTP2
 public import FaultlineProxy
 

@@ -39,7 +39,7 @@ final class ReplayLink {
     /// What the flow wrote: the request, complete when this returns it (once).
     enum Progress {
         case incomplete
-        case complete(ReplayRequest)
+        case complete(UpstreamRequest)
         case malformed(HTTP1Error)
     }
 
@@ -60,7 +60,7 @@ final class ReplayLink {
                 case .end:
                     guard let head else { continue }
                     asked = true
-                    return .complete(ReplayRequest(flow: flow, endpoint: endpoint, head: head, body: body, bodyLength: bodyLength))
+                    return .complete(UpstreamRequest(flow: flow, endpoint: endpoint, head: head, body: body, bodyLength: bodyLength))
                 }
             }
         } catch {

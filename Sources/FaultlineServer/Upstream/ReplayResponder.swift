@@ -1,4 +1,5 @@
 public import FaultlineCore
+public import FaultlineFlow
 public import FaultlineHTTP1
 public import FaultlineTrace
 
@@ -14,7 +15,7 @@ public protocol ReplayResponder: AnyObject, Sendable {
     /// Answers `request`. Returns what the answer waits for when it cannot come yet (how long
     /// before the caller calls `expire`, and events to trace now), or nil when the answer has
     /// been given or will come without a deadline.
-    func respond(to request: ReplayRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> ReplayWait?
+    func respond(to request: UpstreamRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> ReplayWait?
     /// The deadline returned by `respond` passed without an answer: answer now, and say why.
     func expire(_ flow: FlowID)
     /// The flow is done with its upstream: its response reached the client (`delivered`) or the
@@ -26,7 +27,7 @@ public protocol ReplayResponder: AnyObject, Sendable {
 }
 
 /// A request as it reached the replayed upstream: where it was going and what it said.
-public struct ReplayRequest: Sendable {
+public struct UpstreamRequest: Sendable {
     public var flow: FlowID
     public var endpoint: UpstreamEndpoint
     public var head: HTTPRequestHead

@@ -1,4 +1,5 @@
 import FaultlineCore
+import FaultlineHTTP1
 import FaultlinePosix
 import FaultlineFlow
 import FaultlineProxy
