@@ -199,47 +199,14 @@ private struct JSONSecretRewriter: ~Copyable {
             switch byte {
             case UInt8(ascii: "\""): return decoded
             case UInt8(ascii: "\\"):
-                guard index < input.count else { return nil }
-                let escape = input[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
-                case UInt8(ascii: "b"): decoded.append(0x08)
-                case UInt8(ascii: "f"): decoded.append(0x0C)
-                case UInt8(ascii: "n"): decoded.append(0x0A)
-                case UInt8(ascii: "r"): decoded.append(0x0D)
-                case UInt8(ascii: "t"): decoded.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard var scalar = hex4() else { return nil }
-                    // RFC 8259 §7: a character outside the BMP is a surrogate pair.
-                    if (0xD800..<0xDC00).contains(scalar), index + 1 < input.count, input[index] == UInt8(ascii: "\\"),
-                        input[index + 1] == UInt8(ascii: "u")
-                    {
-                        index += 2
-                        guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { return nil }
-                    decoded.append(contentsOf: String(Character(unicode)).utf8)
-                default: return nil
-                }
+                index -= 1
+                guard JSONEscape.decode(input, at: &index, into: &decoded, loneSurrogates: .refuse) == nil else { return nil }
             default:
                 guard byte >= 0x20 else { return nil }
                 decoded.append(byte)
             }
         }
         return nil
-    }
-
-    private mutating func hex4() -> UInt32? {
-        guard index + 4 <= input.count else { return nil }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = HexDigit.value(input[index]) else { return nil }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
     }
 
     private mutating func copyWhitespace() {

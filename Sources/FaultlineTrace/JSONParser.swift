@@ -157,49 +157,19 @@ struct JSONParser {
 
     /// Parses one escape sequence (the position is at its backslash) into UTF-8 bytes.
     private mutating func parseEscape(into decoded: inout [UInt8]) throws(Failure) {
-        position += 1
-        guard position < bytes.count else { throw endOfLine("an escape sequence") }
-        let letter = bytes[position]
-        position += 1
-        switch letter {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(letter)
-        case UInt8(ascii: "b"): decoded.append(0x08)
-        case UInt8(ascii: "f"): decoded.append(0x0C)
-        case UInt8(ascii: "n"): decoded.append(0x0A)
-        case UInt8(ascii: "r"): decoded.append(0x0D)
-        case UInt8(ascii: "t"): decoded.append(0x09)
-        case UInt8(ascii: "u"):
-            var scalar = UInt32(try parseHexQuad())
-            if (0xD800..<0xDC00).contains(scalar) {
-                // A high surrogate must be followed by an escaped low one (RFC 8259 §7).
-                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-                    bytes[position + 1] == UInt8(ascii: "u")
-                else { throw failure("unpaired surrogate in \\u escape") }
-                position += 2
-                let low = UInt32(try parseHexQuad())
-                guard (0xDC00..<0xE000).contains(low) else { throw failure("unpaired surrogate in \\u escape") }
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-            } else if (0xDC00..<0xE000).contains(scalar) {
-                throw failure("unpaired surrogate in \\u escape")
-            }
-            decoded.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar)!)!)
-        default:
-            position -= 1
+        guard let problem = JSONEscape.decode(bytes, at: &position, into: &decoded, loneSurrogates: .refuse) else { return }
+        switch problem {
+        case .truncated(let expected):
+            throw endOfLine(expected)
+        case .unknownLetter(let letter, let at):
+            position = at
             throw failure("invalid escape '\\\(Unicode.Scalar(letter))' in a string")
+        case .notHex(let at):
+            position = at
+            throw failure("expected a hex digit in \\u escape, found \(describeCurrent())")
+        case .unpairedSurrogate:
+            throw failure("unpaired surrogate in \\u escape")
         }
-    }
-
-    private mutating func parseHexQuad() throws(Failure) -> UInt16 {
-        var value: UInt16 = 0
-        for _ in 0..<4 {
-            guard position < bytes.count else { throw endOfLine("four hex digits after \\u") }
-            guard let digit = HexDigit.value(bytes[position]) else {
-                throw failure("expected a hex digit in \\u escape, found \(describeCurrent())")
-            }
-            value = value << 4 | UInt16(digit)
-            position += 1
-        }
-        return value
     }
 
     /// `number = [ minus ] int [ frac ] [ exp ]` (RFC 8259 §6).

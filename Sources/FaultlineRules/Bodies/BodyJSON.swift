@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// A JSON value read from a message body (RFC 8259), for `body.json` matches and for
 /// credentials in JSON responses.
 ///
@@ -100,21 +102,11 @@ private struct BodyJSONParser {
             case UInt8(ascii: "\""):
                 return String(decoding: output, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                guard index < bytes.count else { return nil }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escape)
-                case UInt8(ascii: "b"): output.append(0x08)
-                case UInt8(ascii: "f"): output.append(0x0C)
-                case UInt8(ascii: "n"): output.append(0x0A)
-                case UInt8(ascii: "r"): output.append(0x0D)
-                case UInt8(ascii: "t"): output.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard let scalar = unicodeEscape() else { return nil }
-                    output.append(contentsOf: Array(String(Character(scalar)).utf8))
-                default: return nil
+                index -= 1
+                let failed = bytes.withUnsafeBufferPointer { buffer in
+                    JSONEscape.decode(buffer, at: &index, into: &output, loneSurrogates: .replace) != nil
                 }
+                if failed { return nil }
             case 0x00..<0x20:
                 return nil  // control characters must be escaped
             default:
@@ -122,40 +114,6 @@ private struct BodyJSONParser {
             }
         }
         return nil
-    }
-
-    /// The code point of `XXXX` (after `\u`), joining a surrogate pair; a lone surrogate reads
-    /// as U+FFFD rather than failing the whole body.
-    private mutating func unicodeEscape() -> Unicode.Scalar? {
-        guard let first = hex4() else { return nil }
-        if (0xD800..<0xDC00).contains(first) {
-            let save = index
-            if consume(UInt8(ascii: "\\")), consume(UInt8(ascii: "u")), let second = hex4(),
-                (0xDC00..<0xE000).contains(second)
-            {
-                return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
-            }
-            index = save
-            return "\u{FFFD}"
-        }
-        return Unicode.Scalar(first) ?? "\u{FFFD}"
-    }
-
-    private mutating func hex4() -> UInt32? {
-        guard index + 4 <= bytes.count else { return nil }
-        var value: UInt32 = 0
-        for byte in bytes[index..<index + 4] {
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            value = value << 4 | UInt32(digit)
-        }
-        index += 4
-        return value
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` (RFC 8259 §6).
