@@ -49,9 +49,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(name: "FaultlineHTTP1", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
         .target(name: "FaultlineConfig", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
-        .target(name: "FaultlineRules", dependencies: ["FaultlineCore", "FaultlineConfig"], swiftSettings: strictSettings),
-        .target(name: "FaultlineTrace", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
-        .target(name: "FaultlineTLS", dependencies: ["FaultlineCore", "COpenSSL"], swiftSettings: strictSettings),
+        .target(
+            name: "FaultlineRules", dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlinePosix"], swiftSettings: strictSettings),
+        .target(name: "FaultlineTrace", dependencies: ["FaultlineCore", "FaultlinePosix", "COpenSSL"], swiftSettings: strictSettings),
+        .target(name: "FaultlineTLS", dependencies: ["FaultlineCore", "FaultlinePosix", "COpenSSL"], swiftSettings: strictSettings),
         // Sans-I/O HTTP/2 (RFC 9113) over nghttp2: bytes in, events out, frames to send out.
         .target(
             name: "FaultlineHTTP2", dependencies: ["FaultlineCore", "FaultlineHTTP1", "CNghttp2"],

@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FaultlinePosix
 
 /// File handling for the CA directory: plain POSIX calls, so modes are set at creation and every
 /// failure names the path and `strerror`.
@@ -61,16 +62,12 @@ enum CAFiles {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw systemError(TLSError.caWriteFailed, "Creating \(temporary)") }
         var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                let error = systemError(TLSError.caWriteFailed, "Writing \(temporary)")
-                close(descriptor)
-                unlink(temporary)
-                throw error
-            }
-            written += result
+        do {
+            _ = try bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try FileIO.write(descriptor, buffer, from: &written) } }.get()
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw systemError(TLSError.caWriteFailed, "Writing \(temporary)", errno: error.errno)
         }
         guard fsync(descriptor) == 0 else {
             let error = systemError(TLSError.caWriteFailed, "Syncing \(temporary)")
@@ -91,21 +88,15 @@ enum CAFiles {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw systemError(TLSError.caUnreadable, "Opening the \(what) \(path)") }
         defer { close(descriptor) }
-        var contents: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw systemError(TLSError.caUnreadable, "Reading the \(what) \(path)")
-            }
-            if count == 0 { break }
-            contents.append(contentsOf: chunk[0..<count])
-            guard contents.count <= 1 << 20 else {
-                throw TLSError(code: TLSError.caUnreadable, description: "The \(what) \(path) is larger than 1 MiB.")
-            }
+        let contents: [UInt8]?
+        do {
+            contents = try FileIO.readToEnd(descriptor, limit: 1 << 20, scrub: true)
+        } catch {
+            throw systemError(TLSError.caUnreadable, "Reading the \(what) \(path)", errno: error.errno)
         }
-        for index in chunk.indices { chunk[index] = 0 }
+        guard let contents else {
+            throw TLSError(code: TLSError.caUnreadable, description: "The \(what) \(path) is larger than 1 MiB.")
+        }
         return contents
     }
 
@@ -156,8 +147,9 @@ enum CAFiles {
         return try body(bio)
     }
 
-    private static func systemError(_ code: String, _ what: String) -> TLSError {
-        let reason = String(cString: strerror(errno))
+    /// `what failed: <strerror>.`, for `number`, else the `errno` the last call left.
+    private static func systemError(_ code: String, _ what: String, errno number: Int32? = nil) -> TLSError {
+        let reason = String(cString: strerror(number ?? errno))
         return TLSError(code: code, description: "\(what) failed: \(reason).")
     }
 }

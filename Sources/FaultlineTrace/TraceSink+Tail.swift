@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FaultlinePosix
 
 extension TraceSink {
     /// The last `maxBytes` bytes of the file at `path` (all of it when shorter), and whether they
@@ -15,21 +16,7 @@ extension TraceSink {
         guard fstat(descriptor, &status) == 0 else { return nil }
         let size = Int(status.st_size)
         let start = max(0, size - maxBytes)
-        var bytes = [UInt8](repeating: 0, count: size - start)
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + filled, buffer.count - filled, off_t(start + filled))
-            }
-            if count > 0 {
-                filled += count
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                break
-            }
-        }
-        bytes.removeLast(bytes.count - filled)
+        guard let bytes = try? FileIO.read(descriptor, count: size - start, at: start) else { return nil }
         return (bytes, start > 0)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FaultlinePosix
 
 /// The file descriptor a recorder writes to, and what it knows about it.
 ///
@@ -70,37 +71,22 @@ struct TraceSink {
         return "faultline: writing the trace to \(label) failed: \(Self.errorText(code)); later events are not written"
     }
 
-    /// Loops on write(2) until every byte is written or an error other than EINTR occurs;
-    /// returns that error's errno, or nil.
+    /// Writes until every byte is written (`FileIO` retries interrupted and partial writes);
+    /// returns the errno of a failure, or nil.
     private func writeFully(_ bytes: UnsafeBufferPointer<UInt8>, written: inout Int) -> Int32? {
-        let base = UnsafeRawPointer(bytes.baseAddress!)
         var waits = 0
-        while written < bytes.count {
-            let result = Self.systemWrite(descriptor, base + written, bytes.count - written)
-            if result > 0 {
-                written += result
-                continue
-            }
-            let code = result < 0 ? errno : EIO
-            if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK, waits < 10 {
+        do {
+            while try !FileIO.write(descriptor, UnsafeRawBufferPointer(bytes), from: &written) {
                 // A non-blocking descriptor (a stdout shared with a parent): wait for room.
+                guard waits < 10 else { return EAGAIN }
                 waits += 1
                 var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&request, 1, 1000)
-                continue
             }
-            return code
+            return nil
+        } catch {
+            return error.errno
         }
-        return nil
-    }
-
-    private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.write(descriptor, bytes, count)
-        #else
-        Darwin.write(descriptor, bytes, count)
-        #endif
     }
 
     /// Closes the file (not standard output); later writes do nothing.
@@ -119,16 +105,7 @@ struct TraceSink {
         line.append(UInt8(ascii: "\n"))
         line.withUnsafeBytes { buffer in
             var done = 0
-            while done < buffer.count {
-                let result = systemWrite(2, buffer.baseAddress! + done, buffer.count - done)
-                if result > 0 {
-                    done += result
-                } else if result < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
+            _ = try? FileIO.write(2, buffer, from: &done)
         }
     }
 }

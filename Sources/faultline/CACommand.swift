@@ -1,4 +1,5 @@
 import FaultlineCore
+import FaultlinePosix
 import FaultlineTLS
 
 #if canImport(Glibc)
@@ -216,15 +217,11 @@ enum CACommand {
     /// Writes all of `bytes`, retrying short writes and EINTR; EPIPE and the rest are failures.
     static func writeAll(_ bytes: [UInt8], to descriptor: Int32, name: String) throws(CommandFailure) {
         var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw CommandFailure("cannot write \(name): \(String(cString: strerror(errno)))")
-            }
-            written += result
+        do {
+            // A blocking descriptor: FileIO.write returns only when every byte is written.
+            _ = try bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try FileIO.write(descriptor, buffer, from: &written) } }.get()
+        } catch {
+            throw CommandFailure("cannot write \(name): \(String(cString: strerror(error.errno)))")
         }
     }
 

@@ -59,18 +59,12 @@ struct ControlFile {
         // O_EXCL: never write the secret through a file (or link) someone else prepared.
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CommandFailure("cannot write the control file \(temporary): \(Self.reason())") }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Self.systemWrite(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let reason = Self.reason()
-                _ = close(fd)
-                _ = unlink(temporary)
-                throw CommandFailure("cannot write the control file \(temporary): \(reason)")
-            }
-            written += count
+        do {
+            try CACommand.writeAll(Array(text.utf8), to: fd, name: "the control file \(temporary)")
+        } catch {
+            _ = close(fd)
+            _ = unlink(temporary)
+            throw error
         }
         // The mode given to open is filtered by the umask; make sure it is exactly owner read/write.
         _ = fchmod(fd, 0o600)
@@ -110,14 +104,6 @@ struct ControlFile {
     /// True when process `pid` exists (a control file left by a proxy that crashed names a dead one).
     static func isRunning(_ pid: Int32) -> Bool {
         kill(pid, 0) == 0 || errno == EPERM
-    }
-
-    private static func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.write(fd, bytes, count)
-        #else
-        Darwin.write(fd, bytes, count)
-        #endif
     }
 
     private static func reason() -> String {

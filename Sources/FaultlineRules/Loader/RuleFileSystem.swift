@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import FaultlinePosix
 
 /// The few file-system reads the loader needs (list a folder, read a file), with the system's
 /// own reason on failure ("No such file or directory") so errors can say why. Foundation's
@@ -42,26 +43,14 @@ enum RuleFileSystem {
         guard Int(status.st_size) <= maximumFileSize else {
             throw Failure(reason: "larger than \(maximumFileSize >> 20) MiB")
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(reason: lastReason())
-            }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[..<count])
-            if bytes.count > maximumFileSize { throw Failure(reason: "larger than \(maximumFileSize >> 20) MiB") }
+        let contents: [UInt8]?
+        do {
+            contents = try FileIO.readToEnd(descriptor, limit: maximumFileSize)
+        } catch {
+            throw Failure(reason: String(cString: strerror(error.errno)))
         }
-    }
-
-    private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-            Glibc.read(descriptor, buffer, count)
-        #else
-            Darwin.read(descriptor, buffer, count)
-        #endif
+        guard let contents else { throw Failure(reason: "larger than \(maximumFileSize >> 20) MiB") }
+        return contents
     }
 
     private static func lastReason() -> String { String(cString: strerror(errno)) }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FaultlinePosix
 
 /// The control API's bearer token: how one is drawn and how a presented one is checked.
 public enum ControlToken {
@@ -10,22 +11,11 @@ public enum ControlToken {
     /// at start when the user gave no `--control-token`. Throws `ServerError` when the random
     /// device cannot be read (there is then no safe token to offer).
     public static func generate() throws(ServerError) -> String {
-        var bytes = [UInt8](repeating: 0, count: 32)
         let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ServerError("cannot open /dev/urandom for the control token") }
         defer { _ = close(fd) }
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-            }
-            if count > 0 {
-                filled += count
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                throw ServerError("cannot read /dev/urandom for the control token")
-            }
+        guard let bytes = try? FileIO.readExactly(fd, count: 32) else {
+            throw ServerError("cannot read /dev/urandom for the control token")
         }
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
