@@ -204,3 +204,16 @@ def test_explore_catches_every_broken_client_without_ordering_rules(faultline_bi
     for clause in ("single-flight-refresh", "no-stale-refresh"):
         assert re.search(rf"^  found [^\n]*{clause}[^\n]* after \d+ schedules?: pct3:\d+:", out, re.MULTILINE), out
     assert "Every broken client was caught by exploration alone" in out, out
+
+
+@pytest.mark.timeout(60)
+def test_explore_says_its_max_wait_and_refuses_a_bad_one(faultline_binary, tmp_path):
+    """`--max-wait` is the logout races' wait (100 ms unless given), named in the first line; a
+    value that is not milliseconds in range is refused before anything runs."""
+    for value in ("x", "-1", "10001"):
+        code, out, err = demo(faultline_binary, "--explore", "--max-wait", value, tmp=tmp_path, timeout=30)
+        assert code == 2, f"--max-wait {value}: exit {code}: {out}\n{err}"
+        assert f"faultline demo: --max-wait takes milliseconds from 0 to 10000, not '{value}'" in err, err
+        assert out == "", out
+    code, out, err = demo(faultline_binary, "--help", tmp=tmp_path, timeout=30)
+    assert "--max-wait MS" in out and "logs out on a timer (default 100" in out, out
