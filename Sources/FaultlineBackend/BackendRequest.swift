@@ -9,7 +9,10 @@ struct BackendRequest: Sendable {
     var query: FormFields
     var body: [UInt8]
 
-    init(route: Route, method: String = "GET", headers: HTTPHeaders = HTTPHeaders(), query: FormFields = FormFields(pairs: []), body: [UInt8] = []) {
+    init(
+        route: Route, method: String = "GET", headers: HTTPHeaders = HTTPHeaders(),
+        query: FormFields = FormFields(pairs: []), body: [UInt8] = []
+    ) {
         self.route = route
         self.method = method
         self.headers = headers

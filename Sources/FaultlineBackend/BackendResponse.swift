@@ -28,7 +28,8 @@ struct BackendResponse: Sendable, Equatable {
     static func error(
         _ status: Int, _ code: String, _ description: String, headers: HTTPHeaders = HTTPHeaders()
     ) -> BackendResponse {
-        json(status, JSON.object(["error": .string(code), "error_description": .string(description)]), headers: headers)
+        json(
+            status, JSON.object(["error": .string(code), "error_description": .string(description)]), headers: headers)
     }
 
     /// 204 No Content with these fields.

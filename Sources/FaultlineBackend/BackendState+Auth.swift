@@ -51,7 +51,8 @@ extension BackendState {
         let form = try Self.oauthForm(request, endpoint: "the revocation endpoint")
         guard let token = form.parameter("token") else { throw BadRequest("missing token") }
         if let hint = form.parameter("token_type_hint"), !["access_token", "refresh_token"].contains(hint) {
-            return .error(400, "unsupported_token_type", "token_type_hint \(hint) is not supported", headers: Self.noStore)
+            return .error(
+                400, "unsupported_token_type", "token_type_hint \(hint) is not supported", headers: Self.noStore)
         }
         extra.revocationRequests += 1
         _ = tokens.revoke(token: token)
@@ -139,7 +140,8 @@ struct AuthenticationFailure: Error, Sendable {
 
     var response: BackendResponse {
         guard let rejection else {
-            return .error(401, "unauthorized", "no Bearer token or session cookie", headers: [("WWW-Authenticate", "Bearer")])
+            return .error(
+                401, "unauthorized", "no Bearer token or session cookie", headers: [("WWW-Authenticate", "Bearer")])
         }
         let description =
             switch rejection {

@@ -53,7 +53,10 @@ public struct BackendStats: Sendable, Equatable {
     /// The JSON body of `GET /_backend/stats`; dictionary keys are sorted so the text is stable.
     var json: ConfigValue {
         func counts(_ dictionary: [String: Int]) -> ConfigValue {
-            .object(dictionary.sorted { $0.key < $1.key }.map { ConfigMember(key: $0.key, value: .number(Double($0.value))) })
+            .object(
+                dictionary.sorted { $0.key < $1.key }.map {
+                    ConfigMember(key: $0.key, value: .number(Double($0.value)))
+                })
         }
         let numbers: [(String, Int)] = [
             ("logins", logins), ("rejectedLogins", rejectedLogins), ("refreshes", refreshes),

@@ -42,7 +42,9 @@ struct NoteStore: Sendable {
     mutating func create(account: String, body: [UInt8], idempotencyKey: String?) -> Outcome {
         let fingerprint = FNV1a.hash(body)
         if let idempotencyKey, let earlier = remembered[KeyScope(account: account, key: idempotencyKey)] {
-            guard earlier.fingerprint == fingerprint, earlier.length == body.count else { return .keyReusedWithOtherBody }
+            guard earlier.fingerprint == fingerprint, earlier.length == body.count else {
+                return .keyReusedWithOtherBody
+            }
             replayCount += 1
             return .replayed(earlier.note)
         }

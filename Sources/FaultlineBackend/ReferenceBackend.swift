@@ -49,7 +49,8 @@ public final class ReferenceBackend: Sendable {
             let contexts = loops.loops.map { BackendLoopContext(loop: $0, service: service) }
             let listener: Listener
             do {
-                listener = try Listener(address: configuration.address, group: loops, ids: IDGenerator()) { connection in
+                listener = try Listener(address: configuration.address, group: loops, ids: IDGenerator()) {
+                    connection in
                     guard let context = contexts.first(where: { $0.loop === connection.loop }) else {
                         preconditionFailure("connection accepted on a loop outside the group")
                     }
@@ -75,10 +76,12 @@ public final class ReferenceBackend: Sendable {
     /// may be called again. Idempotent. Not from a thread of the loops it started itself (they
     /// cannot join themselves).
     public func stop() {
-        guard let state = running.withLock({ current -> Running? in
-            defer { current = nil }
-            return current
-        }) else { return }
+        guard
+            let state = running.withLock({ current -> Running? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         state.listener.stop()
         let onLoopThread = state.contexts.contains { $0.loop.inEventLoop }
         let closed = DispatchSemaphore(value: 0)

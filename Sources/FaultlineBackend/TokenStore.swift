@@ -116,7 +116,8 @@ struct TokenStore: Sendable {
 
     /// An empty store. `makeToken` turns a prefix into a fresh unique token; tests may pass a
     /// predictable one.
-    init(tokenLifetime: Duration, makeToken: @escaping @Sendable (String) -> String = { RandomToken.make(prefix: $0) }) {
+    init(tokenLifetime: Duration, makeToken: @escaping @Sendable (String) -> String = { RandomToken.make(prefix: $0) })
+    {
         self.tokenLifetime = tokenLifetime
         self.makeToken = makeToken
     }

@@ -28,7 +28,8 @@ public enum CaptureLoader {
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            throw CaptureLoadError("\(path): \(exists ? (isDirectory.boolValue ? "is a directory" : "cannot be read") : "no such file")")
+            throw CaptureLoadError(
+                "\(path): \(exists ? (isDirectory.boolValue ? "is a directory" : "cannot be read") : "no such file")")
         }
         return [UInt8](data)
     }

@@ -56,7 +56,8 @@ public enum OrderRules {
             guard let last = during.last, let releaseOn = reference(for: last) else { continue }
             holds += 1
             let request = exchange.upstreamRequest!
-            rules.append("""
+            rules.append(
+                """
                     {
                       // Recorded flow \(exchange.flow): delivered after \(describe(last, byFlow)).
                       name: "hold-\(name(exchange))", phase: "response",
@@ -70,7 +71,8 @@ public enum OrderRules {
             let request = exchange.upstreamRequest!
             for (phase, ruleName) in [("request", marker.request), ("response", marker.response)] {
                 guard let ruleName else { continue }
-                rules.append("""
+                rules.append(
+                    """
                         {
                           // Marks recorded flow \(exchange.flow)'s \(phase) for the holds above (a delay of 0 changes nothing).
                           name: \(quoted(ruleName)), phase: "\(phase)",
@@ -121,9 +123,11 @@ public enum OrderRules {
         switch step.kind {
         case .mark(let label): return "mark '\(label)'"
         case .received(let flow):
-            return "the request of flow \(flow) (\(byFlow[flow].map { "\($0.upstreamRequest!.method) \($0.upstreamRequest!.url.path)" } ?? "?")) arrived"
+            return
+                "the request of flow \(flow) (\(byFlow[flow].map { "\($0.upstreamRequest!.method) \($0.upstreamRequest!.url.path)" } ?? "?")) arrived"
         case .delivered(let flow):
-            return "the response of flow \(flow) (\(byFlow[flow].map { "\($0.upstreamRequest!.method) \($0.upstreamRequest!.url.path)" } ?? "?")) was delivered"
+            return
+                "the response of flow \(flow) (\(byFlow[flow].map { "\($0.upstreamRequest!.method) \($0.upstreamRequest!.url.path)" } ?? "?")) was delivered"
         }
     }
 

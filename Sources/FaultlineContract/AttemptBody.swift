@@ -1,5 +1,5 @@
-import Foundation
 import FaultlineTrace
+import Foundation
 
 /// What the trace tells of one attempt's request body: its length (as forwarded, else as the head
 /// announced it), its keyed fingerprint when it was forwarded, and, in a capture, its first bytes.

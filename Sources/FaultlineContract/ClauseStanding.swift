@@ -42,9 +42,13 @@ extension ContractReport {
     public func standing(of clause: ClauseID) -> ClauseStanding? {
         let count = violationCount(of: clause)
         if count > 0 { return .broken(violations: count) }
-        if let idle = clausesUnexercised.first(where: { $0.clause == clause }) { return .nothingToJudge(reason: idle.reason) }
+        if let idle = clausesUnexercised.first(where: { $0.clause == clause }) {
+            return .nothingToJudge(reason: idle.reason)
+        }
         if clausesChecked.contains(clause) { return .held }
-        if let skipped = clausesSkipped.first(where: { $0.clause == clause }) { return .notChecked(reason: skipped.reason) }
+        if let skipped = clausesSkipped.first(where: { $0.clause == clause }) {
+            return .notChecked(reason: skipped.reason)
+        }
         if clausesDisabled.contains(clause) { return .disabled }
         return nil
     }

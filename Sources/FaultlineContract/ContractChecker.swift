@@ -136,7 +136,8 @@ public struct ContractChecker {
             } else {
                 checked.append(clause)
                 if !log.exercised.contains(clause) {
-                    unexercised.append(ContractReport.UnexercisedClause(clause: clause, reason: Self.idleReason(clause)))
+                    unexercised.append(
+                        ContractReport.UnexercisedClause(clause: clause, reason: Self.idleReason(clause)))
                 }
             }
         }

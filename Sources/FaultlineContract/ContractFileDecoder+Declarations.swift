@@ -1,5 +1,5 @@
-import FaultlineCore
 import FaultlineConfig
+import FaultlineCore
 
 /// Steps, callbacks and their `match` objects.
 extension ContractFileDecoder {

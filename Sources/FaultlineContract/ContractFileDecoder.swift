@@ -1,5 +1,5 @@
-import FaultlineCore
 import FaultlineConfig
+import FaultlineCore
 
 /// Decodes one contract file, collecting every error.
 ///

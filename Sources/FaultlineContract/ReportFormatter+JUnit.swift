@@ -29,7 +29,8 @@ extension ReportFormatter {
                 element += escape(body) + "</failure>\n    </testcase>"
             case .notChecked(let reason):
                 skips += 1
-                element += ">\n      <skipped message=\"\(escape(reason))\">not checked: \(escape(reason))</skipped>\n    </testcase>"
+                element +=
+                    ">\n      <skipped message=\"\(escape(reason))\">not checked: \(escape(reason))</skipped>\n    </testcase>"
             case .nothingToJudge(let reason):
                 skips += 1
                 let message = escape("nothing to judge: " + reason)

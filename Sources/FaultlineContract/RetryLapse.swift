@@ -58,7 +58,8 @@ struct RetryLapse: Sendable, Equatable {
             switch body {
             case .kept: "with the same body"
             case .emptied: "with an empty body"
-            case .truncated: "with a truncated body (\(retryLength.map(String.init) ?? "fewer") of \(originalLength) bytes)"
+            case .truncated:
+                "with a truncated body (\(retryLength.map(String.init) ?? "fewer") of \(originalLength) bytes)"
             }
         switch key {
         case .absent: return "\(bodyPart) and no \(identityHeader.map { "\($0) header" } ?? header)"

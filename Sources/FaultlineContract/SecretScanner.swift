@@ -178,7 +178,8 @@ struct SecretScanner {
 
     /// A capture's pseudonym (FaultlineTrace's `Pseudonym`).
     static func isPseudonym(_ bytes: Bytes) -> Bool {
-        Pseudonym.isPseudonym(String(decoding: UnsafeBufferPointer(rebasing: bytes.buffer[bytes.start..<bytes.end]), as: UTF8.self))
+        Pseudonym.isPseudonym(
+            String(decoding: UnsafeBufferPointer(rebasing: bytes.buffer[bytes.start..<bytes.end]), as: UTF8.self))
     }
 
     static func isFingerprint(_ bytes: Bytes) -> Bool {

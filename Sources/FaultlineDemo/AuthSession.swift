@@ -111,8 +111,10 @@ actor AuthSession {
         return tokens.access
     }
 
-    private static func refresh(_ token: String, http: DemoHTTPClient) async throws -> (access: String, refresh: String) {
-        let response = try await http.send("POST", "/oauth/token", form: ["grant_type": "refresh_token", "refresh_token": token])
+    private static func refresh(_ token: String, http: DemoHTTPClient) async throws -> (access: String, refresh: String)
+    {
+        let response = try await http.send(
+            "POST", "/oauth/token", form: ["grant_type": "refresh_token", "refresh_token": token])
         guard response.status == 200, let json = response.json, let access = json["access_token"] as? String,
             let refresh = json["refresh_token"] as? String
         else { throw Failure.refreshRefused(response.status) }

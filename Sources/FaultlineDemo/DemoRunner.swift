@@ -1,7 +1,7 @@
 import FaultlineBackend
 public import FaultlineContract
-public import FaultlineExplorer
 import FaultlineExplore
+public import FaultlineExplorer
 import FaultlinePosix
 public import FaultlineReplay
 import FaultlineTestProxy
@@ -64,7 +64,9 @@ public final class DemoRunner: Sendable {
 
     /// Runs one case against a replay of `capture` instead of the backend, with the case's rules
     /// on top: the recorded race, offline.
-    public func replay(_ demoCase: DemoCase, capture: URL, settings: ReplaySettings = ReplaySettings()) async throws -> Result {
+    public func replay(_ demoCase: DemoCase, capture: URL, settings: ReplaySettings = ReplaySettings()) async throws
+        -> Result
+    {
         let proxy = try TestProxy.start(replaying: capture, rules: .files(Self.ruleFiles(demoCase)), settings: settings)
         defer { proxy.stop() }
         return try await play(demoCase, proxy: proxy, backend: nil)
@@ -93,7 +95,8 @@ public final class DemoRunner: Sendable {
             rules: .files(files), beforeEach: { backend.reset() }
         ) { [self] proxy in
             try await withClient(demoCase.flaws, proxy: proxy) { client in
-                try await demoCase.scenario.playExplored(client, proxy: proxy, backend: backend, logoutAfter: logoutAfter)
+                try await demoCase.scenario.playExplored(
+                    client, proxy: proxy, backend: backend, logoutAfter: logoutAfter)
             }
         }
         return await explorer.explore()
@@ -104,7 +107,8 @@ public final class DemoRunner: Sendable {
         _ flaws: ClientFlaws, proxy: TestProxy, _ body: (ReferenceClient) async throws -> Void
     ) async throws {
         let baseURL = proxy.baseURL!
-        guard let host = baseURL.host, let port = baseURL.port, let address = try? SocketAddress(ipAddress: host, port: port)
+        guard let host = baseURL.host, let port = baseURL.port,
+            let address = try? SocketAddress(ipAddress: host, port: port)
         else { preconditionFailure("the proxy's reverse listener is an IP literal and port, not \(baseURL)") }
         let transport: any DemoTransport =
             switch httpVersion {

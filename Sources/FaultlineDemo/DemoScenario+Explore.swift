@@ -64,15 +64,18 @@ extension DemoScenario {
         case .logoutRace:
             let ann = try await client.signIn("ann")
             backend?.expireAccessTokens()
-            await Self.loggingOut(ann, after: logoutAfter, during: { await attempt { _ = try await ann.call("GET", "/v1/messages") } })
+            await Self.loggingOut(
+                ann, after: logoutAfter, during: { await attempt { _ = try await ann.call("GET", "/v1/messages") } })
         case .lateSetCookie:
             let ann = try await client.signIn("ann")
-            await Self.loggingOut(ann, after: logoutAfter, during: { await attempt { _ = try await ann.cookieCall("/v1/messages") } })
+            await Self.loggingOut(
+                ann, after: logoutAfter, during: { await attempt { _ = try await ann.cookieCall("/v1/messages") } })
             await attempt { try await ann.cookieCall("/v1/messages") }
         case .lateRefresh:
             let ann = try await client.signIn("ann")
             backend?.expireAccessTokens()
-            await Self.loggingOut(ann, after: logoutAfter, during: { await attempt { _ = try await ann.call("GET", "/v1/messages") } })
+            await Self.loggingOut(
+                ann, after: logoutAfter, during: { await attempt { _ = try await ann.call("GET", "/v1/messages") } })
             await attempt { try await ann.call("GET", "/v1/me") }
         case .tokenRace, .late401, .alwaysRejected, .twoAccounts, .pipeline, .noteRetry:
             try await play(client, proxy: proxy, backend: backend)

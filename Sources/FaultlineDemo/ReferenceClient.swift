@@ -16,7 +16,8 @@ public final class ReferenceClient: Sendable {
 
     /// A client speaking HTTP/1.1 (a connection per request) to `baseURL`, an IP literal and port.
     public convenience init(baseURL: URL, flaws: ClientFlaws = []) {
-        guard let host = baseURL.host, let port = baseURL.port, let address = try? SocketAddress(ipAddress: host, port: port)
+        guard let host = baseURL.host, let port = baseURL.port,
+            let address = try? SocketAddress(ipAddress: host, port: port)
         else { preconditionFailure("the demo talks to an IP literal and port, not \(baseURL)") }
         self.init(baseURL: baseURL, flaws: flaws, transport: DemoHTTP1Transport(address: address))
     }
@@ -26,7 +27,8 @@ public final class ReferenceClient: Sendable {
         self.baseURL = baseURL
         self.flaws = flaws
         self.transport = transport
-        self.sharedHTTP = flaws.contains(.sharedCookieStore) ? DemoHTTPClient(baseURL: baseURL, transport: transport) : nil
+        self.sharedHTTP =
+            flaws.contains(.sharedCookieStore) ? DemoHTTPClient(baseURL: baseURL, transport: transport) : nil
     }
 
     /// A signed-in account: its HTTP stack (own cookie store unless the flaw says otherwise) and tokens.
@@ -61,7 +63,8 @@ public final class ReferenceClient: Sendable {
             var attempts = 1
             let limit = flaws.contains(.retryLoop) ? 4 : 2
             while response.status == 401, attempts < limit {
-                token = try await auth.token(afterRejectionOf: token, startedIn: generation, refreshAtStart: refreshAtStart)
+                token = try await auth.token(
+                    afterRejectionOf: token, startedIn: generation, refreshAtStart: refreshAtStart)
                 // The article's rule again: the refresh was an await, and the user may have signed
                 // out during it; a retry of a signed-out session is never sent. (Exploration found
                 // this one: the retry went out on the old stack between the logout and its
@@ -92,7 +95,9 @@ public final class ReferenceClient: Sendable {
             // (A client without generation discipline does not cancel its work in flight either, so
             // a late refresh's retry still goes out on the account's stack.)
             guard
-                flaws.isDisjoint(with: [.keepCookiesAfterLogout, .sharedCookieStore, .noGenerationCheck, .adoptLateTokens])
+                flaws.isDisjoint(with: [
+                    .keepCookiesAfterLogout, .sharedCookieStore, .noGenerationCheck, .adoptLateTokens,
+                ])
             else { return }
             // Invalidating the stack drops its answers in flight; a late refresh's must still
             // arrive, for its tokens to be revoked (otherwise whether they are depends on which

@@ -141,11 +141,13 @@ public struct ExploreScheduler: Sendable {
         switch choice {
         case .step(let position) where position >= pending.count:
             divergences.append(
-                "decision \(index): the schedule chose step \(position) of \(pending.count) pending; went first come, first served")
+                "decision \(index): the schedule chose step \(position) of \(pending.count) pending; went first come, first served"
+            )
             choice = .step(0)
         case .wait where !waitOffered:
             divergences.append(
-                "decision \(index): the schedule chose to wait, but the last wait saw no arrival; went first come, first served")
+                "decision \(index): the schedule chose to wait, but the last wait saw no arrival; went first come, first served"
+            )
             choice = .step(0)
         default:
             break

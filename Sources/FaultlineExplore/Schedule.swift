@@ -40,7 +40,8 @@ public struct Schedule: Sendable, Equatable, Hashable, CustomStringConvertible {
         guard let strategy = StrategyKind(strategyText) else {
             throw ScheduleSyntaxError(
                 column: strategyStart + 1,
-                message: "unknown strategy '\(strategyText)'; expected random, pctN (pct3), exhaustive or fcfs", text: text)
+                message: "unknown strategy '\(strategyText)'; expected random, pctN (pct3), exhaustive or fcfs",
+                text: text)
         }
         let (seedText, seedStart) = try field("seed")
         guard let seed = UInt64(seedText) else {
@@ -111,7 +112,9 @@ public enum StrategyKind: Sendable, Equatable, Hashable, CustomStringConvertible
         case "fcfs": self = .fcfs
         case "pct": self = .pct(depth: 3)
         default:
-            guard name.hasPrefix("pct"), let depth = Int(name.dropFirst(3)), (1...64).contains(depth) else { return nil }
+            guard name.hasPrefix("pct"), let depth = Int(name.dropFirst(3)), (1...64).contains(depth) else {
+                return nil
+            }
             self = .pct(depth: depth)
         }
     }

@@ -40,7 +40,8 @@ public enum Shrinker {
         return choices(
             keeping: kept.map { deviation in
                 Deviation(
-                    index: deviation.index - droppedWaits.count(where: { $0 < deviation.index }), choice: deviation.choice)
+                    index: deviation.index - droppedWaits.count(where: { $0 < deviation.index }),
+                    choice: deviation.choice)
             })
     }
 

@@ -19,13 +19,18 @@ extension ExploreReportFormatter {
             <h1 class="\(report.passed ? "passed" : "failed")">\(escape(verdict(report)))</h1>
 
             """
-        for line in text(report).split(separator: "\n").prefix(4) { page += "<p class=\"meta\">\(escape(String(line)))</p>\n" }
+        for line in text(report).split(separator: "\n").prefix(4) {
+            page += "<p class=\"meta\">\(escape(String(line)))</p>\n"
+        }
         if !report.findings.isEmpty {
-            page += "<h2>Clauses broken</h2>\n<table><thead><tr><th style=\"width:18%\">clause</th><th>first schedule</th><th>shrunk schedule</th></tr></thead><tbody>\n"
+            page +=
+                "<h2>Clauses broken</h2>\n<table><thead><tr><th style=\"width:18%\">clause</th><th>first schedule</th><th>shrunk schedule</th></tr></thead><tbody>\n"
             for finding in report.findings {
-                page += "<tr><td>\(escape(finding.clause.rawValue))<br>\(finding.schedules) of \(report.runs.count) schedules</td>"
+                page +=
+                    "<tr><td>\(escape(finding.clause.rawValue))<br>\(finding.schedules) of \(report.runs.count) schedules</td>"
                 page += "<td>\(cell(finding.first, report))</td>"
-                page += "<td>\(finding.shrunk.map { cell($0, report) + "<br>\(finding.shrunkDeviations ?? 0) deviations" } ?? "–")</td></tr>\n"
+                page +=
+                    "<td>\(finding.shrunk.map { cell($0, report) + "<br>\(finding.shrunkDeviations ?? 0) deviations" } ?? "–")</td></tr>\n"
             }
             page += "</tbody></table>\n"
         }
@@ -34,7 +39,8 @@ extension ExploreReportFormatter {
             page += "<h2>Runs to look at</h2>\n<ul>\n"
             for run in noted.prefix(50) {
                 let notes = run.diverged + (run.client.problem.map { ["client: \($0)"] } ?? [])
-                page += "<li>schedule \(run.index) <code>\(escape(run.schedule))</code>: \(escape(notes.joined(separator: "; ")))</li>\n"
+                page +=
+                    "<li>schedule \(run.index) <code>\(escape(run.schedule))</code>: \(escape(notes.joined(separator: "; ")))</li>\n"
             }
             page += "</ul>\n"
         }
@@ -42,7 +48,8 @@ extension ExploreReportFormatter {
     }
 
     private static func cell(_ run: ExploreReport.Run, _ report: ExploreReport) -> String {
-        var cell = "schedule \(run.index): <code>\(escape(run.schedule))</code><br><code>\(escape(reproduce(run.schedule, report)))</code>"
+        var cell =
+            "schedule \(run.index): <code>\(escape(run.schedule))</code><br><code>\(escape(reproduce(run.schedule, report)))</code>"
         if let html = run.html {
             cell += "<br><a href=\"\(escape(URL(fileURLWithPath: html).lastPathComponent))\">timeline</a>"
         }

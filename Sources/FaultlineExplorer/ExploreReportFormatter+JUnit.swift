@@ -20,13 +20,15 @@ extension ExploreReportFormatter {
                     finding.shrunk.map { "shrunk: \($0.schedule)" + kept($0) },
                     "reproduce: " + reproduce(finding.shrunk?.schedule ?? finding.first.schedule, report),
                 ].compactMap { $0 }.joined(separator: "\n")
-                element += ">\n      <failure type=\"\(clause.rawValue)\" message=\"\(escape(message))\">\(escape(body))</failure>\n    </testcase>"
+                element +=
+                    ">\n      <failure type=\"\(clause.rawValue)\" message=\"\(escape(message))\">\(escape(body))</failure>\n    </testcase>"
             } else if report.contract.disabled.contains(clause) {
                 skipped += 1
                 element += ">\n      <skipped message=\"disabled by the contract\"/>\n    </testcase>"
             } else if let problem = report.problem {
                 skipped += 1
-                element += ">\n      <skipped message=\"\(escape("the exploration could not run: " + problem))\"/>\n    </testcase>"
+                element +=
+                    ">\n      <skipped message=\"\(escape("the exploration could not run: " + problem))\"/>\n    </testcase>"
             } else {
                 element += "/>"
             }
@@ -39,7 +41,8 @@ extension ExploreReportFormatter {
                 ? "\(report.clientFailures.count) client failures" : nil)
         if let wholeProblem {
             failures += 1
-            whole += ">\n      <failure type=\"exploration\" message=\"\(escape(wholeProblem))\">\(escape(text(report)))</failure>\n    </testcase>"
+            whole +=
+                ">\n      <failure type=\"exploration\" message=\"\(escape(wholeProblem))\">\(escape(text(report)))</failure>\n    </testcase>"
         } else {
             whole += ">\n      <system-out>\(escape(text(report)))</system-out>\n    </testcase>"
         }

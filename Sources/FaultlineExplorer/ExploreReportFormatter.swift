@@ -25,7 +25,9 @@ public enum ExploreReportFormatter {
         )
         lines.append(report.contract.line)
         if let baseline = report.baseline {
-            let verdict = baseline.violated.isEmpty ? "holds" : "broken: " + baseline.violated.map(\.rawValue).joined(separator: ", ")
+            let verdict =
+                baseline.violated.isEmpty
+                ? "holds" : "broken: " + baseline.violated.map(\.rawValue).joined(separator: ", ")
             lines.append("baseline (arrival order): \(baseline.decisions) decisions, contract \(verdict)")
         }
         let rate = report.elapsedSeconds > 0 ? Double(report.runs.count) / report.elapsedSeconds : 0
@@ -36,14 +38,16 @@ public enum ExploreReportFormatter {
             summary += "; shrinking: \(runs) run\(runs == 1 ? "" : "s") in \(seconds(shrink))"
         }
         if let cut = report.cut {
-            summary += "; exhaustive: \(report.complete == true ? "every order within the bound run" : "stopped before every order was run"), \(report.pruned ?? 0) independent swaps skipped, \(cut) decisions past --max-steps"
+            summary +=
+                "; exhaustive: \(report.complete == true ? "every order within the bound run" : "stopped before every order was run"), \(report.pruned ?? 0) independent swaps skipped, \(cut) decisions past --max-steps"
         }
         lines.append(summary)
         if report.interrupted { lines.append("interrupted: the report covers the runs made before the stop") }
         lines.append(verdict(report))
         for finding in report.findings {
             lines.append("")
-            lines.append("✗ \(finding.clause.rawValue): broken by \(finding.schedules) of \(report.runs.count) schedules")
+            lines.append(
+                "✗ \(finding.clause.rawValue): broken by \(finding.schedules) of \(report.runs.count) schedules")
             lines.append("    first:  schedule \(finding.first.index)  \(finding.first.schedule)" + kept(finding.first))
             if let shrunk = finding.shrunk {
                 let deviations = finding.shrunkDeviations ?? 0
@@ -57,14 +61,20 @@ public enum ExploreReportFormatter {
         if !diverged.isEmpty {
             lines.append("")
             lines.append("diverged (the run did not go as scheduled):")
-            for run in diverged.prefix(10) { lines.append("  schedule \(run.index): " + run.diverged.joined(separator: "; ")) }
+            for run in diverged.prefix(10) {
+                lines.append("  schedule \(run.index): " + run.diverged.joined(separator: "; "))
+            }
             if diverged.count > 10 { lines.append("  … and \(diverged.count - 10) more") }
         }
         let failures = report.clientFailures
         if !failures.isEmpty {
             lines.append("")
-            lines.append("client failures\(report.failOnClientError ? "" : " (not part of the verdict without --fail-on-client-error)"):")
-            for run in failures.prefix(10) { lines.append("  schedule \(run.index): \(run.client.problem ?? "failed")") }
+            lines.append(
+                "client failures\(report.failOnClientError ? "" : " (not part of the verdict without --fail-on-client-error)"):"
+            )
+            for run in failures.prefix(10) {
+                lines.append("  schedule \(run.index): \(run.client.problem ?? "failed")")
+            }
             if failures.count > 10 { lines.append("  … and \(failures.count - 10) more") }
         }
         return lines.joined(separator: "\n") + "\n"

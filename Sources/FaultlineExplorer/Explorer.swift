@@ -58,7 +58,8 @@ public final class Explorer: Sendable {
                 index: -1, strategy: .fcfs, seed: 0, output: try await run(ChoiceList([])), keepAs: "baseline")
             report.baseline = baseline.run
             let horizon = max(baseline.decisions, 1)
-            var search = options.strategy == .exhaustive && options.replay == nil
+            var search =
+                options.strategy == .exhaustive && options.replay == nil
                 ? ExhaustiveSearch(maxSteps: options.maxSteps) : nil
             var prefix: [ExploreChoice]? = search?.first
             for index in indices {

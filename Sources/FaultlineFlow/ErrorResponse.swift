@@ -10,7 +10,9 @@ public enum ErrorResponse {
     public static func make(status: Int, code: String, message: String) -> SyntheticResponse {
         SyntheticResponse(
             status: status,
-            headers: [(name: "Content-Type", value: "text/plain; charset=utf-8"), (name: "X-Faultline-Error", value: code)],
+            headers: [
+                (name: "Content-Type", value: "text/plain; charset=utf-8"), (name: "X-Faultline-Error", value: code),
+            ],
             body: Array("faultline: \(message)\n".utf8))
     }
 

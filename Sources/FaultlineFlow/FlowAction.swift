@@ -67,7 +67,8 @@ public enum FlowAction: Sendable {
         case .openUpstream(let flow, _), .sendRequestHead(let flow, _), .sendRequestBody(let flow, _),
             .sendRequestEnd(let flow, _), .releaseUpstream(let flow), .closeUpstream(let flow),
             .sendInterim(let flow, _), .sendResponseHead(let flow, _, _, _), .sendResponseBody(let flow, _),
-            .sendResponseEnd(let flow, _), .breakClient(let flow, _), .goAwayClient(let flow, _, _), .armTimer(let flow, _, _),
+            .sendResponseEnd(let flow, _), .breakClient(let flow, _), .goAwayClient(let flow, _, _),
+            .armTimer(let flow, _, _),
             .cancelTimer(let flow, _), .unregisterHold(let flow), .observed(let flow, _), .ruleFired(let flow, _),
             .throttle(let flow, _, _), .stepLineage(let flow, _), .trace(let flow, _, _), .ended(let flow, _),
             .duplicateBody(let flow, _), .duplicateEnd(let flow, _):
@@ -94,7 +95,6 @@ public struct OutboundRequest: Sendable, Equatable {
     /// "1.1", "1.0", "2".
     public var receivedProtocol: String
 }
-
 
 /// The side of a flow a throttle paces.
 public enum ThrottleSide: Sendable, Hashable {

@@ -41,7 +41,8 @@ extension FlowMachine {
                     ]))
         }
         if capture.request.length > 0 {
-            fields.append(.content("content", capture.request.body(contentType: outbound.headers.first(name: "content-type"))))
+            fields.append(
+                .content("content", capture.request.body(contentType: outbound.headers.first(name: "content-type"))))
         }
     }
 
@@ -50,7 +51,9 @@ extension FlowMachine {
     mutating func captureResponseHead(_ head: HTTPResponseHead) {
         guard let capture else { return }
         capture.responseContentType = head.headers.first(name: "content-type")
-        if let decision, let tracker = decision.tracker, decision.role == FlowRole.login, (200...299).contains(head.status) {
+        if let decision, let tracker = decision.tracker, decision.role == FlowRole.login,
+            (200...299).contains(head.status)
+        {
             capture.reserved = tracker.reserveLineage()
             capture.issuingLineage = capture.reserved
         } else {

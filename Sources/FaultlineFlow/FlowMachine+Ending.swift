@@ -129,7 +129,10 @@ extension FlowMachine {
         guard !isEnded else { return [] }
         output.trace(
             id, .protocolError,
-            [.string("side", "client"), .string("code", code), .int("status", Int64(status)), .string("message", message)])
+            [
+                .string("side", "client"), .string("code", code), .int("status", Int64(status)),
+                .string("message", message),
+            ])
         if upstreamRequested { output.append(.closeUpstream(id)) }
         if responseStarted {
             output.append(.breakClient(id, .closeAfterFlush))
@@ -160,7 +163,10 @@ extension FlowMachine {
         if let spec = heldSpec {
             output.trace(
                 id, .holdEnded,
-                [.string("name", spec.name), .string("outcome", outcome.rawValue), .string("ended_by", outcome.rawValue)])
+                [
+                    .string("name", spec.name), .string("outcome", outcome.rawValue),
+                    .string("ended_by", outcome.rawValue),
+                ])
         }
         output.append(.unregisterHold(id))
     }
@@ -186,7 +192,10 @@ extension FlowMachine {
         flow.traceRequestReceived(routed: routed, &output)
         output.trace(
             id, .protocolError,
-            [.string("side", "client"), .string("code", code), .int("status", Int64(status)), .string("message", message)])
+            [
+                .string("side", "client"), .string("code", code), .int("status", Int64(status)),
+                .string("message", message),
+            ])
         flow.answerError(status: status, code: code, message: message, &output)
         flow.end(.refused, &output)
         return output.actions

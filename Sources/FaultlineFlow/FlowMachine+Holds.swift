@@ -34,7 +34,8 @@ extension FlowMachine {
         holdRegistered = false
         output.append(.unregisterHold(id))
         var fields: [TraceField] = [
-            .string("name", spec.name), .string("outcome", HoldOutcome.timeout.traceName), .string("ended_by", "deadline"),
+            .string("name", spec.name), .string("outcome", HoldOutcome.timeout.traceName),
+            .string("ended_by", "deadline"),
         ]
         let effective: HoldOutcome
         switch spec.onTimeout {
@@ -51,7 +52,9 @@ extension FlowMachine {
         endHold(spec, fields: fields, effective: effective, &output)
     }
 
-    private mutating func endHold(_ spec: HoldSpec, fields: [TraceField], effective: HoldOutcome, _ output: inout FlowOutput) {
+    private mutating func endHold(
+        _ spec: HoldSpec, fields: [TraceField], effective: HoldOutcome, _ output: inout FlowOutput
+    ) {
         cancel(.holdDeadline, &output)
         output.trace(id, .holdEnded, fields)
         let requestHeld: Bool

@@ -24,7 +24,8 @@ extension FlowMachine {
         forwardedOnce = true
         guard let decision else { return }
         if let tracker = decision.tracker {
-            output.append(.stepLineage(id, .requestSent(tracker, role: decision.role, credentials: decision.credentials)))
+            output.append(
+                .stepLineage(id, .requestSent(tracker, role: decision.role, credentials: decision.credentials)))
         }
         observe(.forwarded, &output)
         if requestPlan.duplicate?.timing == .beforeResponse { scheduleDuplicates(&output) }
@@ -105,7 +106,8 @@ extension FlowMachine {
 
     /// Sends a response head to the client (or, for a duplicate, to nobody).
     mutating func sendResponseHead(
-        _ head: HTTPResponseHead, _ length: FlowBodyLength, source: ResponseSource = .upstream, _ output: inout FlowOutput
+        _ head: HTTPResponseHead, _ length: FlowBodyLength, source: ResponseSource = .upstream,
+        _ output: inout FlowOutput
     ) {
         sentStatus = head.status
         sentHeaders = head.headers
@@ -186,7 +188,10 @@ extension FlowMachine {
                 id, .duplicateScheduled,
                 [
                     .int("count", 0),
-                    .string("skipped", "the request body is over the rules' body limit of \(environment.policy?.bodyLimit ?? BodyReadLimit.bytes) bytes"),
+                    .string(
+                        "skipped",
+                        "the request body is over the rules' body limit of \(environment.policy?.bodyLimit ?? BodyReadLimit.bytes) bytes"
+                    ),
                 ])
             return
         }
@@ -197,11 +202,15 @@ extension FlowMachine {
         copy.body = outbound.body
         output.trace(
             id, .duplicateScheduled,
-            [.int("count", spec.count), .double("spacing_s", spec.spacing.inSeconds), .string("timing", spec.timing.rawValue)])
+            [
+                .int("count", spec.count), .double("spacing_s", spec.spacing.inSeconds),
+                .string("timing", spec.timing.rawValue),
+            ])
         output.append(
             .duplicate(
                 DuplicateRequest(
-                    original: id, request: copy, outbound: outbound, body: body, count: spec.count, spacing: spec.spacing,
+                    original: id, request: copy, outbound: outbound, body: body, count: spec.count,
+                    spacing: spec.spacing,
                     streamed: false)))
     }
 

@@ -88,7 +88,8 @@ extension FlowMachine {
         if let replacement {
             edited.head.headers.remove(name: "content-length")
             edited.head.headers.remove(name: "transfer-encoding")
-            sendReplacement(head: edited.head, body: replacement, source: .upstream, upstreamEnded: pending.ended, &output)
+            sendReplacement(
+                head: edited.head, body: replacement, source: .upstream, upstreamEnded: pending.ended, &output)
             return
         }
         state = .streaming
@@ -116,7 +117,8 @@ extension FlowMachine {
         guard case .streaming = state else { return }
         let outcome: FlowOutcome = source == .rule ? .answered : .finished
         if duplicateOf == nil { output.append(.sendResponseEnd(id, trailers: nil)) }
-        output.trace(id, .responseDelivered, [.int("status", Int64(head.status)), .body("body", responseDigest.finish())])
+        output.trace(
+            id, .responseDelivered, [.int("status", Int64(head.status)), .body("body", responseDigest.finish())])
         responseDelivered(&output)
         if upstreamEnded {
             output.append(.releaseUpstream(id))

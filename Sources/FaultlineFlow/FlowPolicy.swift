@@ -66,7 +66,10 @@ public final class FlowPolicy: Sendable {
     private static func profileState(
         _ profile: AuthProfile?, fingerprint: @escaping @Sendable (String, String) -> String
     ) -> (profile: AuthProfile?, tracker: LineageTracker?, readsBodies: Bool) {
-        (profile, profile.map { LineageTracker(profile: $0, naming: fingerprint) }, profile?.readsRequestBodies ?? false)
+        (
+            profile, profile.map { LineageTracker(profile: $0, naming: fingerprint) },
+            profile?.readsRequestBodies ?? false
+        )
     }
 
     /// The lineage tracker of the current profile, if one is loaded.

@@ -27,8 +27,10 @@ public struct FlowRequest: Sendable, Equatable {
     public var stream: Int32?
 
     public init(
-        kind: FlowKind, method: String, endpoint: UpstreamEndpoint, path: String, query: String?, outboundTarget: String,
-        url: String, version: String, headers: HTTPHeaders, authority: String, body: FlowBodyLength, stream: Int32? = nil
+        kind: FlowKind, method: String, endpoint: UpstreamEndpoint, path: String, query: String?,
+        outboundTarget: String,
+        url: String, version: String, headers: HTTPHeaders, authority: String, body: FlowBodyLength,
+        stream: Int32? = nil
     ) {
         self.kind = kind
         self.method = method

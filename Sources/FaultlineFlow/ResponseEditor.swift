@@ -35,7 +35,9 @@ public enum ResponseEditor {
             case .literal(let value):
                 edited.head.headers.add(name: "Set-Cookie", value: value)
             case .replay(let name):
-                if let value = cookies?.lastSetCookie(named: name) { edited.head.headers.add(name: "Set-Cookie", value: value) }
+                if let value = cookies?.lastSetCookie(named: name) {
+                    edited.head.headers.add(name: "Set-Cookie", value: value)
+                }
             }
         }
         return edited

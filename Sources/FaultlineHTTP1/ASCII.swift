@@ -1,10 +1,10 @@
+import FaultlineCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-import FaultlineCore
 
 /// Byte classes and small byte helpers for the HTTP/1.1 grammar.
 ///

@@ -27,7 +27,8 @@ public struct Authority: Sendable, Equatable, CustomStringConvertible {
             guard let parsed = TargetParser.parseAuthority(bytes, 0, bytes.count, portRequired: portRequired) else {
                 return nil
             }
-            return Authority(host: ASCII.string(bytes, parsed.host.lowerBound, parsed.host.upperBound), port: parsed.port)
+            return Authority(
+                host: ASCII.string(bytes, parsed.host.lowerBound, parsed.host.upperBound), port: parsed.port)
         }
     }
 }

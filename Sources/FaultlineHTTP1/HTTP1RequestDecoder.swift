@@ -115,7 +115,9 @@ public struct HTTP1RequestDecoder: Sendable {
         let rules = headRules
         while true {
             var scanner = self.scanner
-            let step = try buffer.withReadableBytes { (bytes) throws(HTTP1Error) in try scanner.scan(bytes, rules: rules) }
+            let step = try buffer.withReadableBytes { (bytes) throws(HTTP1Error) in
+                try scanner.scan(bytes, rules: rules)
+            }
             self.scanner = scanner
             switch step {
             case .needMore:
@@ -187,7 +189,9 @@ public struct HTTP1RequestDecoder: Sendable {
         // an invalid Host value. An empty Host is allowed (a target without authority).
         if fields.hostCount > 1 { throw .duplicateHost }
         if let host = fields.hostValue {
-            if !host.isEmpty, TargetParser.parseAuthority(bytes, host.lowerBound, host.upperBound, portRequired: false) == nil {
+            if !host.isEmpty,
+                TargetParser.parseAuthority(bytes, host.lowerBound, host.upperBound, portRequired: false) == nil
+            {
                 throw .invalidHost
             }
         } else if line.version == .http1_1 {

@@ -124,7 +124,9 @@ public struct HTTP1ResponseDecoder: Sendable {
         let rules = headRules
         while true {
             var scanner = self.scanner
-            let step = try buffer.withReadableBytes { (bytes) throws(HTTP1Error) in try scanner.scan(bytes, rules: rules) }
+            let step = try buffer.withReadableBytes { (bytes) throws(HTTP1Error) in
+                try scanner.scan(bytes, rules: rules)
+            }
             self.scanner = scanner
             switch step {
             case .needMore:

@@ -8,7 +8,8 @@ public struct HTTPResponseHead: Sendable, Equatable {
     public var headers: HTTPHeaders
 
     /// A response head; the encoder writes these values as given.
-    public init(version: HTTPVersion = .http1_1, status: Int, reason: String = "", headers: HTTPHeaders = HTTPHeaders()) {
+    public init(version: HTTPVersion = .http1_1, status: Int, reason: String = "", headers: HTTPHeaders = HTTPHeaders())
+    {
         self.version = version
         self.status = status
         self.reason = reason

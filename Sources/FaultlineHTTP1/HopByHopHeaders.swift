@@ -26,6 +26,7 @@ public enum HopByHopHeaders {
 
     /// Whether a request asks to switch to WebSocket (RFC 6455 §4.1, RFC 9110 §7.8).
     public static func isWebSocketUpgrade(_ headers: HTTPHeaders) -> Bool {
-        headers.containsToken("upgrade", inField: "connection") && headers.containsToken("websocket", inField: "upgrade")
+        headers.containsToken("upgrade", inField: "connection")
+            && headers.containsToken("websocket", inField: "upgrade")
     }
 }

@@ -34,11 +34,12 @@ public enum RequestTarget: Sendable, Equatable, CustomStringConvertible {
             case .origin:
                 return .success(.origin(path: text(parsed.path), query: parsed.query.map(text)))
             case .absolute:
-                return .success(.absolute(
-                    scheme: String(decoding: bytes[parsed.scheme].lazy.map(ASCII.lowercased), as: UTF8.self),
-                    authority: Authority(host: text(parsed.host), port: parsed.port),
-                    path: parsed.path.isEmpty ? "/" : text(parsed.path),
-                    query: parsed.query.map(text)))
+                return .success(
+                    .absolute(
+                        scheme: String(decoding: bytes[parsed.scheme].lazy.map(ASCII.lowercased), as: UTF8.self),
+                        authority: Authority(host: text(parsed.host), port: parsed.port),
+                        path: parsed.path.isEmpty ? "/" : text(parsed.path),
+                        query: parsed.query.map(text)))
             }
         }
         return try result.get()

@@ -121,7 +121,9 @@ package enum TargetParser {
         }
         target.host = authority.host
         target.port = authority.port
-        if ASCII.firstIndex(of: ASCII.hash, in: bytes, from: authorityEnd, to: end) != nil { throw .invalidRequestTarget }
+        if ASCII.firstIndex(of: ASCII.hash, in: bytes, from: authorityEnd, to: end) != nil {
+            throw .invalidRequestTarget
+        }
         if let question = ASCII.firstIndex(of: ASCII.question, in: bytes, from: authorityEnd, to: end) {
             target.path = authorityEnd..<question
             target.query = (question + 1)..<end
@@ -184,7 +186,8 @@ package enum TargetParser {
     private static func hasValidPercentEncoding(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
         var index = start
         while let percent = ASCII.firstIndex(of: ASCII.percent, in: bytes, from: index, to: end) {
-            guard percent + 2 < end, HexDigit.value(bytes[percent + 1]) != nil, HexDigit.value(bytes[percent + 2]) != nil
+            guard percent + 2 < end, HexDigit.value(bytes[percent + 1]) != nil,
+                HexDigit.value(bytes[percent + 2]) != nil
             else { return false }
             index = percent + 3
         }
@@ -200,8 +203,9 @@ package enum TargetParser {
         for index in start..<end {
             let byte = bytes[index]
             if inZone {
-                guard ASCII.isAlpha(byte) || ASCII.isDigit(byte) || byte == 0x2D || byte == 0x2E || byte == 0x5F
-                    || byte == 0x7E || byte == ASCII.percent
+                guard
+                    ASCII.isAlpha(byte) || ASCII.isDigit(byte) || byte == 0x2D || byte == 0x2E || byte == 0x5F
+                        || byte == 0x7E || byte == ASCII.percent
                 else { return false }
             } else if byte == ASCII.colon {
                 sawColon = true

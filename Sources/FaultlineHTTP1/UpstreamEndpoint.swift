@@ -40,7 +40,8 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// Parses `http://host[:port][/prefix]` or `https://host[:port][/prefix]`: the path, if any,
     /// becomes `pathPrefix` (a trailing `/` is dropped). A query, a fragment or user info is refused.
     public init(url: String) throws(ProxyConfigurationError) {
-        let expected = "expected an upstream URL such as http://127.0.0.1:9000, http://127.0.0.1:9000/api or https://api.example.test"
+        let expected =
+            "expected an upstream URL such as http://127.0.0.1:9000, http://127.0.0.1:9000/api or https://api.example.test"
         let parts = url.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else {
             throw ProxyConfigurationError("'\(url)' is not a URL: \(expected)")
@@ -55,7 +56,8 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
         guard !authority.isEmpty, !authority.contains("@"), !rest.contains("?"), !rest.contains("#") else {
             throw ProxyConfigurationError("'\(url)' must name only a host, a port and a path prefix: \(expected)")
         }
-        guard let (host, port) = Self.splitAuthority(String(authority), defaultPort: Self.defaultPort(of: scheme)) else {
+        guard let (host, port) = Self.splitAuthority(String(authority), defaultPort: Self.defaultPort(of: scheme))
+        else {
             if let colon = authority.lastIndex(of: ":"), case let digits = authority[authority.index(after: colon)...],
                 !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber })
             {

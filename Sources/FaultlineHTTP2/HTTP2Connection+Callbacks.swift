@@ -1,5 +1,5 @@
-import FaultlineCore
 import CNghttp2
+import FaultlineCore
 
 // nghttp2 calls these from inside `mem_recv` and `mem_send`. They record events and stream
 // state, and at most submit frames (an RST_STREAM, trailers); they never call `mem_recv` or
@@ -103,11 +103,15 @@ extension HTTP2Connection {
         let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch UInt32(frame.hd.type) {
         case NGHTTP2_DATA.rawValue:
-            guard let bytes = updateStream(id, { state -> [UInt8] in
-                let bytes = state.frameData
-                state.frameData = []
-                return bytes
-            }) else { return }
+            guard
+                let bytes = updateStream(
+                    id,
+                    { state -> [UInt8] in
+                        let bytes = state.frameData
+                        state.frameData = []
+                        return bytes
+                    })
+            else { return }
             // A DATA frame of nothing but padding says nothing (nghttp2 consumed the padding).
             if !bytes.isEmpty || endStream { events.append(.data(stream: id, bytes: bytes, endStream: endStream)) }
         case NGHTTP2_HEADERS.rawValue:
@@ -138,13 +142,17 @@ extension HTTP2Connection {
     /// Client role: a 1xx head is informational and a final head may follow (§8.1).
     private func headerBlockReceived(stream id: Int32, endStream: Bool) {
         let role = role
-        guard let event = updateStream(id, { state -> HTTP2Event in
-            let block = state.block
-            state.block = []
-            guard !state.finalHeadReceived else { return .trailers(stream: id, headers: block) }
-            if role == .server || !Self.isInformational(block) { state.finalHeadReceived = true }
-            return .headers(stream: id, headers: block, endStream: endStream)
-        }) else { return }
+        guard
+            let event = updateStream(
+                id,
+                { state -> HTTP2Event in
+                    let block = state.block
+                    state.block = []
+                    guard !state.finalHeadReceived else { return .trailers(stream: id, headers: block) }
+                    if role == .server || !Self.isInformational(block) { state.finalHeadReceived = true }
+                    return .headers(stream: id, headers: block, endStream: endStream)
+                })
+        else { return }
         events.append(event)
     }
 
@@ -214,7 +222,8 @@ extension HTTP2Connection {
             events.append(
                 .streamError(stream: id, reason: "Our HEADERS could not be sent: \(Self.libraryText(libraryError))."))
             if frame.headers.cat != NGHTTP2_HCAT_REQUEST, streams[id] != nil,
-                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, HTTP2ErrorCode.internalError.rawValue)
+                nghttp2_submit_rst_stream(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, HTTP2ErrorCode.internalError.rawValue)
                     == 0
             {
                 resetsWeSubmitted.insert(id)

@@ -1,5 +1,5 @@
-import FaultlineCore
 import CNghttp2
+import FaultlineCore
 
 extension HTTP2Connection {
     /// nghttp2 returned a fatal error (`nghttp2_is_fatal`: below `NGHTTP2_ERR_FATAL`) from

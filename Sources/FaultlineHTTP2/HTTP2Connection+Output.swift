@@ -1,5 +1,5 @@
-public import FaultlineCore
 import CNghttp2
+public import FaultlineCore
 
 // What the caller sends: heads, per-stream data queues read by one nghttp2 data provider,
 // trailers, resets, GOAWAY, and the flow-control credit for what it received. Each method
@@ -47,7 +47,8 @@ extension HTTP2Connection {
     /// GOAWAY either way, stream IDs left, under the peer's SETTINGS_MAX_CONCURRENT_STREAMS).
     public var canStartRequest: Bool {
         role == .client && !failed && nghttp2_session_check_request_allowed(session) != 0
-            && streams.count < Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+            && streams.count
+                < Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
     }
 
     /// Submits a request head (client role) and returns the new stream's ID: pseudo-headers
@@ -71,7 +72,8 @@ extension HTTP2Connection {
         guard streams.count < Int(allowed) else {
             throw HTTP2Error(
                 code: HTTP2Error.concurrencyLimit,
-                message: "\(streams.count) streams are open, as many as the peer's SETTINGS_MAX_CONCURRENT_STREAMS allows.")
+                message:
+                    "\(streams.count) streams are open, as many as the peer's SETTINGS_MAX_CONCURRENT_STREAMS allows.")
         }
         var provider = Self.dataProvider
         let id = NameValueList.with(headers) { fields, count in
@@ -81,7 +83,8 @@ extension HTTP2Connection {
         }
         guard id > 0 else {
             throw HTTP2Error(
-                code: id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue ? HTTP2Error.noNewStreams : HTTP2Error.submissionFailed,
+                code: id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue
+                    ? HTTP2Error.noNewStreams : HTTP2Error.submissionFailed,
                 message: "nghttp2 refused the request: \(Self.libraryText(id)).")
         }
         var state = StreamState()
@@ -211,7 +214,8 @@ extension HTTP2Connection {
     /// nghttp2 wants up to `length` bytes of `stream`'s body (called inside `mem_send`).
     /// Returns the byte count, `NGHTTP2_ERR_DEFERRED` when the queue is empty and the stream not
     /// ended (``sendData`` resumes it), or `NGHTTP2_ERR_PAUSE` while `receive` drains answers.
-    func readOutbound(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: inout UInt32) -> Int {
+    func readOutbound(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: inout UInt32) -> Int
+    {
         if pausingData { return Int(NGHTTP2_ERR_PAUSE.rawValue) }
         var trailers: [HTTP2Header]?
         var resetCode: HTTP2ErrorCode?
@@ -263,7 +267,8 @@ extension HTTP2Connection {
     /// so it is reset and reported.
     private func refuseSubmission(stream: Int32, what: String, _ result: Int32) {
         events.append(.streamError(stream: stream, reason: "nghttp2 refused \(what): \(Self.libraryText(result))."))
-        if nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, HTTP2ErrorCode.internalError.rawValue)
+        if nghttp2_submit_rst_stream(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, HTTP2ErrorCode.internalError.rawValue)
             == 0
         {
             resetsWeSubmitted.insert(stream)

@@ -1,4 +1,5 @@
 public import FaultlineCore
+
 /// What an ``HTTP2Connection`` found, in order: returned by ``HTTP2Connection/receive(_:)`` and
 /// ``HTTP2Connection/takeEvents()``.
 ///

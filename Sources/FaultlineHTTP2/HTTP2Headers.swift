@@ -84,7 +84,8 @@ public enum HTTP2Headers {
         }
         guard let method, !method.isEmpty else { throw malformed(":method is missing (RFC 9113 §8.3.1).") }
         if let `protocol` {
-            guard method == "CONNECT", authority != nil, scheme != nil, let path, !path.isEmpty, !`protocol`.isEmpty else {
+            guard method == "CONNECT", authority != nil, scheme != nil, let path, !path.isEmpty, !`protocol`.isEmpty
+            else {
                 throw malformed(":protocol goes with CONNECT and :scheme, :path and :authority (RFC 8441 §4).")
             }
         } else if method == "CONNECT" {
@@ -95,7 +96,8 @@ public enum HTTP2Headers {
             guard scheme != nil else { throw malformed(":scheme is missing (RFC 9113 §8.3.1).") }
             guard let path, !path.isEmpty else { throw malformed(":path is missing or empty (RFC 9113 §8.3.1).") }
         }
-        return Request(method: method, scheme: scheme, authority: authority, path: path, protocol: `protocol`, fields: fields)
+        return Request(
+            method: method, scheme: scheme, authority: authority, path: path, protocol: `protocol`, fields: fields)
     }
 
     /// Splits a received response block: `:status` (three digits, the only pseudo-header,
@@ -168,7 +170,8 @@ public enum HTTP2Headers {
         for field in fields {
             let name = lowercased(field.name)
             if name == "te" {
-                teTrailers = teTrailers || HTTPHeaders([(field.name, field.value)]).containsToken("trailers", inField: "te")
+                teTrailers =
+                    teTrailers || HTTPHeaders([(field.name, field.value)]).containsToken("trailers", inField: "te")
                 continue
             }
             guard !connectionSpecificNames.contains(name), !nominated.contains(name), name != "host" else { continue }
@@ -248,6 +251,8 @@ public enum HTTP2Headers {
     /// ASCII lowercase (field names are tokens, RFC 9110 §5.1).
     static func lowercased(_ name: String) -> String {
         guard name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return name }
-        return String(decoding: name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self)
+        return String(
+            decoding: name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self
+        )
     }
 }

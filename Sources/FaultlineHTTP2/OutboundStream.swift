@@ -1,4 +1,5 @@
 import FaultlineCore
+
 /// One stream's outbound side: the bytes ``HTTP2Connection/sendData(stream:_:endStream:)``
 /// queued and nghttp2's data provider has not taken yet, and how the stream is to end.
 struct OutboundStream {

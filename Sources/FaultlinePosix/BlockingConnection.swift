@@ -50,7 +50,9 @@ public final class BlockingConnection {
         var sent = 0
         while sent < bytes.count {
             let attempt = bytes.withUnsafeBytes { buffer in
-                Result { () throws(SystemError) in try Posix.write(fd, UnsafeRawBufferPointer(rebasing: buffer[sent...])) }
+                Result { () throws(SystemError) in
+                    try Posix.write(fd, UnsafeRawBufferPointer(rebasing: buffer[sent...]))
+                }
             }
             switch try attempt.get() {
             case .processed(let count): sent += count

@@ -84,7 +84,9 @@ final class EpollSelector: IOSelector {
                 continue
             }
             var ready: ReadinessEvents = []
-            if event.events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLPRI.rawValue) != 0 { ready.insert(.readable) }
+            if event.events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLPRI.rawValue) != 0 {
+                ready.insert(.readable)
+            }
             if event.events & EPOLLOUT.rawValue != 0 { ready.insert(.writable) }
             if event.events & EPOLLHUP.rawValue != 0 { ready.insert(.hangup) }
             if event.events & EPOLLERR.rawValue != 0 { ready.insert(.error) }

@@ -118,7 +118,9 @@ public final class EventLoop: @unchecked Sendable {
     /// Spawns the loop's thread, or throws when `pthread_create` fails.
     func startThread() throws(SystemError) {
         try lifecycle.withLock { (state) throws(SystemError) -> Void in
-            guard case .created = state else { preconditionFailure("EventLoop \(name) started twice or after shutdown") }
+            guard case .created = state else {
+                preconditionFailure("EventLoop \(name) started twice or after shutdown")
+            }
             let handle = try ThreadSpawner.spawn(name: name) { [self] in self.run() }
             state = .running(handle)
         }

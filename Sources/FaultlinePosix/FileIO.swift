@@ -34,7 +34,9 @@ public enum FileIO {
         while filled < count {
             let got = try bytes.withUnsafeMutableBytes { buffer in
                 Result { () throws(SystemError) in
-                    try Posix.blockingCall("read") { systemRead(descriptor, buffer.baseAddress! + filled, count - filled) }
+                    try Posix.blockingCall("read") {
+                        systemRead(descriptor, buffer.baseAddress! + filled, count - filled)
+                    }
                 }
             }.get()
             guard got > 0 else { throw SystemError(errno: EIO, call: "read") }
@@ -70,7 +72,9 @@ public enum FileIO {
         _ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, from written: inout Int
     ) throws(SystemError) -> Bool {
         while written < bytes.count {
-            switch try Posix.call("write", { systemWrite(descriptor, bytes.baseAddress! + written, bytes.count - written) }) {
+            switch try Posix.call(
+                "write", { systemWrite(descriptor, bytes.baseAddress! + written, bytes.count - written) })
+            {
             case .processed(let count) where count > 0: written += count
             case .processed: throw SystemError(errno: EIO, call: "write")
             case .wouldBlock: return false

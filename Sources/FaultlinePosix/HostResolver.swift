@@ -97,7 +97,8 @@ public final class HostResolver: Sendable {
         loop.preconditionInEventLoop()
         guard (0...65535).contains(port) else {
             // The port may come from a peer (a Host header): a bad one is an answer, not a crash.
-            let error = ResolveError(host: host, reason: .failed, code: 0, message: "port \(port) is out of range 0-65535")
+            let error = ResolveError(
+                host: host, reason: .failed, code: 0, message: "port \(port) is out of range 0-65535")
             loop.executeLocal { failure(error) }
             return
         }

@@ -55,11 +55,13 @@ final class KqueueSelector: IOSelector {
         try withUnsafeTemporaryAllocation(of: kevent.self, capacity: 2) { (buffer) throws(SystemError) -> Void in
             var count = 0
             if add.contains(.read) {
-                buffer.initializeElement(at: count, to: Self.change(fd: fd, filter: EVFILT_READ, flags: EV_ADD, token: token))
+                buffer.initializeElement(
+                    at: count, to: Self.change(fd: fd, filter: EVFILT_READ, flags: EV_ADD, token: token))
                 count += 1
             }
             if add.contains(.write) {
-                buffer.initializeElement(at: count, to: Self.change(fd: fd, filter: EVFILT_WRITE, flags: EV_ADD, token: token))
+                buffer.initializeElement(
+                    at: count, to: Self.change(fd: fd, filter: EVFILT_WRITE, flags: EV_ADD, token: token))
                 count += 1
             }
             if count > 0 {
@@ -72,7 +74,8 @@ final class KqueueSelector: IOSelector {
     }
 
     private func deleteFilter(fd: Int32, filter: Int32) throws(SystemError) {
-        var change = Self.change(fd: fd, filter: filter, flags: EV_DELETE, token: RegistrationToken(fd: fd, generation: 0))
+        var change = Self.change(
+            fd: fd, filter: filter, flags: EV_DELETE, token: RegistrationToken(fd: fd, generation: 0))
         do throws(SystemError) {
             try Posix.blockingCall("kevent") { kevent(queueFD, &change, 1, nil, 0, nil) }
         } catch {

@@ -68,7 +68,8 @@ struct OutboundBuffer: ~Copyable {
             (vectors) throws(SystemError) -> IOResult<Int> in
             for offset in 0..<vectorCount {
                 let chunk = chunks[head + offset]
-                vectors.initializeElement(at: offset, to: iovec(iov_base: chunk.base + chunk.start, iov_len: chunk.readable))
+                vectors.initializeElement(
+                    at: offset, to: iovec(iov_base: chunk.base + chunk.start, iov_len: chunk.readable))
             }
             return try Posix.writev(fd, UnsafeBufferPointer(vectors))
         }

@@ -125,8 +125,10 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
 
     static func load(_ raw: in6_addr) -> (high: UInt64, low: UInt64) {
         withUnsafeBytes(of: raw) { bytes in
-            (UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-             UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            (
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
         }
     }
 }

@@ -22,10 +22,12 @@ enum ThreadSpawner {
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         #if canImport(Glibc)
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { argument in
-            ThreadSpawner.run(argument!)
-            return nil
-        }, start)
+        let result = pthread_create(
+            &thread, nil,
+            { argument in
+                ThreadSpawner.run(argument!)
+                return nil
+            }, start)
         if result != 0 {
             Unmanaged<Start>.fromOpaque(start).release()
             throw SystemError(errno: result, call: "pthread_create")
@@ -33,10 +35,12 @@ enum ThreadSpawner {
         return thread
         #else
         var thread: pthread_t?
-        let result = pthread_create(&thread, nil, { argument in
-            ThreadSpawner.run(argument)
-            return nil
-        }, start)
+        let result = pthread_create(
+            &thread, nil,
+            { argument in
+                ThreadSpawner.run(argument)
+                return nil
+            }, start)
         if result != 0 {
             Unmanaged<Start>.fromOpaque(start).release()
             throw SystemError(errno: result, call: "pthread_create")

@@ -14,7 +14,8 @@ public struct DuplicateFlowSession {
     public let id: FlowID
 
     /// A session for one copy of `request`; `start()` gives its first actions.
-    public init(id: FlowID, copying request: DuplicateRequest, configuration: ProxyConfiguration, trace: TraceRecorder) {
+    public init(id: FlowID, copying request: DuplicateRequest, configuration: ProxyConfiguration, trace: TraceRecorder)
+    {
         self.id = id
         self.configuration = configuration
         self.trace = trace
@@ -27,7 +28,8 @@ public struct DuplicateFlowSession {
         guard let request = pendingStart else { return [] }
         pendingStart = nil
         let environment = FlowEnvironment(
-            policy: nil, responseTimeout: configuration.responseTimeout, makeBodyDigest: { [trace] in trace.makeBodyDigest() }, capture: trace.capture)
+            policy: nil, responseTimeout: configuration.responseTimeout,
+            makeBodyDigest: { [trace] in trace.makeBodyDigest() }, capture: trace.capture)
         flow = FlowMachine(id: id, copying: request, environment: environment)
         var output = SessionOutput()
         perform(flow!.start(), &output)
@@ -109,7 +111,8 @@ extension DuplicateFlowSession: UpstreamFlowHost {
             case .ended:
                 flow = nil
                 upstream = nil
-            case .sendInterim, .sendResponseHead, .sendResponseBody, .sendResponseEnd, .breakClient, .goAwayClient, .hold,
+            case .sendInterim, .sendResponseHead, .sendResponseBody, .sendResponseEnd, .breakClient, .goAwayClient,
+                .hold,
                 .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
                 // No client and no rules: the core sends a copy's response nowhere.
                 break

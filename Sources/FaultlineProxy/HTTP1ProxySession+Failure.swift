@@ -10,7 +10,9 @@ extension HTTP1ProxySession {
     mutating func refuseMalformedRequest(_ error: HTTP1Error, _ output: inout SessionOutput) {
         if flow != nil {
             exchange?.closeAfter = true
-            flowInput(&output) { $0.requestMalformed(status: error.status, code: error.code, message: error.description) }
+            flowInput(&output) {
+                $0.requestMalformed(status: error.status, code: error.code, message: error.description)
+            }
             if case .closing = state {} else { close(&output, reason: "protocol-error") }
             return
         }

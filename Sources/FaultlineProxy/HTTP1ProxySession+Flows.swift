@@ -43,14 +43,22 @@ extension HTTP1ProxySession: UpstreamFlowHost {
     /// The connection asked for with `connectUpstream` is ready.
     public mutating func upstreamDidConnect(flow id: FlowID, _ info: UpstreamConnectionInfo) -> [ProxyAction] {
         var output = SessionOutput()
-        if let connect, connect.flow == id { openConnectTunnel(info, &output) } else { flowUpstreamConnected(id, info, &output) }
+        if let connect, connect.flow == id {
+            openConnectTunnel(info, &output)
+        } else {
+            flowUpstreamConnected(id, info, &output)
+        }
         return output.finish()
     }
 
     /// The connection asked for with `connectUpstream` could not be made.
     public mutating func upstreamDidFailToConnect(flow id: FlowID, _ failure: UpstreamFailure) -> [ProxyAction] {
         var output = SessionOutput()
-        if let connect, connect.flow == id { connectFailed(failure, &output) } else { flowUpstreamFailed(id, failure, &output) }
+        if let connect, connect.flow == id {
+            connectFailed(failure, &output)
+        } else {
+            flowUpstreamFailed(id, failure, &output)
+        }
         return output.finish()
     }
 
@@ -71,7 +79,11 @@ extension HTTP1ProxySession: UpstreamFlowHost {
     /// A flow's upstream connection is gone (reset, or closed after an error).
     public mutating func upstreamDidClose(flow id: FlowID) -> [ProxyAction] {
         var output = SessionOutput()
-        if case .tunnelling = state { finishTunnel(&output, reason: "upstream-closed") } else { flowUpstreamClosed(id, &output) }
+        if case .tunnelling = state {
+            finishTunnel(&output, reason: "upstream-closed")
+        } else {
+            flowUpstreamClosed(id, &output)
+        }
         return output.finish()
     }
 }

@@ -13,7 +13,8 @@ extension HTTP1ProxySession {
         guard let connect else { return }
         output.writeToClient(Self.connectEstablished)
         trace.record(
-            .responseDelivered, connection: connectionID, flow: connect.flow, [.int("status", 200), .bool("synthetic", true)])
+            .responseDelivered, connection: connectionID, flow: connect.flow,
+            [.int("status", 200), .bool("synthetic", true)])
         self.connect?.answered = true
         state = .awaitingClientHello
         clientHello = requestDecoder.takeBufferedBytes()
@@ -85,7 +86,8 @@ extension HTTP1ProxySession {
             .tlsFailed, connection: connectionID, flow: connect.flow,
             [
                 .string("side", "client"), .string("code", "handshake-timeout"),
-                .string("message", "the client did not finish its ClientHello within \(configuration.clientHelloTimeout)"),
+                .string(
+                    "message", "the client did not finish its ClientHello within \(configuration.clientHelloTimeout)"),
             ])
         self.connect = nil
         exchange = nil

@@ -11,7 +11,9 @@ extension HTTP1ProxySession {
                 switch state {
                 case .idle:
                     guard let event = try requestDecoder.nextEvent() else {
-                        if clientReachedEOF, requestDecoder.isAtMessageBoundary { close(&output, reason: "client-closed") }
+                        if clientReachedEOF, requestDecoder.isAtMessageBoundary {
+                            close(&output, reason: "client-closed")
+                        }
                         return
                     }
                     guard case .head(let head) = event else {
@@ -93,7 +95,8 @@ extension HTTP1ProxySession {
         }
         return FlowRequest(
             kind: route.kind, method: head.method, endpoint: route.endpoint, path: route.path, query: route.query,
-            outboundTarget: route.outboundTarget, url: route.url, version: head.version.description, headers: head.headers,
+            outboundTarget: route.outboundTarget, url: route.url, version: head.version.description,
+            headers: head.headers,
             authority: clientHost ?? route.endpoint.hostHeaderValue, body: length)
     }
 
@@ -105,7 +108,8 @@ extension HTTP1ProxySession {
         let placeholder = UpstreamEndpoint(scheme: "http", host: "", port: 80)
         let request = FlowRequest(
             kind: route?.kind ?? .exchange, method: head.method, endpoint: route?.endpoint ?? placeholder,
-            path: route?.path ?? "", query: route?.query, outboundTarget: "", url: url, version: head.version.description,
+            path: route?.path ?? "", query: route?.query, outboundTarget: "", url: url,
+            version: head.version.description,
             headers: head.headers, authority: "", body: .none)
         if exchange == nil {
             exchange = ClientExchange(

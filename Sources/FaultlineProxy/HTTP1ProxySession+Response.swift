@@ -54,7 +54,9 @@ extension HTTP1ProxySession {
         } else if !clientIsHTTP11 {
             headers.add(name: "Connection", value: "keep-alive")
         }
-        if let via = configuration.viaPseudonym { headers.add(name: "Via", value: "\(head.version.viaProtocol) \(via)") }
+        if let via = configuration.viaPseudonym {
+            headers.add(name: "Via", value: "\(head.version.viaProtocol) \(via)")
+        }
         let clientHead = HTTPResponseHead(version: .http1_1, status: head.status, reason: head.reason, headers: headers)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)

@@ -42,7 +42,10 @@ struct Tunnel {
 
     /// The fields of `tunnel.closed`: the byte counts and why.
     func closedFields(reason: String) -> [TraceField] {
-        [.int("bytes_from_client", bytesFromClient), .int("bytes_from_upstream", bytesFromUpstream), .string("reason", reason)]
+        [
+            .int("bytes_from_client", bytesFromClient), .int("bytes_from_upstream", bytesFromUpstream),
+            .string("reason", reason),
+        ]
     }
 }
 
@@ -52,7 +55,9 @@ extension HTTP1ProxySession {
 
     /// A `CONNECT` arrived: answer early to read the ClientHello (interception on), or connect.
     mutating func startConnect(_ id: FlowID, request: FlowRequest, _ output: inout SessionOutput) {
-        trace.record(.requestReceived, connection: connectionID, flow: id, FlowMachine.requestReceivedFields(request, routed: true))
+        trace.record(
+            .requestReceived, connection: connectionID, flow: id,
+            FlowMachine.requestReceivedFields(request, routed: true))
         connect = ConnectRequest(flow: id, endpoint: request.endpoint)
         if let interception = configuration.interception {
             guard interception.intercepts(request.endpoint.host) else {
@@ -73,9 +78,11 @@ extension HTTP1ProxySession {
         if !connect.answered {
             output.writeToClient(Self.connectEstablished)
             trace.record(
-                .responseDelivered, connection: connectionID, flow: connect.flow, [.int("status", 200), .bool("synthetic", true)])
+                .responseDelivered, connection: connectionID, flow: connect.flow,
+                [.int("status", 200), .bool("synthetic", true)])
         }
-        enterTunnel(connect.flow, kind: .connect, target: connect.endpoint, reason: connect.tunnelReason, upstream: info)
+        enterTunnel(
+            connect.flow, kind: .connect, target: connect.endpoint, reason: connect.tunnelReason, upstream: info)
         self.connect = nil
         let early = clientHello + requestDecoder.takeBufferedBytes()
         clientHello = []
@@ -92,7 +99,9 @@ extension HTTP1ProxySession {
     /// The `CONNECT` target cannot be reached: 502/504 if the client has had no answer yet.
     mutating func connectFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
         guard let connect else { return }
-        trace.record(.upstreamError, connection: connectionID, flow: connect.flow, failure.traceFields(reaching: connect.endpoint))
+        trace.record(
+            .upstreamError, connection: connectionID, flow: connect.flow,
+            failure.traceFields(reaching: connect.endpoint))
         self.connect = nil
         exchange = nil
         if connect.answered {
@@ -107,7 +116,9 @@ extension HTTP1ProxySession {
     /// The client went away while its `CONNECT` was being connected or classified.
     mutating func abortConnect(_ output: inout SessionOutput, reason: String?) {
         guard let connect else { return }
-        if let reason { trace.record(.flowAborted, connection: connectionID, flow: connect.flow, [.string("reason", reason)]) }
+        if let reason {
+            trace.record(.flowAborted, connection: connectionID, flow: connect.flow, [.string("reason", reason)])
+        }
         output.append(.closeUpstream(connect.flow))
         self.connect = nil
     }

@@ -78,7 +78,9 @@ public struct HTTP1ProxySession {
     var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
 
     /// Creates the session of a newly accepted client connection.
-    public init(connectionID: ConnectionID, configuration: ProxyConfiguration, trace: TraceRecorder, flowIDs: IDGenerator) {
+    public init(
+        connectionID: ConnectionID, configuration: ProxyConfiguration, trace: TraceRecorder, flowIDs: IDGenerator
+    ) {
         self.connectionID = connectionID
         self.configuration = configuration
         self.trace = trace
@@ -102,7 +104,9 @@ public struct HTTP1ProxySession {
         case .closing, .closed: return true
         case .exchanging:
             guard let exchange else { return false }
-            if exchange.requestRead { return requestDecoder.bufferedByteCount > configuration.maximumPendingUpstreamBytes }
+            if exchange.requestRead {
+                return requestDecoder.bufferedByteCount > configuration.maximumPendingUpstreamBytes
+            }
             let waiting = (flow?.bufferedRequestBytes ?? 0) + (upstream?.pendingByteCount ?? 0)
             return waiting > configuration.maximumPendingUpstreamBytes
         }

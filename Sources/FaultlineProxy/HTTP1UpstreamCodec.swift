@@ -46,7 +46,9 @@ public struct HTTP1UpstreamCodec {
         decoder.expectResponse(toMethod: request.method)
         var fields = HTTPHeaders()
         fields.add(name: "Host", value: request.authority)
-        for field in HopByHopHeaders.removing(from: request.headers) where !field.hasName("host") { fields.append(field) }
+        for field in HopByHopHeaders.removing(from: request.headers) where !field.hasName("host") {
+            fields.append(field)
+        }
         switch request.body {
         case .known(let length):
             framing = .contentLength(length)
@@ -65,7 +67,8 @@ public struct HTTP1UpstreamCodec {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
         HTTP1Encoder.encode(
-            HTTPRequestHead(method: request.method, target: request.target, version: .http1_1, headers: fields), into: &bytes)
+            HTTPRequestHead(method: request.method, target: request.target, version: .http1_1, headers: fields),
+            into: &bytes)
         return bytes
     }
 

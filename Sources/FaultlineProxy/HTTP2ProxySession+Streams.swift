@@ -40,7 +40,9 @@ extension HTTP2ProxySession {
             case .streamReset(let stream, _) where streams[stream]?.isTunnel == true:
                 streams[stream]!.tunnelClientGone(&output)
             case .streamReset(let stream, let code):
-                streams[stream]?.flowInput(&output) { $0.clientGone(reason: "the client reset stream \(stream) (\(code))") }
+                streams[stream]?.flowInput(&output) {
+                    $0.clientGone(reason: "the client reset stream \(stream) (\(code))")
+                }
             case .streamClosed(let stream, let code):
                 if streams[stream]?.isTunnel == true { streams[stream]!.tunnelClientGone(&output) }
                 if streams[stream]?.flow != nil {
@@ -50,7 +52,10 @@ extension HTTP2ProxySession {
             case .streamError(let stream, let reason):
                 trace.record(
                     .protocolError, connection: connectionID, flow: streams[stream]?.flowID,
-                    [.string("side", "client"), .string("code", "http2-stream-error"), .int("stream", stream), .string("message", reason)])
+                    [
+                        .string("side", "client"), .string("code", "http2-stream-error"), .int("stream", stream),
+                        .string("message", reason),
+                    ])
                 streams[stream]?.flowInput(&output) { $0.clientGone(reason: "stream \(stream) was refused: \(reason)") }
             case .windowAvailable:
                 continue  // the driver asks `wantsUpstreamReadsPaused` again after every input
@@ -67,7 +72,8 @@ extension HTTP2ProxySession {
                     [.string("side", "client"), .string("code", "http2-\(code)"), .string("message", reason)])
                 // The GOAWAY that ends the connection is ours too (RFC 9113 §5.4.1); its debug
                 // data is the reason already traced.
-                traceGoAway(sent: true, code: code, lastStreamID: connection.connectionErrorLastStreamID, debug: "", &output)
+                traceGoAway(
+                    sent: true, code: code, lastStreamID: connection.connectionErrorLastStreamID, debug: "", &output)
                 endEveryFlow(reason: "HTTP/2 connection error: \(reason)", &output)
                 if closeReason == nil { closeReason = "http2-\(code)" }
                 if state == .open { state = .goingAway }
@@ -77,7 +83,9 @@ extension HTTP2ProxySession {
 
     /// A request head (RFC 9113 §8.3.1): routed as the HTTP/1 framing routes a request line, then
     /// a flow of its own; refused (answered on the stream) when it cannot go anywhere.
-    private mutating func startFlow(stream: Int32, headers: [HTTP2Header], endStream: Bool, _ output: inout SessionOutput) {
+    private mutating func startFlow(
+        stream: Int32, headers: [HTTP2Header], endStream: Bool, _ output: inout SessionOutput
+    ) {
         guard streams[stream] == nil else { return }
         guard state == .open else {
             connection.reset(stream: stream, code: .refusedStream)
@@ -85,7 +93,8 @@ extension HTTP2ProxySession {
         }
         let flowID = FlowID(flowIDs.next())
         let host = HTTP2Stream(
-            streamID: stream, connection: connection, configuration: configuration, trace: trace, connectionID: connectionID,
+            streamID: stream, connection: connection, configuration: configuration, trace: trace,
+            connectionID: connectionID,
             assignedFlow: flowID)
         host.requestEnded = endStream
         streams[stream] = host
@@ -94,7 +103,9 @@ extension HTTP2ProxySession {
         do {
             request = try HTTP2Headers.request(headers)
         } catch {
-            refuse(stream: stream, flow: flowID, head: nil, route: nil, RequestRoute.Refusal(status: 400, code: error.code, message: error.message), &output)
+            refuse(
+                stream: stream, flow: flowID, head: nil, route: nil,
+                RequestRoute.Refusal(status: 400, code: error.code, message: error.message), &output)
             return
         }
         let head: HTTPRequestHead
@@ -115,7 +126,9 @@ extension HTTP2ProxySession {
             fields.add(name: "Connection", value: "Upgrade")
             fields.add(name: "Upgrade", value: "websocket")
             fields.add(name: "Sec-WebSocket-Key", value: Self.webSocketKey())
-            head = HTTPRequestHead(method: "GET", target: Self.target(of: asGet, mode: configuration.mode), version: .http1_1, headers: fields)
+            head = HTTPRequestHead(
+                method: "GET", target: Self.target(of: asGet, mode: configuration.mode), version: .http1_1,
+                headers: fields)
             streams[stream]!.extendedConnect = true
         } else {
             head = HTTPRequestHead(
@@ -153,7 +166,8 @@ extension HTTP2ProxySession {
         let flowRequest = FlowRequest(
             kind: route.kind, method: head.method, endpoint: route.endpoint, path: route.path, query: route.query,
             outboundTarget: route.outboundTarget, url: route.url, version: "HTTP/2", headers: head.headers,
-            authority: configuration.keepsClientHost ? (request.authority ?? route.endpoint.hostHeaderValue) : route.endpoint.hostHeaderValue,
+            authority: configuration.keepsClientHost
+                ? (request.authority ?? route.endpoint.hostHeaderValue) : route.endpoint.hostHeaderValue,
             body: length, stream: stream)
         streams[stream]!.flow = FlowMachine(id: flowID, request: flowRequest, environment: environment)
         streams[stream]!.perform(streams[stream]!.flow!.start(), &output)
@@ -172,7 +186,9 @@ extension HTTP2ProxySession {
             kind: .connect, method: head.method, endpoint: route.endpoint, path: route.path, query: route.query,
             outboundTarget: route.outboundTarget, url: route.url, version: "HTTP/2", headers: head.headers,
             authority: route.endpoint.hostHeaderValue, body: .none, stream: stream)
-        trace.record(.requestReceived, connection: connectionID, flow: flow, FlowMachine.requestReceivedFields(request, routed: true))
+        trace.record(
+            .requestReceived, connection: connectionID, flow: flow,
+            FlowMachine.requestReceivedFields(request, routed: true))
         streams[stream]!.connectTarget = route.endpoint
         output.append(.connectUpstream(flow, route.endpoint, fresh: false))
     }
@@ -232,13 +248,17 @@ extension HTTP2ProxySession {
     }
 
     /// Runs `body` on the stream of `flow`, if it is still there.
-    mutating func withStream(of flow: FlowID, _ output: inout SessionOutput, _ body: (inout HTTP2Stream, inout SessionOutput) -> Void) {
+    mutating func withStream(
+        of flow: FlowID, _ output: inout SessionOutput, _ body: (inout HTTP2Stream, inout SessionOutput) -> Void
+    ) {
         guard let stream = streamOfFlow[flow], streams[stream] != nil else { return }
         body(&streams[stream]!, &output)
     }
 
     /// An upstream input for `flow`; nil when the flow's stream is gone (its connection is not needed).
-    mutating func upstreamInput(_ flow: FlowID, _ body: (inout HTTP2Stream, inout SessionOutput) -> Void) -> [ProxyAction]? {
+    mutating func upstreamInput(_ flow: FlowID, _ body: (inout HTTP2Stream, inout SessionOutput) -> Void)
+        -> [ProxyAction]?
+    {
         guard streamOfFlow[flow] != nil else { return nil }
         var output = SessionOutput()
         withStream(of: flow, &output, body)
@@ -261,7 +281,8 @@ extension HTTP2ProxySession {
             if stream.ended { streamOfFlow[stream.assignedFlow] = nil }
             if stream.uncredited > 0,
                 stream.flow == nil
-                    || (stream.flow!.bufferedRequestBytes + (stream.upstream?.pendingByteCount ?? 0) + stream.upstreamBacklog)
+                    || (stream.flow!.bufferedRequestBytes + (stream.upstream?.pendingByteCount ?? 0)
+                        + stream.upstreamBacklog)
                         < configuration.maximumPendingUpstreamBytes
             {
                 connection.consumed(stream: id, bytes: stream.uncredited)

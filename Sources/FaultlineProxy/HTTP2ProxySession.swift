@@ -98,13 +98,16 @@ extension HTTP2ProxySession: ClientSession {
         for id in streams.keys.sorted() {
             guard let stream = streams[id], let flow = stream.flow else { continue }
             if flow.isHeld {
-                streams[id]!.flowInput(&output) { $0.clientGone(reason: "client closed the connection while its flow was held") }
+                streams[id]!.flowInput(&output) {
+                    $0.clientGone(reason: "client closed the connection while its flow was held")
+                }
             } else if !stream.requestEnded {
                 let error = HTTP1Error.incompleteMessage
                 streams[id]!.flowInput(&output) {
                     $0.requestMalformed(
                         status: error.status, code: error.code,
-                        message: "The client closed the connection before stream \(id)'s request ended (no END_STREAM).")
+                        message: "The client closed the connection before stream \(id)'s request ended (no END_STREAM)."
+                    )
                 }
             }
         }
@@ -190,7 +193,11 @@ extension HTTP2ProxySession: ClientSession {
 
     public mutating func upstreamDidClose(flow id: FlowID) -> [ProxyAction] {
         upstreamInput(id) { stream, output in
-            if stream.tunnel != nil { stream.tunnelUpstreamClosed(&output) } else { stream.flowUpstreamClosed(id, &output) }
+            if stream.tunnel != nil {
+                stream.tunnelUpstreamClosed(&output)
+            } else {
+                stream.flowUpstreamClosed(id, &output)
+            }
         } ?? []
     }
 

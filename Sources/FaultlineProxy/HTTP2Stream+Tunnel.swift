@@ -19,7 +19,9 @@ extension HTTP2Stream {
         }
         connectTarget = nil
         connection.sendResponseHead(stream: streamID, headers: [HTTP2Header(":status", "200")], endStream: false)
-        trace.record(.responseDelivered, connection: connectionID, flow: assignedFlow, [.int("status", 200), .bool("synthetic", true)])
+        trace.record(
+            .responseDelivered, connection: connectionID, flow: assignedFlow,
+            [.int("status", 200), .bool("synthetic", true)])
         // Interception needs TLS on the connection itself; inside a stream the bytes pass untouched.
         let reason = configuration.interception == nil ? nil : "http2-connect"
         openTunnel(kind: .connect, target: target, reason: reason, upstream: info)
@@ -32,11 +34,13 @@ extension HTTP2Stream {
     func connectTunnelFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
         guard let target = connectTarget else { return }
         connectTarget = nil
-        trace.record(.upstreamError, connection: connectionID, flow: assignedFlow, failure.traceFields(reaching: target))
+        trace.record(
+            .upstreamError, connection: connectionID, flow: assignedFlow, failure.traceFields(reaching: target))
         let answer = ErrorResponse.make(status: failure.status, code: failure.code, message: failure.description)
         let fields = ClientResponseFields.make(from: answer.head.headers, length: .known(Int64(answer.body.count)))
         connection.sendResponseHead(
-            stream: streamID, headers: HTTP2Headers.responseBlock(status: answer.status, fields: fields), endStream: false)
+            stream: streamID, headers: HTTP2Headers.responseBlock(status: answer.status, fields: fields),
+            endStream: false)
         connection.sendData(stream: streamID, answer.body[...], endStream: true)
         // As HTTP/1.1 traces the page it answers a failed CONNECT with.
         trace.record(
@@ -45,7 +49,9 @@ extension HTTP2Stream {
         ended = true
     }
 
-    private func openTunnel(kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?) {
+    private func openTunnel(
+        kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?
+    ) {
         trace.record(
             .tunnelOpened, connection: connectionID, flow: assignedFlow,
             Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info))

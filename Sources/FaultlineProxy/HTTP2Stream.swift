@@ -92,7 +92,8 @@ final class HTTP2Stream: UpstreamFlowHost {
                 var fields = ClientResponseFields.make(from: head.headers, length: .none)
                 for name in ["upgrade", "sec-websocket-accept"] { fields.remove(name: name) }
                 connection.sendResponseHead(
-                    stream: streamID, headers: HTTP2Headers.responseBlock(status: 200, fields: fields), endStream: false)
+                    stream: streamID, headers: HTTP2Headers.responseBlock(status: 200, fields: fields), endStream: false
+                )
                 upgraded = true
             case .sendResponseEnd where upgraded:
                 continue  // the stream stays open as the tunnel
@@ -100,7 +101,9 @@ final class HTTP2Stream: UpstreamFlowHost {
                 // A stated length holds for HTTP/2 too (RFC 9113 §8.1.1); HTTP/1's framing goes.
                 // Via names the protocol the response came in on (RFC 9110 §7.6.3).
                 var fields = ClientResponseFields.make(from: head.headers, length: length)
-                if let via = configuration.viaPseudonym { fields.add(name: "Via", value: "\(head.version.viaProtocol) \(via)") }
+                if let via = configuration.viaPseudonym {
+                    fields.add(name: "Via", value: "\(head.version.viaProtocol) \(via)")
+                }
                 connection.sendResponseHead(
                     stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: fields),
                     endStream: length == .none || length == .known(0))

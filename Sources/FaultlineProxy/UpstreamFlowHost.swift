@@ -59,7 +59,9 @@ extension UpstreamFlowHost {
         case .cancelTimer(let id, let timer):
             output.append(.cancelTimer(.flow(id, timer)))
         case .stepLineage(let id, let step):
-            for event in step.perform() { trace.record(event.traceKind, connection: traceConnection, flow: id, event.traceFields) }
+            for event in step.perform() {
+                trace.record(event.traceKind, connection: traceConnection, flow: id, event.traceFields)
+            }
         case .trace(let id, let kind, let fields):
             trace.record(kind, connection: traceConnection, flow: id, fields)
         default:
@@ -147,7 +149,8 @@ extension UpstreamFlowHost {
             // to cut the client connection so it sees a truncated message.
             flowInput(&output) {
                 $0.upstreamBroke(
-                    code: "truncated-response", message: "\(endpoint) closed the connection in the middle of the response")
+                    code: "truncated-response",
+                    message: "\(endpoint) closed the connection in the middle of the response")
             }
             return
         }

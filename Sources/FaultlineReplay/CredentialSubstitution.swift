@@ -4,7 +4,9 @@ enum CredentialSubstitution {
     /// secrets first where two start at the same place.
     static func replace(_ secrets: [String], in bytes: [UInt8], fresh: (String) -> String) -> [UInt8] {
         guard !secrets.isEmpty, !bytes.isEmpty else { return bytes }
-        let needles = secrets.map { (text: $0, bytes: Array($0.utf8)) }.filter { !$0.bytes.isEmpty }.sorted { $0.bytes.count > $1.bytes.count }
+        let needles = secrets.map { (text: $0, bytes: Array($0.utf8)) }.filter { !$0.bytes.isEmpty }.sorted {
+            $0.bytes.count > $1.bytes.count
+        }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = 0

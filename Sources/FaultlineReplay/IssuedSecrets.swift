@@ -20,7 +20,9 @@ struct IssuedSecrets {
         var steps: [(UInt64, Step)] = []
         for exchange in capture.exchanges {
             steps.append((exchange.forwarded?.seq ?? exchange.received.seq, .request(exchange)))
-            if exchange.response != nil { steps.append((exchange.responseReceived?.seq ?? exchange.received.seq, .response(exchange))) }
+            if exchange.response != nil {
+                steps.append((exchange.responseReceived?.seq ?? exchange.received.seq, .response(exchange)))
+            }
         }
         var presented = Set<String>()
         var all = Set<String>()
@@ -28,7 +30,8 @@ struct IssuedSecrets {
         for (_, step) in steps.sorted(by: { $0.0 < $1.0 }) {
             switch step {
             case .request(let exchange):
-                presented.formUnion(Self.secrets(in: exchange.upstreamRequest ?? exchange.clientRequest, policy: policy))
+                presented.formUnion(
+                    Self.secrets(in: exchange.upstreamRequest ?? exchange.clientRequest, policy: policy))
             case .response(let exchange):
                 let found = Self.secrets(in: exchange.response!, policy: policy).filter { !presented.contains($0) }
                 if !found.isEmpty { byFlow[exchange.flow] = found }
@@ -49,9 +52,13 @@ struct IssuedSecrets {
         for field in response.headers {
             Pseudonym.occurrences(in: field.value).forEach(add)
             let name = field.name.lowercased()
-            if name == "set-cookie", let pair = field.value.split(separator: ";").first, let equals = pair.firstIndex(of: "=") {
+            if name == "set-cookie", let pair = field.value.split(separator: ";").first,
+                let equals = pair.firstIndex(of: "=")
+            {
                 add(pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces))
-            } else if policy.secretHeaderNames.contains(name), !["authorization", "proxy-authorization", "cookie"].contains(name) {
+            } else if policy.secretHeaderNames.contains(name),
+                !["authorization", "proxy-authorization", "cookie"].contains(name)
+            {
                 add(field.value.trimmingCharacters(in: .whitespaces))
             }
         }
@@ -73,7 +80,9 @@ struct IssuedSecrets {
         Pseudonym.occurrences(in: request.url.description).forEach(add)
         for parameter in (request.url.query ?? "").split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, policy.secretQueryParameters.contains(StructuredBody.decode(parts[0].utf8).lowercased()) {
+            if parts.count == 2,
+                policy.secretQueryParameters.contains(StructuredBody.decode(parts[0].utf8).lowercased())
+            {
                 add(StructuredBody.decode(parts[1].utf8))
             }
         }
@@ -86,7 +95,9 @@ struct IssuedSecrets {
                 add(value.split(separator: " ", maxSplits: 1).last.map(String.init) ?? value)
             case "cookie":
                 for pair in value.split(separator: ";") {
-                    if let equals = pair.firstIndex(of: "=") { add(pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)) }
+                    if let equals = pair.firstIndex(of: "=") {
+                        add(pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces))
+                    }
                 }
             default:
                 if policy.secretHeaderNames.contains(name) { add(value) }

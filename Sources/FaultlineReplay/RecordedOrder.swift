@@ -35,11 +35,15 @@ struct RecordedOrder {
             case .received(let flow):
                 guard let exchange = replayed[flow] else { continue }
                 received[flow] = steps.count
-                steps.append(Step(entry: entry, summary: "request \(Self.describe(exchange)) (recorded flow \(flow)) received"))
+                steps.append(
+                    Step(entry: entry, summary: "request \(Self.describe(exchange)) (recorded flow \(flow)) received"))
             case .delivered(let flow):
                 guard let exchange = replayed[flow] else { continue }
                 delivered[flow] = steps.count
-                steps.append(Step(entry: entry, summary: "response to \(Self.describe(exchange)) (recorded flow \(flow)) delivered"))
+                steps.append(
+                    Step(
+                        entry: entry,
+                        summary: "response to \(Self.describe(exchange)) (recorded flow \(flow)) delivered"))
             case .mark(let label):
                 steps.append(Step(entry: entry, summary: "mark '\(label)'"))
             }

@@ -1,8 +1,8 @@
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
-import FaultlineServer
 import FaultlineHTTP1
+import FaultlineServer
 import FaultlineTrace
 import Synchronization
 
@@ -17,7 +17,8 @@ extension ReplaySource {
             let head = HTTPResponseHead(
                 status: 400, reason: "Bad Request",
                 headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")])
-            let body = Array(#"{"error":"invalid_grant","error_description":"the refresh token was already used"}"#.utf8)
+            let body = Array(
+                #"{"error":"invalid_grant","error_description":"the refresh token was already used"}"#.utf8)
             return { .response(head, body: body, trailers: nil, trace: $0) }
         }
         let entry = recorded[index]
@@ -43,37 +44,53 @@ extension ReplaySource {
     }
 
     /// Nothing recorded answers the request: the trace and the client learn what came nearest.
-    func unmatched(_ request: UpstreamRequest, _ shape: RequestShape, _ order: RecordedOrder?) -> (ReplayAnswer, String) {
+    func unmatched(_ request: UpstreamRequest, _ shape: RequestShape, _ order: RecordedOrder?) -> (ReplayAnswer, String)
+    {
         let (nearest, differences) = nearestRecorded(to: shape)
         var reason = "the recording has no \(shape.method) \(shape.url)"
         if let nearest {
             let exchange = recorded[nearest].exchange
-            reason += "; nearest: \(recorded[nearest].request.method) \(recorded[nearest].request.url) (recorded flow \(exchange.flow), seq \(exchange.received.seq))"
-            reason += differences.isEmpty
-                ? ", whose recorded answers are all used (--repeat none)" : ", which differs in " + differences.joined(separator: "; ")
+            reason +=
+                "; nearest: \(recorded[nearest].request.method) \(recorded[nearest].request.url) (recorded flow \(exchange.flow), seq \(exchange.received.seq))"
+            reason +=
+                differences.isEmpty
+                ? ", whose recorded answers are all used (--repeat none)"
+                : ", which differs in " + differences.joined(separator: "; ")
         }
-        var fields: [TraceField] = [.string("method", shape.method), .target("url", shape.url.description), .string("reason", reason)]
+        var fields: [TraceField] = [
+            .string("method", shape.method), .target("url", shape.url.description), .string("reason", reason),
+        ]
         if let nearest { fields.append(.int("nearest_flow", recorded[nearest].exchange.flow)) }
         if let order {
             let next = order.pending(limit: 3).map(\.summary)
-            reason += "; the run had reached \(order.reachedThrough?.summary ?? "the start of the recording"), which goes on with: "
+            reason +=
+                "; the run had reached \(order.reachedThrough?.summary ?? "the start of the recording"), which goes on with: "
                 + (next.isEmpty ? "nothing" : next.joined(separator: "; "))
             fields.append(.strings("recorded_next", next))
         }
         var events = [ReplayTraceEvent(.replayUnmatched, fields)]
         if order != nil { events.append(ReplayTraceEvent(.replayDiverged, [.string("reason", reason)])) }
         let line = "faultline replay: unmatched: \(reason)"
-        if settings.unmatched == .forward { return (.forward(trace: events), line + " (sent on to the network: --unmatched forward)") }
-        return (.unavailable(UpstreamFailure(code: "replay-unmatched", status: 502, description: reason), trace: events), line)
+        if settings.unmatched == .forward {
+            return (.forward(trace: events), line + " (sent on to the network: --unmatched forward)")
+        }
+        return (
+            .unavailable(UpstreamFailure(code: "replay-unmatched", status: 502, description: reason), trace: events),
+            line
+        )
     }
 
     /// The recorded request with the fewest differing parts (a different route weighs most).
     func nearestRecorded(to shape: RequestShape) -> (Int?, [String]) {
         var best: (index: Int, score: Int, differences: [String])?
-        let all = ReplaySettings.MatchPart.defaults + settings.match.filter { !ReplaySettings.MatchPart.defaults.contains($0) }
+        let all =
+            ReplaySettings.MatchPart.defaults
+            + settings.match.filter { !ReplaySettings.MatchPart.defaults.contains($0) }
         for index in recorded.indices {
             let differences = shape.differences(from: recorded[index].shape, parts: all)
-            let routeDifferences = shape.differences(from: recorded[index].shape, parts: [.method, .scheme, .host, .port, .path]).count
+            let routeDifferences = shape.differences(
+                from: recorded[index].shape, parts: [.method, .scheme, .host, .port, .path]
+            ).count
             let score = routeDifferences * 10 + differences.count
             if best == nil || score < best!.score { best = (index, score, differences) }
         }

@@ -21,7 +21,9 @@ extension ReplaySource {
     /// not parsed.
     static func markLabel(_ line: UnsafeBufferPointer<UInt8>) -> String? {
         guard line.count > markEvent.count,
-            (0...(line.count - markEvent.count)).contains(where: { line[$0..<($0 + markEvent.count)].elementsEqual(markEvent) }),
+            (0...(line.count - markEvent.count)).contains(where: {
+                line[$0..<($0 + markEvent.count)].elementsEqual(markEvent)
+            }),
             let event = try? TraceReader.parseEvent(
                 line: String(decoding: line, as: UTF8.self).trimmingCharacters(in: .newlines), number: 0)
         else { return nil }

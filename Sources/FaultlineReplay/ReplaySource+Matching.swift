@@ -1,8 +1,8 @@
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
-import FaultlineServer
 import FaultlineHTTP1
+import FaultlineServer
 import FaultlineTrace
 import Synchronization
 
@@ -45,7 +45,9 @@ extension ReplaySource {
         var candidates = pool.filter { shape.matches(recorded[$0].shape, parts: settings.match) }
         if candidates.allSatisfy({ state.uses[$0] > 0 }) {
             // Nothing unused matches exactly: one that only lacks a credential the recording sent may.
-            let loose = pool.filter { state.uses[$0] == 0 && shape.matches(recorded[$0].shape, parts: settings.match, loosely: true) }
+            let loose = pool.filter {
+                state.uses[$0] == 0 && shape.matches(recorded[$0].shape, parts: settings.match, loosely: true)
+            }
             if !loose.isEmpty { candidates = loose }
         }
         if let fresh = candidates.first(where: { state.uses[$0] == 0 }) {
@@ -56,12 +58,17 @@ extension ReplaySource {
         if presentingRefresh.contains(where: state.spentRefreshTokens.contains) {
             // A rotated refresh token presented again: the recorded backend refused that (RFC 6749
             // §10.4, refresh token rotation), so the replay does too.
-            let rejection = pool.first { recorded[$0].isRejectedRefresh } ?? recorded.indices.first { recorded[$0].isRejectedRefresh }
-            var fields: [TraceField] = [.string("reason", "the refresh token was already rotated by an earlier refresh")]
+            let rejection =
+                pool.first { recorded[$0].isRejectedRefresh }
+                ?? recorded.indices.first { recorded[$0].isRejectedRefresh }
+            var fields: [TraceField] = [
+                .string("reason", "the refresh token was already rotated by an earlier refresh")
+            ]
             if let rejection {
                 fields.append(.int("answered_with_flow", recorded[rejection].exchange.flow))
             } else {
-                fields.append(.string("answer", "invalid_grant (RFC 6749 section 5.2): the recording has no rejected refresh"))
+                fields.append(
+                    .string("answer", "invalid_grant (RFC 6749 section 5.2): the recording has no rejected refresh"))
             }
             return Choice(recorded: rejection ?? -1, events: [ReplayTraceEvent(.replayRotated, fields)])
         }
@@ -77,7 +84,9 @@ extension ReplaySource {
                 chosen = candidates[count % candidates.count]
             }
             state.uses[chosen] += 1
-            return Choice(recorded: chosen, events: [matchedEvent(chosen, use: state.uses[chosen], repeated: settings.repeatPolicy)])
+            return Choice(
+                recorded: chosen,
+                events: [matchedEvent(chosen, use: state.uses[chosen], repeated: settings.repeatPolicy)])
         }
         if !presentingRefresh.isEmpty, let template = pool.last(where: { recorded[$0].isSuccessfulRefresh }) {
             // A refresh with a token this run issued and the recording never presented (a client
@@ -87,7 +96,17 @@ extension ReplaySource {
             state.uses[template] += 1
             return Choice(
                 recorded: template,
-                events: [ReplayTraceEvent(.replayRotated, [.int("recorded_flow", recorded[template].exchange.flow), .string("reason", "a refresh the recording has no answer for: answered as recorded flow \(recorded[template].exchange.flow) was, with new tokens")])],
+                events: [
+                    ReplayTraceEvent(
+                        .replayRotated,
+                        [
+                            .int("recorded_flow", recorded[template].exchange.flow),
+                            .string(
+                                "reason",
+                                "a refresh the recording has no answer for: answered as recorded flow \(recorded[template].exchange.flow) was, with new tokens"
+                            ),
+                        ])
+                ],
                 newGeneration: true)
         }
         return nil
@@ -111,6 +130,7 @@ extension ReplaySource {
     }
 
     static func text(of request: UpstreamRequest) -> [UInt8] {
-        Array(([request.head.target] + request.head.headers.map(\.value)).joined(separator: "\n").utf8) + [0x0A] + request.body
+        Array(([request.head.target] + request.head.headers.map(\.value)).joined(separator: "\n").utf8) + [0x0A]
+            + request.body
     }
 }

@@ -1,8 +1,8 @@
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
-import FaultlineServer
 import FaultlineHTTP1
+import FaultlineServer
 import FaultlineTrace
 import Synchronization
 
@@ -15,7 +15,15 @@ extension ReplaySource {
         state.parked.removeAll { parked in
             guard order.missing(before: parked.recordedFlow).isEmpty else { return false }
             let waited = parked.since.duration(to: .now())
-            ready.append((parked, [ReplayTraceEvent(.replayReleased, [.int("recorded_flow", parked.recordedFlow), .double("waited_s", waited.inSeconds)])]))
+            ready.append(
+                (
+                    parked,
+                    [
+                        ReplayTraceEvent(
+                            .replayReleased,
+                            [.int("recorded_flow", parked.recordedFlow), .double("waited_s", waited.inSeconds)])
+                    ]
+                ))
             return true
         }
         return ready

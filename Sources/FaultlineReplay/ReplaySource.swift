@@ -1,8 +1,8 @@
 public import FaultlineCapture
 public import FaultlineCore
 import FaultlineFlow
-public import FaultlineServer
 import FaultlineHTTP1
+public import FaultlineServer
 public import FaultlineTrace
 import Synchronization
 
@@ -92,7 +92,8 @@ public final class ReplaySource: ReplayResponder {
             return Recorded(
                 exchange: exchange, request: request, response: response,
                 shape: RequestShape(
-                    method: request.method, url: request.url, headers: request.headers, body: keptBody, settings: settings,
+                    method: request.method, url: request.url, headers: request.headers, body: keptBody,
+                    settings: settings,
                     issued: issued),
                 issuesRefresh: (200..<300).contains(response.status)
                     && (issued.byFlow[exchange.flow] ?? []).contains { refreshTokens.contains($0) },
@@ -106,7 +107,9 @@ public final class ReplaySource: ReplayResponder {
             routes = nil
         }
         state = Mutex(
-            State(uses: Array(repeating: 0, count: recorded.count), order: settings.order == .recorded ? RecordedOrder(capture: capture) : nil))
+            State(
+                uses: Array(repeating: 0, count: recorded.count),
+                order: settings.order == .recorded ? RecordedOrder(capture: capture) : nil))
     }
 
     /// Recorded exchanges this source can answer with.
@@ -114,7 +117,8 @@ public final class ReplaySource: ReplayResponder {
 
     // MARK: ReplayResponder
 
-    public func respond(to request: UpstreamRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> ReplayWait? {
+    public func respond(to request: UpstreamRequest, answer: @escaping @Sendable (ReplayAnswer) -> Void) -> ReplayWait?
+    {
         var released: [(Parked, [ReplayTraceEvent])] = []
         var lines: [String] = []
         let (immediate, wait) = state.withLock { state -> (ReplayAnswer?, ReplayWait?) in
@@ -137,7 +141,9 @@ public final class ReplaySource: ReplayResponder {
             let missing = order.missing(before: recordedFlow)
             if missing.isEmpty { return (response(events), nil) }
             state.parked.append(
-                Parked(flow: request.flow, recordedFlow: recordedFlow, answer: answer, response: response(events), since: .now()))
+                Parked(
+                    flow: request.flow, recordedFlow: recordedFlow, answer: answer, response: response(events),
+                    since: .now()))
             let waiting = ReplayTraceEvent(
                 .replayWaiting,
                 [
@@ -154,10 +160,13 @@ public final class ReplaySource: ReplayResponder {
 
     public func expire(_ flow: FlowID) {
         let expired = state.withLock { state -> (Parked, [ReplayTraceEvent], String)? in
-            guard let index = state.parked.firstIndex(where: { $0.flow == flow }), let order = state.order else { return nil }
+            guard let index = state.parked.firstIndex(where: { $0.flow == flow }), let order = state.order else {
+                return nil
+            }
             let parked = state.parked.remove(at: index)
             let missing = order.missing(before: parked.recordedFlow)
-            let reason = "waited \(settings.orderTimeout.inSeconds)s for the recorded order; still missing: "
+            let reason =
+                "waited \(settings.orderTimeout.inSeconds)s for the recorded order; still missing: "
                 + missing.prefix(5).map(\.summary).joined(separator: "; ")
             let event = ReplayTraceEvent(
                 .replayDiverged,
@@ -166,7 +175,10 @@ public final class ReplaySource: ReplayResponder {
                     .strings("missing", missing.map(\.summary)),
                     .string("reached", order.reachedThrough?.summary ?? "nothing yet"),
                 ])
-            return (parked, [event], "faultline replay: diverged from the recorded order at recorded flow \(parked.recordedFlow): \(reason)")
+            return (
+                parked, [event],
+                "faultline replay: diverged from the recorded order at recorded flow \(parked.recordedFlow): \(reason)"
+            )
         }
         guard let (parked, events, line) = expired else { return }
         notice(line)
@@ -175,7 +187,9 @@ public final class ReplaySource: ReplayResponder {
 
     public func finished(_ flow: FlowID, delivered: Bool) {
         let released = state.withLock { state -> [(Parked, [ReplayTraceEvent])] in
-            guard var order = state.order, let recordedFlow = state.assignments.removeValue(forKey: flow) else { return [] }
+            guard var order = state.order, let recordedFlow = state.assignments.removeValue(forKey: flow) else {
+                return []
+            }
             state.parked.removeAll { $0.flow == flow }
             if delivered { order.delivered(recordedFlow) }
             state.order = order

@@ -49,7 +49,9 @@ struct RequestShape: Sendable {
                     let scheme = value[..<space]
                     let secret = value[space...].trimmingCharacters(in: .whitespaces)
                     let kind = scheme.lowercased() == "bearer" ? "access" : scheme.lowercased()
-                    credentials.append(PresentedCredential(name: name, value: "\(scheme.lowercased()) \(issued.canonical(secret, kind: kind))"))
+                    credentials.append(
+                        PresentedCredential(
+                            name: name, value: "\(scheme.lowercased()) \(issued.canonical(secret, kind: kind))"))
                 } else {
                     credentials.append(PresentedCredential(name: name, value: issued.canonical(value, kind: name)))
                 }
@@ -60,12 +62,16 @@ struct RequestShape: Sendable {
                     let cookie = String(trimmed[..<equals])
                     let value = String(trimmed[trimmed.index(after: equals)...])
                     credentials.append(
-                        PresentedCredential(name: "cookie \(cookie)", value: value.isEmpty ? "" : issued.canonical(value, kind: "cookie-\(cookie)")))
+                        PresentedCredential(
+                            name: "cookie \(cookie)",
+                            value: value.isEmpty ? "" : issued.canonical(value, kind: "cookie-\(cookie)")))
                 }
             default:
                 if policy.secretHeaderNames.contains(name), name != "set-cookie" {
                     credentials.append(
-                        PresentedCredential(name: name, value: issued.canonical(field.value.trimmingCharacters(in: .whitespaces), kind: name)))
+                        PresentedCredential(
+                            name: name,
+                            value: issued.canonical(field.value.trimmingCharacters(in: .whitespaces), kind: name)))
                 }
             }
         }
@@ -87,7 +93,9 @@ struct RequestShape: Sendable {
     /// a server reads the ones it asks for) or, `loosely`, when none it presents contradicts a
     /// recorded one (a client that dropped a cookie the recording still sent).
     func matches(_ recorded: RequestShape, parts: [ReplaySettings.MatchPart], loosely: Bool = false) -> Bool {
-        guard loosely, parts.contains(.credentials) else { return differences(from: recorded, parts: parts, limit: 1).isEmpty }
+        guard loosely, parts.contains(.credentials) else {
+            return differences(from: recorded, parts: parts, limit: 1).isEmpty
+        }
         let others = parts.filter { $0 != .credentials }
         guard differences(from: recorded, parts: others, limit: 1).isEmpty else { return false }
         return recorded.credentials.allSatisfy { wanted in
@@ -101,18 +109,27 @@ struct RequestShape: Sendable {
         for part in parts where found.count < limit {
             switch part {
             case .method where method != recorded.method: found.append("method \(method), recorded \(recorded.method)")
-            case .scheme where url.scheme != recorded.url.scheme: found.append("scheme \(url.scheme), recorded \(recorded.url.scheme)")
-            case .host where url.host != recorded.url.host: found.append("host \(url.host), recorded \(recorded.url.host)")
-            case .port where url.port != recorded.url.port: found.append("port \(url.port), recorded \(recorded.url.port)")
-            case .path where url.path != recorded.url.path: found.append("path \(url.path), recorded \(recorded.url.path)")
+            case .scheme where url.scheme != recorded.url.scheme:
+                found.append("scheme \(url.scheme), recorded \(recorded.url.scheme)")
+            case .host where url.host != recorded.url.host:
+                found.append("host \(url.host), recorded \(recorded.url.host)")
+            case .port where url.port != recorded.url.port:
+                found.append("port \(url.port), recorded \(recorded.url.port)")
+            case .path where url.path != recorded.url.path:
+                found.append("path \(url.path), recorded \(recorded.url.path)")
             case .query where query != recorded.query:
-                let names = Set(query).symmetricDifference(recorded.query).map { $0.split(separator: "=").first.map(String.init) ?? $0 }
+                let names = Set(query).symmetricDifference(recorded.query).map {
+                    $0.split(separator: "=").first.map(String.init) ?? $0
+                }
                 found.append("query parameter(s) \(Set(names).sorted().joined(separator: ", "))")
             case .credentials where !recorded.credentials.allSatisfy(credentials.contains):
                 let missing = recorded.credentials.filter { !credentials.contains($0) }
-                found.append("credentials: presents \(Self.describe(credentials)), the recording \(Self.describe(missing))")
+                found.append(
+                    "credentials: presents \(Self.describe(credentials)), the recording \(Self.describe(missing))")
             case .body:
-                if let recordedBody = recorded.body, let body, body != recordedBody { found.append(bodyDifference(recorded)) }
+                if let recordedBody = recorded.body, let body, body != recordedBody {
+                    found.append(bodyDifference(recorded))
+                }
             case .header(let name):
                 let mine = headers.values(name: name)
                 let theirs = recorded.headers.values(name: name)
@@ -132,7 +149,8 @@ struct RequestShape: Sendable {
         let names = Set(mine.keys).union(theirs.keys).filter { mine[$0] != theirs[$0] }.sorted()
         guard !names.isEmpty else { return "body" }
         let shown = names.prefix(5).map { $0.isEmpty ? "(the whole document)" : $0 }.joined(separator: ", ")
-        return "body field\(names.count == 1 ? "" : "s") \(shown)\(names.count > 5 ? " and \(names.count - 5) more" : "")"
+        return
+            "body field\(names.count == 1 ? "" : "s") \(shown)\(names.count > 5 ? " and \(names.count - 5) more" : "")"
     }
 
     private static func describe(_ credentials: [PresentedCredential]) -> String {

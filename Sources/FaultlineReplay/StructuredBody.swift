@@ -15,7 +15,10 @@ enum StructuredBody {
             self = .form(Self.formFields(bytes))
             return
         }
-        let looksLikeJSON = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }).map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") } ?? false
+        let looksLikeJSON =
+            bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }).map {
+                $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[")
+            } ?? false
         if type.contains("json") || (type.isEmpty && looksLikeJSON),
             let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
         {
@@ -48,7 +51,11 @@ enum StructuredBody {
             func walk(_ value: Any) {
                 if let object = value as? [String: Any] {
                     for (key, member) in object.sorted(by: { $0.key < $1.key }) {
-                        if isSecret(key), let text = member as? String, !text.isEmpty { found.append((key, text)) } else { walk(member) }
+                        if isSecret(key), let text = member as? String, !text.isEmpty {
+                            found.append((key, text))
+                        } else {
+                            walk(member)
+                        }
                     }
                 } else if let array = value as? [Any] {
                     array.forEach(walk)
@@ -67,7 +74,8 @@ enum StructuredBody {
         case .bytes(let bytes):
             return "bytes:\(bytes.count):\(String(FNV1a.hash(bytes), radix: 16))"
         case .form(let fields):
-            return "form:" + fields.filter { !ignored.contains($0.name.lowercased()) }
+            return "form:"
+                + fields.filter { !ignored.contains($0.name.lowercased()) }
                 .map { "\($0.name)=\(isSecret($0.name) ? secret($0.name, $0.value) : $0.value)" }
                 .sorted().joined(separator: "&")
         case .json(let document):
@@ -75,7 +83,8 @@ enum StructuredBody {
             func write(_ value: Any, name: String?) {
                 if let object = value as? [String: Any] {
                     text += "{"
-                    for (key, member) in object.sorted(by: { $0.key < $1.key }) where !ignored.contains(key.lowercased()) {
+                    for (key, member) in object.sorted(by: { $0.key < $1.key })
+                    where !ignored.contains(key.lowercased()) {
                         text += "\"\(key)\":"
                         write(member, name: key)
                         text += ","
@@ -110,7 +119,9 @@ extension StructuredBody {
     /// The body's leaves by name, values as ``canonical(ignored:isSecret:secret:)`` writes them:
     /// form fields by name, JSON values by JSON pointer (RFC 6901, `/user/name`, `/items/0`); nil
     /// for a body that is neither. Lets a replay's 502 name the fields that differ.
-    func leaves(ignored: Set<String>, isSecret: (String) -> Bool, secret: (String, String) -> String) -> [String: String]? {
+    func leaves(ignored: Set<String>, isSecret: (String) -> Bool, secret: (String, String) -> String) -> [String:
+        String]?
+    {
         switch self {
         case .bytes:
             return nil
@@ -126,12 +137,15 @@ extension StructuredBody {
             func walk(_ value: Any, pointer: String, name: String?) {
                 if let object = value as? [String: Any] {
                     for (key, member) in object where !ignored.contains(key.lowercased()) {
-                        let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                        let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(
+                            of: "/", with: "~1")
                         walk(member, pointer: pointer + "/" + escaped, name: key)
                     }
                     if object.isEmpty { leaves[pointer] = "{}" }
                 } else if let array = value as? [Any] {
-                    for (index, element) in array.enumerated() { walk(element, pointer: "\(pointer)/\(index)", name: name) }
+                    for (index, element) in array.enumerated() {
+                        walk(element, pointer: "\(pointer)/\(index)", name: name)
+                    }
                     if array.isEmpty { leaves[pointer] = "[]" }
                 } else if let string = value as? String {
                     if let name, isSecret(name), !string.isEmpty {

@@ -1,4 +1,3 @@
-
 /// The fresh values a replay hands out in place of recorded credentials, and the way back: each
 /// recorded value gets one fresh value for the whole run (consistent per lineage, since a
 /// lineage's credentials are distinct recorded values), and a request presenting a fresh value is

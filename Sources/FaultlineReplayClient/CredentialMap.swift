@@ -1,4 +1,5 @@
 import FaultlineTrace
+
 /// What stands for each recorded credential now: recorded value (a pseudonym, or in a capture
 /// with kept secrets the raw value) → the live value the server issued in its place, or one the
 /// user supplied (`--secret`).

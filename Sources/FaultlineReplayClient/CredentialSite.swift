@@ -1,6 +1,6 @@
-import FaultlineTrace
 public import FaultlineHTTP1
 package import FaultlineRules
+import FaultlineTrace
 
 /// A place where a response issues a credential, and the value it had there: a cookie's value
 /// in `Set-Cookie` by cookie name (RFC 6265 §4.1), or a JSON string by pointer (RFC 6901), such

@@ -1,11 +1,11 @@
 import COpenSSL
+import FaultlinePosix
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FaultlinePosix
 
 /// File handling for the CA directory: plain POSIX calls, so modes are set at creation and every
 /// failure names the path and `strerror`.
@@ -63,7 +63,9 @@ enum CAFiles {
         guard descriptor >= 0 else { throw systemError(TLSError.caWriteFailed, "Creating \(temporary)") }
         var written = 0
         do {
-            _ = try bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try FileIO.write(descriptor, buffer, from: &written) } }.get()
+            _ = try bytes.withUnsafeBytes { buffer in
+                Result { () throws(SystemError) in try FileIO.write(descriptor, buffer, from: &written) }
+            }.get()
         } catch {
             close(descriptor)
             unlink(temporary)

@@ -76,7 +76,8 @@ package struct ContractExpectation: Sendable {
         if let artifacts = environment[artifactsVariable], !artifacts.isEmpty {
             folder = URL(fileURLWithPath: artifacts, isDirectory: true)
         } else {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-traces", isDirectory: true)
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "faultline-traces", isDirectory: true)
         }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let unique = UUID().uuidString.prefix(8).lowercased()
@@ -88,7 +89,8 @@ package struct ContractExpectation: Sendable {
     /// Writes the HTML report for `report` beside `traceFile` (same name, `.html`), its request bars
     /// ending where the trace says.
     static func writeReport(_ report: ContractReport, beside traceFile: URL) throws -> URL {
-        let spans = (try? TraceFileReader.requestSpans(path: traceFile.path, requests: report.witnessRequestSeqs)) ?? [:]
+        let spans =
+            (try? TraceFileReader.requestSpans(path: traceFile.path, requests: report.witnessRequestSeqs)) ?? [:]
         let file = traceFile.deletingPathExtension().appendingPathExtension("html")
         let page = ReportFormatter.html(report, traceName: traceFile.lastPathComponent, spans: spans)
         try Data(page.utf8).write(to: file, options: .atomic)
@@ -113,6 +115,7 @@ extension TestProxy {
     package func expectation(
         _ contract: Contract, acceptingUnchecked accepted: Set<ClauseID>, label: String
     ) throws -> ContractExpectation {
-        ContractExpectation(report: try checkContract(contract), acceptingUnchecked: accepted, trace: traceText, label: label)
+        ContractExpectation(
+            report: try checkContract(contract), acceptingUnchecked: accepted, trace: traceText, label: label)
     }
 }

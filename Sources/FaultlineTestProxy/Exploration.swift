@@ -40,7 +40,8 @@ public enum Exploration {
         client: @escaping @Sendable (TestProxy) async throws -> Void
     ) async -> ExplorationResult {
         let environment = ProcessInfo.processInfo.environment
-        let folder = environment[ContractExpectation.artifactsVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let folder =
+            environment[ContractExpectation.artifactsVariable].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("faultline-traces").path
         let kept = folder + "/explore-" + UUID().uuidString.prefix(8).lowercased()
         let options = ExploreOptions(

@@ -1,10 +1,10 @@
 import FaultlineCapture
-public import FaultlineContract
 import FaultlineConfig
+public import FaultlineContract
 import FaultlineCore
+import FaultlineFlow
 import FaultlineHTTP1
 import FaultlinePosix
-import FaultlineFlow
 import FaultlineProxy
 public import FaultlineReplay
 public import FaultlineRules
@@ -96,7 +96,8 @@ public final class TestProxy: Sendable {
         upstream: URL? = nil, rules: Rules? = nil, loops: Int = 1, tls: TLS? = nil, capture: CaptureOptions? = nil,
         explore: ExploreConfiguration? = nil
     ) throws -> TestProxy {
-        try start(upstream: upstream, rules: rules, loops: loops, tls: tls, capture: capture, replay: nil, explore: explore)
+        try start(
+            upstream: upstream, rules: rules, loops: loops, tls: tls, capture: capture, replay: nil, explore: explore)
     }
 
     /// Starts a proxy that answers from the capture, trace or HAR file at `replaying` instead of
@@ -116,10 +117,13 @@ public final class TestProxy: Sendable {
         }
         let chosen = origin ?? (origins.count == 1 ? URL(string: origins[0]) : nil)
         if origin == nil, origins.count > 1 {
-            throw RulesError(errors: ["\(replaying.path) records \(origins.count) origins (\(origins.joined(separator: ", "))): pass origin:"])
+            throw RulesError(errors: [
+                "\(replaying.path) records \(origins.count) origins (\(origins.joined(separator: ", "))): pass origin:"
+            ])
         }
         return try start(
-            upstream: chosen, rules: rules, loops: loops, tls: tls ?? (origins.contains { $0.hasPrefix("https:") } ? TLS() : nil),
+            upstream: chosen, rules: rules, loops: loops,
+            tls: tls ?? (origins.contains { $0.hasPrefix("https:") } ? TLS() : nil),
             capture: capture, replay: (recording, settings), explore: explore)
     }
 
@@ -150,12 +154,14 @@ public final class TestProxy: Sendable {
             configuration.tls = try ServerTLSConfiguration(
                 authority: CertificateAuthority.makeEphemeral(), upstreamTrustAnchorsFile: tls.upstreamTrustAnchorsFile,
                 verifyUpstream: tls.verifyUpstream,
-                interception: InterceptionPolicy(intercept: tls.intercept.map(HostGlob.init), ignore: tls.ignore.map(HostGlob.init)))
+                interception: InterceptionPolicy(
+                    intercept: tls.intercept.map(HostGlob.init), ignore: tls.ignore.map(HostGlob.init)))
         }
         let ruleSet = try rules.map(load)
         let fromProfile = ruleSet?.profile?.secretFieldNames ?? (headers: [], bodyFields: [])
         let trace = try TraceRecorder(
-            output: .memory, redaction: RedactionPolicy(extraHeaderNames: fromProfile.headers, extraBodyFields: fromProfile.bodyFields),
+            output: .memory,
+            redaction: RedactionPolicy(extraHeaderNames: fromProfile.headers, extraBodyFields: fromProfile.bodyFields),
             flushInterval: .zero, capture: capture)
         if let (recording, settings) = replay {
             var settings = settings

@@ -1,8 +1,8 @@
 public import FaultlineContract
-public import FaultlineTestProxy
 import FaultlineExplorer
-public import Testing
+public import FaultlineTestProxy
 import Foundation
+public import Testing
 import XCTest
 
 extension TestProxy {
@@ -68,7 +68,8 @@ extension ExplorationResult {
         for finding in report.findings {
             let run = finding.shrunk ?? finding.first
             if let html = run.html, let page = FileManager.default.contents(atPath: html) {
-                Attachment.record(Array(page), named: URL(fileURLWithPath: html).lastPathComponent, sourceLocation: sourceLocation)
+                Attachment.record(
+                    Array(page), named: URL(fileURLWithPath: html).lastPathComponent, sourceLocation: sourceLocation)
             }
         }
     }

@@ -35,7 +35,8 @@ enum BodyRedactor {
                 self = .json
             } else if Self.contains(type, Self.formType) {
                 self = .form
-            } else if type.isEmpty, let first = body.first(where: { !ASCII.isWhitespace($0) && $0 != 0x0A && $0 != 0x0D }),
+            } else if type.isEmpty,
+                let first = body.first(where: { !ASCII.isWhitespace($0) && $0 != 0x0A && $0 != 0x0D }),
                 first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
             {
                 self = .json
@@ -64,7 +65,8 @@ enum BodyRedactor {
         forEachPiece(of: body, separatedBy: UInt8(ascii: "&")) { pair in
             if !first { output.appendByte(UInt8(ascii: "&")) }
             first = false
-            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), policy.isSecretBodyField(pair.slice(0, equals)) else {
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), policy.isSecretBodyField(pair.slice(0, equals))
+            else {
                 output.append(pair)
                 return
             }
@@ -200,7 +202,9 @@ private struct JSONSecretRewriter: ~Copyable {
             case UInt8(ascii: "\""): return decoded
             case UInt8(ascii: "\\"):
                 index -= 1
-                guard JSONEscape.decode(input, at: &index, into: &decoded, loneSurrogates: .refuse) == nil else { return nil }
+                guard JSONEscape.decode(input, at: &index, into: &decoded, loneSurrogates: .refuse) == nil else {
+                    return nil
+                }
             default:
                 guard byte >= 0x20 else { return nil }
                 decoded.append(byte)

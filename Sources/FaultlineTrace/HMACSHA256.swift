@@ -71,7 +71,9 @@ final class HMACSHA256: @unchecked Sendable {
         /// Adds the next piece of the message.
         mutating func update(_ bytes: UnsafeRawBufferPointer) {
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-            guard EVP_DigestUpdate(context, base, bytes.count) == 1 else { preconditionFailure("EVP_DigestUpdate failed") }
+            guard EVP_DigestUpdate(context, base, bytes.count) == 1 else {
+                preconditionFailure("EVP_DigestUpdate failed")
+            }
         }
 
         /// Writes the 32-byte code into `output`, which must have room for it. Call once, last.

@@ -134,7 +134,8 @@ struct JSONOutput: ~Copyable, @unchecked Sendable {
                     escapedLength = 2
                 }
             case 0xE2:
-                if index + 2 < count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9) {
+                if index + 2 < count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9)
+                {
                     scalar = utf8[index + 2] == 0xA8 ? 0x2028 : 0x2029
                     escapedLength = 3
                 }
@@ -233,7 +234,9 @@ struct JSONOutput: ~Copyable, @unchecked Sendable {
 
     @inline(__always)
     private static func hexDigit(_ value: Int) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value) : UInt8(ascii: "a") &+ UInt8(truncatingIfNeeded: value - 10)
+        value < 10
+            ? UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
+            : UInt8(ascii: "a") &+ UInt8(truncatingIfNeeded: value - 10)
     }
 }
 

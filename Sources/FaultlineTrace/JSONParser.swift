@@ -69,7 +69,9 @@ struct JSONParser {
             let keyColumn = position + 1
             let key = try parseString()
             skipWhitespace()
-            guard try peek("':'") == UInt8(ascii: ":") else { throw failure("expected ':', found \(describeCurrent())") }
+            guard try peek("':'") == UInt8(ascii: ":") else {
+                throw failure("expected ':', found \(describeCurrent())")
+            }
             position += 1
             skipWhitespace()
             let value = try parseValue()
@@ -157,7 +159,9 @@ struct JSONParser {
 
     /// Parses one escape sequence (the position is at its backslash) into UTF-8 bytes.
     private mutating func parseEscape(into decoded: inout [UInt8]) throws(Failure) {
-        guard let problem = JSONEscape.decode(bytes, at: &position, into: &decoded, loneSurrogates: .refuse) else { return }
+        guard let problem = JSONEscape.decode(bytes, at: &position, into: &decoded, loneSurrogates: .refuse) else {
+            return
+        }
         switch problem {
         case .truncated(let expected):
             throw endOfLine(expected)
@@ -191,10 +195,13 @@ struct JSONParser {
         if position < bytes.count && (bytes[position] | 0x20) == UInt8(ascii: "e") {
             isInteger = false
             position += 1
-            if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) {
+            if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-"))
+            {
                 position += 1
             }
-            guard skipDigits() > 0 else { throw failure("expected a digit in the exponent, found \(describeCurrent())") }
+            guard skipDigits() > 0 else {
+                throw failure("expected a digit in the exponent, found \(describeCurrent())")
+            }
         }
         let text = String(decoding: bytes.slice(start, position), as: UTF8.self)
         if isInteger, let integer = Int64(text) { return .int(integer) }

@@ -92,7 +92,8 @@ final class PseudonymRegistry: Sendable {
         computation.update(UnsafeRawBufferPointer(secret))
         return withUnsafeTemporaryAllocation(byteCount: HMACSHA256.codeByteCount, alignment: 8) { code in
             computation.finish(into: code)
-            return HMACKey(high: code.load(fromByteOffset: 0, as: UInt64.self), low: code.load(fromByteOffset: 8, as: UInt64.self))
+            return HMACKey(
+                high: code.load(fromByteOffset: 0, as: UInt64.self), low: code.load(fromByteOffset: 8, as: UInt64.self))
         }
     }
 
@@ -114,7 +115,9 @@ final class PseudonymRegistry: Sendable {
 
     /// `L12` stays `L12`; anything else is reduced to the characters a pseudonym allows.
     private static func sanitizedLineage(_ lineage: String) -> String {
-        let kept = lineage.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+        let kept = lineage.unicodeScalars.filter {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))
+        }
         return kept.isEmpty ? "none" : String(String.UnicodeScalarView(kept))
     }
 }

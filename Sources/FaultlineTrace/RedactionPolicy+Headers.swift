@@ -41,7 +41,9 @@ extension RedactionPolicy {
         }
         output.appendEscaped(scheme)
         output.appendByte(UInt8(ascii: " "))
-        secrets.append(trimmed.slice(schemeEnd, trimmed.count).trimmingWhitespace(), kind: .authorization(scheme: scheme), to: &output)
+        secrets.append(
+            trimmed.slice(schemeEnd, trimmed.count).trimmingWhitespace(), kind: .authorization(scheme: scheme),
+            to: &output)
     }
 
     /// `cookie-string = cookie-pair *( ";" SP cookie-pair )` (RFC 6265 §4.2.1): each pair becomes
@@ -114,7 +116,11 @@ extension RedactionPolicy {
         let name = attribute.slice(0, equals ?? attribute.count).trimmingWhitespace()
         let known = knownCookieAttributes.contains { name.equalsIgnoringASCIICase($0) }
         guard let equals else {
-            if known { output.appendEscaped(name) } else { secrets.append(name, kind: .named("cookie-attribute"), to: &output) }
+            if known {
+                output.appendEscaped(name)
+            } else {
+                secrets.append(name, kind: .named("cookie-attribute"), to: &output)
+            }
             return
         }
         let attributeValue = attribute.slice(equals + 1, attribute.count).trimmingWhitespace()

@@ -109,7 +109,9 @@ public struct RedactionPolicy: Sendable {
         if name.firstIndex(of: UInt8(ascii: "%")) == nil {
             return bodyFieldNames.contains { name.equalsIgnoringASCIICase($0) }
         }
-        return PercentDecoding.withDecoded(name) { decoded in bodyFieldNames.contains { decoded.equalsIgnoringASCIICase($0) } }
+        return PercentDecoding.withDecoded(name) { decoded in
+            bodyFieldNames.contains { decoded.equalsIgnoringASCIICase($0) }
+        }
     }
 
     /// Whether a query parameter with this (still percent-encoded) name holds a secret.

@@ -35,7 +35,8 @@ struct SecretWriter: Sendable {
 
     /// Appends what stands for `secret` (no quotes, JSON-escaped).
     @inline(__always)
-    func append(_ secret: UnsafeBufferPointer<UInt8>, kind: @autoclosure () -> SecretKind, to output: inout JSONOutput) {
+    func append(_ secret: UnsafeBufferPointer<UInt8>, kind: @autoclosure () -> SecretKind, to output: inout JSONOutput)
+    {
         switch mode {
         case .fingerprint:
             fingerprinter.append(secret, to: &output)

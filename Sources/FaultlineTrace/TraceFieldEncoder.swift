@@ -1,10 +1,10 @@
+import FaultlineCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-import FaultlineCore
 
 /// Encodes trace fields as JSON, redacting the secret-bearing cases on the way.
 ///
@@ -21,10 +21,11 @@ struct TraceFieldEncoder: Sendable {
         if topLevel, secrets.namesPseudonyms {
             // A secret first seen in this event is named after the lineage the event names.
             var named = self
-            named.secrets.lineage = fields.lazy.compactMap { field -> String? in
-                if field.key == "lineage", case .string(let lineage) = field.value { return lineage }
-                return nil
-            }.first
+            named.secrets.lineage =
+                fields.lazy.compactMap { field -> String? in
+                    if field.key == "lineage", case .string(let lineage) = field.value { return lineage }
+                    return nil
+                }.first
             named.appendEachField(fields, to: &output, topLevel: topLevel)
             return
         }

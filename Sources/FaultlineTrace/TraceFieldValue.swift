@@ -50,7 +50,9 @@ public struct TraceField: Sendable {
     /// A plain string field.
     public static func string(_ key: String, _ value: String) -> Self { Self(key, .string(value)) }
     /// An integer field (values beyond Int64 are clamped).
-    public static func int(_ key: String, _ value: some BinaryInteger) -> Self { Self(key, .int(Int64(clamping: value))) }
+    public static func int(_ key: String, _ value: some BinaryInteger) -> Self {
+        Self(key, .int(Int64(clamping: value)))
+    }
     /// A number field.
     public static func double(_ key: String, _ value: Double) -> Self { Self(key, .double(value)) }
     /// A boolean field.

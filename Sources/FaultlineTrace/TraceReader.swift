@@ -93,12 +93,15 @@ public enum TraceReader {
         guard let members = value.objectValue else { throw TraceReadError(line: 1, message: missing) }
         guard let versionValue = members["faultline_trace"] else { throw TraceReadError(line: 1, message: missing) }
         guard let version = versionValue.intValue else {
-            throw TraceReadError(line: 1, message: "\"faultline_trace\" must be an integer, found \(versionValue.typeName)")
+            throw TraceReadError(
+                line: 1, message: "\"faultline_trace\" must be an integer, found \(versionValue.typeName)")
         }
         guard version == Int64(TraceHeader.currentFormatVersion) else {
             throw TraceReadError(
                 line: 1,
-                message: "unsupported trace format version \(version) (this reader reads version \(TraceHeader.currentFormatVersion))")
+                message:
+                    "unsupported trace format version \(version) (this reader reads version \(TraceHeader.currentFormatVersion))"
+            )
         }
         var fields = FieldReader(members: members, line: 1)
         let faultline = try fields.optionalString("faultline")

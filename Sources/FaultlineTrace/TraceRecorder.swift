@@ -110,7 +110,8 @@ public final class TraceRecorder: Sendable {
         case .pseudonyms: mode = .pseudonym(PseudonymRegistry(hmac: hmac))
         case .keep: mode = .raw
         }
-        encoder = TraceFieldEncoder(policy: redaction, secrets: SecretWriter(fingerprinter: Fingerprinter(hmac: hmac), mode: mode))
+        encoder = TraceFieldEncoder(
+            policy: redaction, secrets: SecretWriter(fingerprinter: Fingerprinter(hmac: hmac), mode: mode))
         self.capture = capture
 
         var openedSink: TraceSink?
@@ -152,7 +153,8 @@ public final class TraceRecorder: Sendable {
             openedSink = fileSink
         }
         state = Mutex(WriterState(buffer: header, clock: clock))
-        writer = Mutex(OutputSlot(sink: openedSink, spare: JSONOutput(capacity: isMemory ? 16 : Self.flushThreshold + 4096)))
+        writer = Mutex(
+            OutputSlot(sink: openedSink, spare: JSONOutput(capacity: isMemory ? 16 : Self.flushThreshold + 4096)))
 
         flusher = Mutex(nil)
         if !isMemory, flushInterval > .zero {
@@ -300,7 +302,8 @@ public final class TraceRecorder: Sendable {
     public func recentLines(maxBytes: Int) -> [UInt8] {
         if isMemory {
             return state.withLock { state in
-                state.buffer.withBytes { all in Self.wholeLines(Array(all.suffix(maxBytes)), cut: all.count > maxBytes) }
+                state.buffer.withBytes { all in Self.wholeLines(Array(all.suffix(maxBytes)), cut: all.count > maxBytes)
+                }
             }
         }
         guard let filePath else { return [] }

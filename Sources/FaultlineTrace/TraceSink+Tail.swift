@@ -1,9 +1,10 @@
+import FaultlinePosix
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FaultlinePosix
 
 extension TraceSink {
     /// The last `maxBytes` bytes of the file at `path` (all of it when shorter), and whether they

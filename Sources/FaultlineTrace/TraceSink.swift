@@ -1,9 +1,10 @@
+import FaultlinePosix
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FaultlinePosix
 
 /// The file descriptor a recorder writes to, and what it knows about it.
 ///

@@ -31,7 +31,8 @@ struct ParsedArguments {
 
     /// Parses `--name value`, `--name=value` and flags against `specs`; unknown options are errors
     /// that suggest the nearest known one.
-    static func parse(_ arguments: [String], specs: [OptionSpec], command: String) throws(UsageError) -> ParsedArguments {
+    static func parse(_ arguments: [String], specs: [OptionSpec], command: String) throws(UsageError) -> ParsedArguments
+    {
         var parsed = ParsedArguments()
         var index = 0
         while index < arguments.count {
@@ -62,7 +63,8 @@ struct ParsedArguments {
                     parsed.options.append((name, arguments[index]))
                     index += 1
                 } else {
-                    throw UsageError(description: "faultline \(command): \(name) needs a value (\(name) \(placeholder))")
+                    throw UsageError(
+                        description: "faultline \(command): \(name) needs a value (\(name) \(placeholder))")
                 }
             } else {
                 if inlineValue != nil {
@@ -78,7 +80,9 @@ struct ParsedArguments {
 /// An address option's value: `HOST:PORT`, `[V6]:PORT` or a bare port (on 127.0.0.1);
 /// `localhost` means 127.0.0.1. The error names the option and says what is wrong (a port out of
 /// range, a host that is no IP literal) before the expected form.
-func listenAddress(_ text: String, option: String, command: String, examplePort: Int) throws(UsageError) -> SocketAddress {
+func listenAddress(_ text: String, option: String, command: String, examplePort: Int) throws(UsageError)
+    -> SocketAddress
+{
     var spelled = text
     if Int(text) != nil { spelled = "127.0.0.1:\(text)" }
     if spelled.hasPrefix("localhost:") { spelled = "127.0.0.1:" + spelled.dropFirst("localhost:".count) }

@@ -11,9 +11,14 @@ import Darwin
 /// `faultline backend`: run the reference auth backend until SIGINT or SIGTERM.
 enum BackendCommand {
     static let specs: [OptionSpec] = [
-        OptionSpec(name: "--listen", value: "ADDR", help: "address to listen on (default 127.0.0.1:9000; port 0 picks one)"),
-        OptionSpec(name: "--token-lifetime", value: "SECONDS", help: "how long access tokens live (default 300; 0 = born expired)"),
-        OptionSpec(name: "--locked", value: "ACCOUNT", help: "refuse password logins for ACCOUNT (repeatable; without it, the account named 'locked' is refused)"),
+        OptionSpec(
+            name: "--listen", value: "ADDR", help: "address to listen on (default 127.0.0.1:9000; port 0 picks one)"),
+        OptionSpec(
+            name: "--token-lifetime", value: "SECONDS",
+            help: "how long access tokens live (default 300; 0 = born expired)"),
+        OptionSpec(
+            name: "--locked", value: "ACCOUNT",
+            help: "refuse password logins for ACCOUNT (repeatable; without it, the account named 'locked' is refused)"),
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default 1)"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
@@ -48,7 +53,8 @@ enum BackendCommand {
                 return 0
             }
             if let extra = parsed.positionals.first {
-                throw UsageError(description: "faultline backend: unexpected argument '\(extra)'; see 'faultline backend --help'")
+                throw UsageError(
+                    description: "faultline backend: unexpected argument '\(extra)'; see 'faultline backend --help'")
             }
             configuration = try backendConfiguration(parsed)
         } catch {
@@ -72,7 +78,8 @@ enum BackendCommand {
         let stats = backend.stats()
         printError(
             "faultline backend: stopped by \(TerminationSignals.name(signal)); \(stats.logins) logins, "
-                + "\(stats.refreshes) refreshes, \(stats.reuseDetections) refresh token reuses, \(stats.logouts) logouts")
+                + "\(stats.refreshes) refreshes, \(stats.reuseDetections) refresh token reuses, \(stats.logouts) logouts"
+        )
         return 0
     }
 
@@ -84,7 +91,8 @@ enum BackendCommand {
             // Whole seconds: expires_in is an integer number of seconds (RFC 6749 §5.1).
             guard let seconds = Int(text), (0...31_536_000).contains(seconds) else {
                 throw UsageError(
-                    description: "faultline backend: --token-lifetime takes whole seconds from 0 to 31536000, not '\(text)'")
+                    description:
+                        "faultline backend: --token-lifetime takes whole seconds from 0 to 31536000, not '\(text)'")
             }
             configuration.tokenLifetime = .seconds(seconds)
         }

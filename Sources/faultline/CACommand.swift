@@ -219,7 +219,9 @@ enum CACommand {
         var written = 0
         do {
             // A blocking descriptor: FileIO.write returns only when every byte is written.
-            _ = try bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try FileIO.write(descriptor, buffer, from: &written) } }.get()
+            _ = try bytes.withUnsafeBytes { buffer in
+                Result { () throws(SystemError) in try FileIO.write(descriptor, buffer, from: &written) }
+            }.get()
         } catch {
             throw CommandFailure("cannot write \(name): \(String(cString: strerror(error.errno)))")
         }

@@ -9,7 +9,8 @@ enum ControlCommand {
     static let connectionSpecs: [OptionSpec] = [
         OptionSpec(
             name: "--control-file", value: "PATH",
-            help: "the running proxy's control file (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)"),
+            help: "the running proxy's control file (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)"
+        ),
         OptionSpec(name: "--control", value: "URL", help: "talk to the control API at URL instead (needs --token)"),
         OptionSpec(name: "--token", value: "TOKEN", help: "the control token, with --control"),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
@@ -33,7 +34,8 @@ enum ControlCommand {
     static func client(_ parsed: ParsedArguments, command: String) throws -> ControlClient {
         if let url = parsed.value("--control") {
             guard let token = parsed.value("--token") else {
-                throw UsageError(description: "faultline \(command): --control needs --token (the proxy's control token)")
+                throw UsageError(
+                    description: "faultline \(command): --control needs --token (the proxy's control token)")
             }
             do {
                 return try ControlClient(url: url, token: token)
@@ -71,7 +73,9 @@ enum ControlCommand {
             throw CommandFailure(error.description)
         }
         guard response.succeeded else { throw CommandFailure(response.errorMessage) }
-        guard let json = response.json else { throw CommandFailure("the control API answered something that is not JSON") }
+        guard let json = response.json else {
+            throw CommandFailure("the control API answered something that is not JSON")
+        }
         return json
     }
 

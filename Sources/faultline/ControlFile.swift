@@ -50,11 +50,12 @@ struct ControlFile {
                 throw CommandFailure("cannot create \(folder) for the control file: \(error.localizedDescription)")
             }
         }
-        let text = ConfigValue.object([
-            ConfigMember(key: "url", value: .string(contents.url)),
-            ConfigMember(key: "token", value: .string(contents.token)),
-            ConfigMember(key: "pid", value: .number(Double(contents.pid))),
-        ]).jsonText(pretty: true) + "\n"
+        let text =
+            ConfigValue.object([
+                ConfigMember(key: "url", value: .string(contents.url)),
+                ConfigMember(key: "token", value: .string(contents.token)),
+                ConfigMember(key: "pid", value: .number(Double(contents.pid))),
+            ]).jsonText(pretty: true) + "\n"
         let temporary = path + ".tmp-\(contents.pid)"
         // O_EXCL: never write the secret through a file (or link) someone else prepared.
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -86,7 +87,8 @@ struct ControlFile {
             return nil
         }
         do throws(ConfigError) {
-            let reader = try ConfigObjectReader(JSON5.parse([UInt8](data), file: displayPath), context: "the control file")
+            let reader = try ConfigObjectReader(
+                JSON5.parse([UInt8](data), file: displayPath), context: "the control file")
             return Contents(
                 url: try reader.requiredString("url"), token: try reader.requiredString("token"),
                 pid: Int32(try reader.requiredInt("pid", in: 1...Int(Int32.max))))

@@ -12,7 +12,8 @@ extension DemoCommand {
         var options = ExploreOptions(strategy: .pct(depth: 3), seed: 1, schedules: 50, shrinkRuns: 30)
         if let text = parsed.value("--schedules") {
             guard let count = Int(text), (1...100_000).contains(count) else {
-                throw UsageError(description: "faultline demo: --schedules takes a whole number from 1 to 100000, not '\(text)'")
+                throw UsageError(
+                    description: "faultline demo: --schedules takes a whole number from 1 to 100000, not '\(text)'")
             }
             options.schedules = count
         }
@@ -31,7 +32,8 @@ extension DemoCommand {
         // The demo's clients log out on a timer (40 ms, or three settle windows when longer): a
         // wait a little longer than that finds the logout races, and a schedule that waits for
         // nothing costs less than with explore's one-second default.
-        options.settings.maxWait = .milliseconds(try milliseconds(parsed, "--max-wait", range: 0...10_000, default: 100))
+        options.settings.maxWait = .milliseconds(
+            try milliseconds(parsed, "--max-wait", range: 0...10_000, default: 100))
         return options
     }
 
@@ -41,7 +43,9 @@ extension DemoCommand {
         guard let text = parsed.value(flag) else { return value }
         guard let milliseconds = Int64(text), range.contains(milliseconds) else {
             throw UsageError(
-                description: "faultline demo: \(flag) takes milliseconds from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+                description:
+                    "faultline demo: \(flag) takes milliseconds from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
+            )
         }
         return milliseconds
     }
@@ -63,7 +67,9 @@ extension DemoCommand {
         for demoCase in cases {
             var caseOptions = options
             caseOptions.stopAtFirstFailure = !demoCase.flaws.isEmpty
-            caseOptions.keepDirectory = options.keepDirectory.map { "\($0)/\(demoCase.scenario.rawValue)-\(demoCase.variant)" }
+            caseOptions.keepDirectory = options.keepDirectory.map {
+                "\($0)/\(demoCase.scenario.rawValue)-\(demoCase.variant)"
+            }
             let report = await runner.explore(demoCase, options: caseOptions)
             let name = demoCase.flaws.isEmpty ? "correct client" : "broken client (\(demoCase.variant))"
             print("▶ \(name): \(demoCase.scenario.summary)")
@@ -74,26 +80,37 @@ extension DemoCommand {
                 asExpected = false
             } else if demoCase.flaws.isEmpty {
                 asExpected = found.isEmpty
-                let outcome = found.isEmpty ? "no violation" : "broken: " + found.map(\.rawValue).sorted().joined(separator: ", ")
-                print("  \(report.runs.count) schedules, \(report.interleavings) distinct order\(report.interleavings == 1 ? "" : "s"): \(outcome)")
+                let outcome =
+                    found.isEmpty ? "no violation" : "broken: " + found.map(\.rawValue).sorted().joined(separator: ", ")
+                print(
+                    "  \(report.runs.count) schedules, \(report.interleavings) distinct order\(report.interleavings == 1 ? "" : "s"): \(outcome)"
+                )
             } else if let finding = report.findings.first {
                 asExpected = !found.isDisjoint(with: demoCase.exploreExpected)
                 let schedules = finding.first.index + 1
-                print("  found \(found.map(\.rawValue).sorted().joined(separator: ", ")) after \(schedules) schedule\(schedules == 1 ? "" : "s"): \(finding.first.schedule)")
+                print(
+                    "  found \(found.map(\.rawValue).sorted().joined(separator: ", ")) after \(schedules) schedule\(schedules == 1 ? "" : "s"): \(finding.first.schedule)"
+                )
                 if let shrunk = finding.shrunk {
                     let deviations = finding.shrunkDeviations ?? 0
-                    print("  shrunk to \(deviations) deviation\(deviations == 1 ? "" : "s") from arrival order: \(shrunk.schedule)")
+                    print(
+                        "  shrunk to \(deviations) deviation\(deviations == 1 ? "" : "s") from arrival order: \(shrunk.schedule)"
+                    )
                 }
             } else {
                 asExpected = false
                 print("  not found in \(report.runs.count) schedules")
             }
-            let expectation = demoCase.expected.isEmpty ? "no violation" : demoCase.exploreExpected.map(\.rawValue).sorted().joined(separator: " or ")
+            let expectation =
+                demoCase.expected.isEmpty
+                ? "no violation" : demoCase.exploreExpected.map(\.rawValue).sorted().joined(separator: " or ")
             print("  expected: \(expectation) \(asExpected ? "✓" : "✗ (unexpected)")\n")
             if !asExpected { surprises += 1 }
         }
         if surprises == 0 {
-            print("Every broken client was caught by exploration alone, and the correct client kept the contract in every schedule.")
+            print(
+                "Every broken client was caught by exploration alone, and the correct client kept the contract in every schedule."
+            )
         } else {
             print("\(surprises) case(s) did not go as expected.")
         }

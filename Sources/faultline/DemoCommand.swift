@@ -8,25 +8,37 @@ import Synchronization
 /// client and broken ones through the token-refresh and logout races, and the contract verdicts.
 enum DemoCommand {
     static let specs: [OptionSpec] = [
-        OptionSpec(name: "--all", value: nil, help: "run every client variant through its race (the whole mutation table)"),
-        OptionSpec(name: "--keep", value: nil, help: "keep the traces in a new folder under the system temp dir and say where"),
+        OptionSpec(
+            name: "--all", value: nil, help: "run every client variant through its race (the whole mutation table)"),
+        OptionSpec(
+            name: "--keep", value: nil, help: "keep the traces in a new folder under the system temp dir and say where"),
         OptionSpec(name: "--traces", value: "DIR", help: "write the traces to DIR (implies --keep)"),
         OptionSpec(
             name: "--http2", value: nil,
             help: "the client speaks HTTP/2 (h2c, one connection, each request a stream) instead of HTTP/1.1"),
         OptionSpec(
             name: "--explore", value: nil,
-            help: "no ordering rules: explore the delivery orders (faultline explore) until each broken client is caught"),
-        OptionSpec(name: "--schedules", value: "N", help: "with --explore, schedules per case (default 50; a broken client stops at the first that catches it)"),
+            help:
+                "no ordering rules: explore the delivery orders (faultline explore) until each broken client is caught"),
+        OptionSpec(
+            name: "--schedules", value: "N",
+            help: "with --explore, schedules per case (default 50; a broken client stops at the first that catches it)"),
         OptionSpec(name: "--strategy", value: "NAME", help: "with --explore, pct (default) or random"),
         OptionSpec(name: "--seed", value: "X", help: "with --explore, the seed (default 1)"),
-        OptionSpec(name: "--settle", value: "MS", help: "with --explore, the quiet needed before each decision (default 25)"),
-        OptionSpec(name: "--max-wait", value: "MS", help: "with --explore, the longest wait for the client's next request in the races whose client logs out on a timer (default 100; the others never wait)"),
+        OptionSpec(
+            name: "--settle", value: "MS", help: "with --explore, the quiet needed before each decision (default 25)"),
+        OptionSpec(
+            name: "--max-wait", value: "MS",
+            help:
+                "with --explore, the longest wait for the client's next request in the races whose client logs out on a timer (default 100; the others never wait)"
+        ),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
     static let help = helpText(
-        command: "demo", synopsis: "[--all] [--http2] [--keep | --traces DIR] [--explore [--schedules N] [--strategy S] [--seed X] [--settle MS] [--max-wait MS]]",
+        command: "demo",
+        synopsis:
+            "[--all] [--http2] [--keep | --traces DIR] [--explore [--schedules N] [--strategy S] [--seed X] [--settle MS] [--max-wait MS]]",
         summary: """
             Starts the reference auth backend and a Faultline proxy in this process, drives a correct \
             client and broken ones through the races of the token-refresh and logout articles (three \
@@ -105,7 +117,8 @@ enum DemoCommand {
         guard parsed.has("--keep") else { return nil }
         var template = Array((NSTemporaryDirectory() + "faultline-demo-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
-            throw CommandFailure("cannot create a folder under \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+            throw CommandFailure(
+                "cannot create a folder under \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
         }
         return String(cString: made)
     }
@@ -120,7 +133,9 @@ enum DemoCommand {
         }
         defer { runner.stop() }
         let speaks = version == .http1_1 ? "" : "; the client speaks \(version.rawValue)"
-        print("Faultline demo: reference backend and proxy in this process\(speaks)\(traces.map { "; traces in \($0)" } ?? "")\n")
+        print(
+            "Faultline demo: reference backend and proxy in this process\(speaks)\(traces.map { "; traces in \($0)" } ?? "")\n"
+        )
         var surprises = 0
         for demoCase in cases {
             do {
@@ -133,7 +148,9 @@ enum DemoCommand {
             }
         }
         if surprises == 0 {
-            print("Every verdict is the expected one: the correct client keeps the contract and each broken client is caught by the clause it breaks.")
+            print(
+                "Every verdict is the expected one: the correct client keeps the contract and each broken client is caught by the clause it breaks."
+            )
         } else {
             print("\(surprises) verdict(s) differ from the expected ones.")
         }
@@ -165,12 +182,15 @@ enum DemoCommand {
             lines.append("  verdict: contract broken: \(clauses)")
             let name = result.tracePath ?? "\(demoCase.scenario.rawValue)-\(demoCase.variant)"
             let report = ReportFormatter.text(result.report, traceName: name)
-            lines.append(report.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n"))
+            lines.append(
+                report.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(
+                    separator: "\n"))
         }
-        let expectation = demoCase.expected.isEmpty ? "no violation" : demoCase.expected.sorted().map(\.rawValue).joined(separator: ", ")
+        let expectation =
+            demoCase.expected.isEmpty
+            ? "no violation" : demoCase.expected.sorted().map(\.rawValue).joined(separator: ", ")
         lines.append("  expected: \(expectation) \(result.asExpected ? "✓" : "✗ (unexpected)")")
         if let path = result.tracePath { lines.append("  trace: \(path)") }
         return lines.joined(separator: "\n") + "\n"
     }
 }
-

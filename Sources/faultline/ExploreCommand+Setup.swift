@@ -49,14 +49,16 @@ extension ExploreCommand {
             options.shrinkRuns = try Self.count(parsed, "--shrink-runs", default: 40, range: 0...100_000)
             options.failOnClientError = parsed.has("--fail-on-client-error")
             options.settings.settle = .milliseconds(try Self.count(parsed, "--settle", default: 25, range: 1...60_000))
-            options.settings.maxWait = .milliseconds(try Self.count(parsed, "--max-wait", default: 1000, range: 0...600_000))
+            options.settings.maxWait = .milliseconds(
+                try Self.count(parsed, "--max-wait", default: 1000, range: 0...600_000))
             let depth = try Self.count(parsed, "--depth", default: 3, range: 1...64)
             switch parsed.value("--strategy") ?? "pct" {
             case "pct": options.strategy = .pct(depth: depth)
             case "random": options.strategy = .random
             case "exhaustive": options.strategy = .exhaustive
             case let other:
-                throw UsageError(description: "faultline explore: --strategy takes pct, random or exhaustive, not '\(other)'")
+                throw UsageError(
+                    description: "faultline explore: --strategy takes pct, random or exhaustive, not '\(other)'")
             }
             if let text = parsed.value("--schedule") {
                 do {
@@ -68,10 +70,14 @@ extension ExploreCommand {
             }
             if let text = parsed.value("--shard") {
                 guard let shard = Shard(text) else {
-                    throw UsageError(description: "faultline explore: --shard takes K/N with 1 ≤ K ≤ N, such as 2/4, not '\(text)'")
+                    throw UsageError(
+                        description: "faultline explore: --shard takes K/N with 1 ≤ K ≤ N, such as 2/4, not '\(text)'")
                 }
                 guard options.strategy != .exhaustive || options.replay != nil else {
-                    throw UsageError(description: "faultline explore: exhaustive search runs one order after another and cannot be sharded; use pct or random")
+                    throw UsageError(
+                        description:
+                            "faultline explore: exhaustive search runs one order after another and cannot be sharded; use pct or random"
+                    )
                 }
                 options.shard = shard
             }
@@ -103,7 +109,8 @@ extension ExploreCommand {
                 guard report.errors.isEmpty else {
                     throw CommandFailure(
                         report.errors.map(\.description).joined(separator: "\n")
-                            + "\nthe rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'")
+                            + "\nthe rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'"
+                    )
                 }
                 ruleSet = report.ruleSet
             } else {
@@ -160,7 +167,8 @@ extension ExploreCommand {
                 let outcome = try spawn(["/bin/sh", "-c", beforeEach], environment: environment)
                 guard outcome.status == 0 else {
                     throw ExploreFailure(
-                        "--before-each '\(beforeEach)' \(Self.describe(outcome))" + (outcome.lastLine.map { ": \($0)" } ?? ""))
+                        "--before-each '\(beforeEach)' \(Self.describe(outcome))"
+                            + (outcome.lastLine.map { ": \($0)" } ?? ""))
                 }
             }
             var configuration = base
@@ -182,7 +190,9 @@ extension ExploreCommand {
             }
             let proxy = "http://\(server.boundAddresses[0])"
             var variables = environment.merging(caVariables) { $1 }
-            for name in ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "FAULTLINE_PROXY"] {
+            for name in [
+                "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "FAULTLINE_PROXY",
+            ] {
                 variables[name] = proxy
             }
             variables["no_proxy"] = nil
@@ -226,7 +236,8 @@ extension ExploreCommand {
         /// the folder made for them and the variables naming them.
         static func caBundle(_ pem: String) throws -> (folder: String, variables: [String: String]) {
             let folder = try temporaryFolder(prefix: "faultline-explore-ca-")
-            let system = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
+            let system =
+                ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
                 .lazy.compactMap { FileManager.default.contents(atPath: $0) }.first ?? Data()
             let bundle = folder + "/ca-bundle.pem"
             let own = folder + "/faultline-ca.pem"
@@ -234,18 +245,23 @@ extension ExploreCommand {
                 try (system + Data(("\n" + pem).utf8)).write(to: URL(fileURLWithPath: bundle))
                 try Data(pem.utf8).write(to: URL(fileURLWithPath: own))
             } catch {
-                throw CommandFailure("cannot write the CA bundle for the client in \(folder): \(error.localizedDescription)")
+                throw CommandFailure(
+                    "cannot write the CA bundle for the client in \(folder): \(error.localizedDescription)")
             }
             return (
                 folder,
-                ["SSL_CERT_FILE": bundle, "REQUESTS_CA_BUNDLE": bundle, "CURL_CA_BUNDLE": bundle, "NODE_EXTRA_CA_CERTS": own]
+                [
+                    "SSL_CERT_FILE": bundle, "REQUESTS_CA_BUNDLE": bundle, "CURL_CA_BUNDLE": bundle,
+                    "NODE_EXTRA_CA_CERTS": own,
+                ]
             )
         }
 
         static func temporaryFolder(prefix: String = "faultline-explore-") throws -> String {
             var template = Array((NSTemporaryDirectory() + prefix + "XXXXXX").utf8CString)
             guard let made = mkdtemp(&template) else {
-                throw CommandFailure("cannot create a folder under \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+                throw CommandFailure(
+                    "cannot create a folder under \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
             }
             return String(cString: made)
         }
@@ -278,7 +294,9 @@ extension ExploreCommand {
             }
         }
 
-        static func seconds(_ parsed: ParsedArguments, _ name: String, default value: Double) throws(UsageError) -> Duration {
+        static func seconds(_ parsed: ParsedArguments, _ name: String, default value: Double) throws(UsageError)
+            -> Duration
+        {
             guard let text = parsed.value(name) else { return .milliseconds(Int64(value * 1000)) }
             guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
                 throw UsageError(description: "faultline explore: \(name) takes a number of seconds, not '\(text)'")
@@ -292,7 +310,9 @@ extension ExploreCommand {
             guard let text = parsed.value(name) else { return value }
             guard let number = Int(text), range.contains(number) else {
                 throw UsageError(
-                    description: "faultline explore: \(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+                    description:
+                        "faultline explore: \(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
+                )
             }
             return number
         }

@@ -19,38 +19,68 @@ enum ExploreCommand {
         OptionSpec(name: "--schedules", value: "N", help: "schedules to run (default 100)"),
         OptionSpec(
             name: "--strategy", value: "NAME",
-            help: "pct (default: probabilistic concurrency testing), random, or exhaustive (depth-first, up to --max-steps)"),
-        OptionSpec(name: "--depth", value: "D", help: "with pct, the bug depth it aims at: D-1 priority change points (default 3)"),
+            help:
+                "pct (default: probabilistic concurrency testing), random, or exhaustive (depth-first, up to --max-steps)"
+        ),
+        OptionSpec(
+            name: "--depth", value: "D",
+            help: "with pct, the bug depth it aims at: D-1 priority change points (default 3)"),
         OptionSpec(name: "--seed", value: "X", help: "the seed every schedule's own seed derives from (default 1)"),
-        OptionSpec(name: "--schedule", value: "STRING", help: "replay this schedule (as a report prints it) instead of exploring"),
+        OptionSpec(
+            name: "--schedule", value: "STRING",
+            help: "replay this schedule (as a report prints it) instead of exploring"),
         OptionSpec(name: "--settle", value: "MS", help: "quiet needed before each decision, in ms (default 25)"),
-        OptionSpec(name: "--max-wait", value: "MS", help: "the longest a decision waits for the client's next request, in ms (default 1000)"),
-        OptionSpec(name: "--step-timeout", value: "SECONDS", help: "the longest a step stays held; then it goes and the run is diverged (default 5)"),
-        OptionSpec(name: "--max-steps", value: "N", help: "with exhaustive, decisions explored per run; later ones go in arrival order (default 64)"),
+        OptionSpec(
+            name: "--max-wait", value: "MS",
+            help: "the longest a decision waits for the client's next request, in ms (default 1000)"),
+        OptionSpec(
+            name: "--step-timeout", value: "SECONDS",
+            help: "the longest a step stays held; then it goes and the run is diverged (default 5)"),
+        OptionSpec(
+            name: "--max-steps", value: "N",
+            help: "with exhaustive, decisions explored per run; later ones go in arrival order (default 64)"),
         OptionSpec(
             name: "--select", value: "MATCH",
-            help: "which flows are scheduled, as a rule file's match in JSON5 (default: every flow), e.g. '{ role: \"refresh\" }'"),
-        OptionSpec(name: "--before-each", value: "CMD", help: "a shell command run before every schedule (reset the backend's state)"),
+            help:
+                "which flows are scheduled, as a rule file's match in JSON5 (default: every flow), e.g. '{ role: \"refresh\" }'"
+        ),
+        OptionSpec(
+            name: "--before-each", value: "CMD",
+            help: "a shell command run before every schedule (reset the backend's state)"),
         OptionSpec(name: "--client-timeout", value: "SECONDS", help: "kill the client after this long (default 60)"),
         OptionSpec(name: "--contract", value: "FILE", help: "a contract file (default: the built-in default contract)"),
-        OptionSpec(name: "--fail-on-client-error", value: nil, help: "a client that exits non-zero or times out fails the exploration too"),
-        OptionSpec(name: "--shrink-runs", value: "N", help: "runs allowed to shrink each clause's first failing schedule (default 40)"),
-        OptionSpec(name: "--shard", value: "K/N", help: "run only the K-th of N slices of the schedules (merge the JSON reports with 'explore merge')"),
-        OptionSpec(name: "--replay", value: "CAPTURE", help: "answer from a capture (as 'replay serve' does) instead of a live upstream"),
-        OptionSpec(name: "--keep", value: "DIR", help: "where failing runs' traces and HTML timelines go (default: a new folder under the temp dir)"),
+        OptionSpec(
+            name: "--fail-on-client-error", value: nil,
+            help: "a client that exits non-zero or times out fails the exploration too"),
+        OptionSpec(
+            name: "--shrink-runs", value: "N",
+            help: "runs allowed to shrink each clause's first failing schedule (default 40)"),
+        OptionSpec(
+            name: "--shard", value: "K/N",
+            help: "run only the K-th of N slices of the schedules (merge the JSON reports with 'explore merge')"),
+        OptionSpec(
+            name: "--replay", value: "CAPTURE",
+            help: "answer from a capture (as 'replay serve' does) instead of a live upstream"),
+        OptionSpec(
+            name: "--keep", value: "DIR",
+            help: "where failing runs' traces and HTML timelines go (default: a new folder under the temp dir)"),
         OptionSpec(name: "--format", value: "FORMAT", help: "the report: text (default), json, junit or html"),
         OptionSpec(name: "--output", value: "FILE", help: "write the report to FILE instead of standard output"),
     ]
 
     /// `faultline run`'s options that make sense per schedule (no trace file, capture or control API).
     static let runSpecs = RunCommand.specs.filter {
-        !["--trace", "--capture", "--capture-body-limit", "--capture-secrets", "--control", "--control-token",
-          "--control-file", "--shutdown-grace"].contains($0.name)
+        ![
+            "--trace", "--capture", "--capture-body-limit", "--capture-secrets", "--control", "--control-token",
+            "--control-file", "--shutdown-grace",
+        ].contains($0.name)
     }.map { spec in
         spec.name == "--loops"
             ? OptionSpec(
                 name: spec.name, value: spec.value,
-                help: "event-loop threads (default 1: requests that arrive together are then read in the order they came, so a replayed schedule meets the same pending steps)")
+                help:
+                    "event-loop threads (default 1: requests that arrive together are then read in the order they came, so a replayed schedule meets the same pending steps)"
+            )
             : spec
     }
 
@@ -93,10 +123,14 @@ enum ExploreCommand {
                 return 0
             }
             if let stray = parsed.positionals.first {
-                throw UsageError(description: "faultline explore: unexpected argument '\(stray)'; the client command goes after --")
+                throw UsageError(
+                    description: "faultline explore: unexpected argument '\(stray)'; the client command goes after --")
             }
             guard !client.isEmpty else {
-                throw UsageError(description: "faultline explore: no client command; give it after --, e.g. faultline explore -- python3 client.py")
+                throw UsageError(
+                    description:
+                        "faultline explore: no client command; give it after --, e.g. faultline explore -- python3 client.py"
+                )
             }
             setup = try Setup(parsed, client: client)
         } catch let failure as CommandFailure {
@@ -113,9 +147,10 @@ enum ExploreCommand {
             printError("\nfaultline explore: \(TerminationSignals.name(signal)): stopping after this schedule")
             stop.store(true, ordering: .sequentiallyConsistent)
         }
-        let progress = ProgressPrinter(total: setup.options.shard.map { shard in
-            (0..<setup.options.schedules).filter(shard.contains).count
-        } ?? setup.options.schedules)
+        let progress = ProgressPrinter(
+            total: setup.options.shard.map { shard in
+                (0..<setup.options.schedules).filter(shard.contains).count
+            } ?? setup.options.schedules)
         let explorer = Explorer(options: setup.options, contract: setup.contract) { strategy in
             try setup.runOnce(strategy)
         }
@@ -160,13 +195,16 @@ enum ExploreCommand {
 
     /// `faultline explore merge REPORT.json…`: the shards' JSON reports as one report.
     static func merge(_ arguments: [String]) -> Int32 {
-        let specs = ownSpecs.filter { ["--format", "--output"].contains($0.name) } + [
-            OptionSpec(name: "--help", value: nil, help: "show this help")
-        ]
+        let specs =
+            ownSpecs.filter { ["--format", "--output"].contains($0.name) } + [
+                OptionSpec(name: "--help", value: nil, help: "show this help")
+            ]
         do {
             let parsed = try ParsedArguments.parse(arguments, specs: specs, command: "explore merge")
             if parsed.has("--help") {
-                print("usage: faultline explore merge REPORT.json… [--format text|json|junit|html] [--output FILE]\n\nJoins the JSON reports of the shards of one exploration (--shard K/N) into one report.")
+                print(
+                    "usage: faultline explore merge REPORT.json… [--format text|json|junit|html] [--output FILE]\n\nJoins the JSON reports of the shards of one exploration (--shard K/N) into one report."
+                )
                 return 0
             }
             guard !parsed.positionals.isEmpty else {
@@ -181,7 +219,8 @@ enum ExploreCommand {
                 do {
                     reports.append(try ExploreReportFormatter.decode(data))
                 } catch {
-                    throw CommandFailure("\(path) is not an explore report in JSON (faultline explore --format json): \(error)")
+                    throw CommandFailure(
+                        "\(path) is not an explore report in JSON (faultline explore --format json): \(error)")
                 }
             }
             return write(try ExploreReport.merged(reports), format: format, output: parsed.value("--output"))
@@ -194,7 +233,8 @@ enum ExploreCommand {
     static func formatOption(_ parsed: ParsedArguments) throws(UsageError) -> String {
         let format = parsed.value("--format") ?? "text"
         guard formats.contains(format) else {
-            throw UsageError(description: "faultline explore: --format takes \(formats.joined(separator: ", ")), not '\(format)'")
+            throw UsageError(
+                description: "faultline explore: --format takes \(formats.joined(separator: ", ")), not '\(format)'")
         }
         return format
     }

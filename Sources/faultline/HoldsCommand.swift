@@ -8,7 +8,8 @@ enum HoldsCommand {
     static let specs: [OptionSpec] =
         [
             OptionSpec(name: "--json", value: nil, help: "print the API's JSON instead of a table"),
-            OptionSpec(name: "--timeout", value: "SECONDS", help: "with wait: give up after this long (default 10, max 300)"),
+            OptionSpec(
+                name: "--timeout", value: "SECONDS", help: "with wait: give up after this long (default 10, max 300)"),
         ] + ControlCommand.connectionSpecs
 
     static let help = helpText(
@@ -22,15 +23,20 @@ enum HoldsCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         ControlCommand.run("holds") {
-            guard let parsed = try ControlCommand.parse(arguments, specs: specs, command: "holds", help: help, positionals: 0...2)
+            guard
+                let parsed = try ControlCommand.parse(
+                    arguments, specs: specs, command: "holds", help: help, positionals: 0...2)
             else { return 0 }
             let positionals = parsed.positionals
             if positionals.isEmpty {
-                if parsed.has("--timeout") { throw UsageError(description: "faultline holds: --timeout goes with 'holds wait NAME'") }
+                if parsed.has("--timeout") {
+                    throw UsageError(description: "faultline holds: --timeout goes with 'holds wait NAME'")
+                }
                 return try list(parsed)
             }
             guard positionals[0] == "wait", positionals.count == 2 else {
-                throw UsageError(description: "faultline holds: expected 'faultline holds' or 'faultline holds wait NAME'")
+                throw UsageError(
+                    description: "faultline holds: expected 'faultline holds' or 'faultline holds wait NAME'")
             }
             return try wait(for: positionals[1], parsed)
         }

@@ -7,8 +7,10 @@ enum ReleaseCommand {
         [
             OptionSpec(name: "--id", value: "N", help: "release the hold with this id (see 'faultline holds')"),
             OptionSpec(name: "--all", value: nil, help: "release every hold named NAME (default: the oldest)"),
-            OptionSpec(name: "--status", value: "CODE", help: "answer the flow with this status instead of continuing it"),
-            OptionSpec(name: "--header", value: "'NAME: VALUE'", help: "with --status: a header of that answer (repeatable)"),
+            OptionSpec(
+                name: "--status", value: "CODE", help: "answer the flow with this status instead of continuing it"),
+            OptionSpec(
+                name: "--header", value: "'NAME: VALUE'", help: "with --status: a header of that answer (repeatable)"),
             OptionSpec(name: "--body", value: "TEXT", help: "with --status: the body of that answer"),
             OptionSpec(name: "--json", value: nil, help: "print the API's JSON"),
         ] + ControlCommand.connectionSpecs
@@ -31,7 +33,8 @@ enum ReleaseCommand {
 
     static let failHelp = helpText(
         command: "fail", synopsis: "NAME [--id N] [--all]",
-        summary: "Fails the oldest flow held under NAME (or the one with --id, or all): its client connection is reset.",
+        summary:
+            "Fails the oldest flow held under NAME (or the one with --id, or all): its client connection is reset.",
         specs: failSpecs)
 
     static func release(_ arguments: [String]) -> Int32 {
@@ -43,13 +46,15 @@ enum ReleaseCommand {
             var members = try selection(parsed, command: "release")
             if let text = parsed.value("--status") {
                 guard let status = Int(text), (200...599).contains(status) else {
-                    throw UsageError(description: "faultline release: --status takes a status code from 200 to 599, not '\(text)'")
+                    throw UsageError(
+                        description: "faultline release: --status takes a status code from 200 to 599, not '\(text)'")
                 }
                 members.append(ConfigMember(key: "status", value: .number(Double(status))))
                 var headers: [ConfigMember] = []
                 for header in parsed.values("--header") {
                     guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
-                        throw UsageError(description: "faultline release: --header takes 'Name: value', not '\(header)'")
+                        throw UsageError(
+                            description: "faultline release: --header takes 'Name: value', not '\(header)'")
                     }
                     let value = header[header.index(after: colon)...].drop { $0 == " " }
                     headers.append(ConfigMember(key: String(header[..<colon]), value: .string(String(value))))
@@ -57,7 +62,8 @@ enum ReleaseCommand {
                 if !headers.isEmpty { members.append(ConfigMember(key: "headers", value: .object(headers))) }
                 if let body = parsed.value("--body") { members.append(ConfigMember(key: "body", value: .string(body))) }
             } else if parsed.has("--header") || parsed.has("--body") {
-                throw UsageError(description: "faultline release: --header and --body need --status (the answer to send)")
+                throw UsageError(
+                    description: "faultline release: --header and --body need --status (the answer to send)")
             }
             let name = parsed.positionals[0]
             let client = try ControlCommand.client(parsed, command: "release")

@@ -8,9 +8,9 @@ import FaultlineTLS
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// `faultline replay client CAPTURE --target URL`: send a capture's requests to a server again,

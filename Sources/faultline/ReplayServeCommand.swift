@@ -13,27 +13,38 @@ enum ReplayServeCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(
             name: "--match", value: "PARTS",
-            help: "what must equal the recorded request: a comma list of method, scheme, host, port, path, query, body, "
+            help:
+                "what must equal the recorded request: a comma list of method, scheme, host, port, path, query, body, "
                 + "credentials, header:NAME (default: all but header:NAME)"),
         OptionSpec(
             name: "--ignore-param", value: "NAME",
-            help: "a query, form or JSON field that never decides a match (repeatable; _, cb, cachebuster, nonce, timestamp and ts always are)"),
+            help:
+                "a query, form or JSON field that never decides a match (repeatable; _, cb, cachebuster, nonce, timestamp and ts always are)"
+        ),
         OptionSpec(
             name: "--repeat", value: "POLICY",
-            help: "once a request's recorded answers are used: last (default: the last again), cycle, or none (unmatched)"),
+            help:
+                "once a request's recorded answers are used: last (default: the last again), cycle, or none (unmatched)"
+        ),
         OptionSpec(
             name: "--unmatched", value: "WHAT",
             help: "error (default: 502 naming the nearest recorded request) or forward (send it to the network)"),
         OptionSpec(
             name: "--order", value: "ORDER",
-            help: "free (default) or recorded: hold each answer until what came before its delivery in the capture has happened"),
+            help:
+                "free (default) or recorded: hold each answer until what came before its delivery in the capture has happened"
+        ),
         OptionSpec(
             name: "--order-timeout", value: "SECONDS",
-            help: "with --order recorded, how long an answer waits for the recorded order before it goes anyway (default 10)"),
+            help:
+                "with --order recorded, how long an answer waits for the recorded order before it goes anyway (default 10)"
+        ),
     ]
 
     static let help = helpText(
-        command: "replay serve", synopsis: "CAPTURE [--listen ADDR [--mode forward|origin|reverse:URL]]... [--rules DIR] [--trace FILE|-] [options]",
+        command: "replay serve",
+        synopsis:
+            "CAPTURE [--listen ADDR [--mode forward|origin|reverse:URL]]... [--rules DIR] [--trace FILE|-] [options]",
         summary: """
             Answers requests from CAPTURE (a capture from 'faultline run --capture', a trace, or a HAR file) \
             instead of any upstream. A --listen is a forward proxy (absolute-form requests, and CONNECT, with \
@@ -64,7 +75,9 @@ enum ReplayServeCommand {
             }
             guard parsed.positionals.count == 1, let path = parsed.positionals.first else {
                 throw UsageError(
-                    description: "faultline replay serve: expected one CAPTURE file (\(parsed.positionals.count) given); see 'faultline replay serve --help'")
+                    description:
+                        "faultline replay serve: expected one CAPTURE file (\(parsed.positionals.count) given); see 'faultline replay serve --help'"
+                )
             }
             do {
                 capture = try CaptureLoader.load(path: path)
@@ -80,7 +93,9 @@ enum ReplayServeCommand {
             return 2
         }
         if capture.answeredExchanges.isEmpty {
-            printError("faultline replay serve: \(capture.source) holds no exchange an upstream answered; every request will be unmatched")
+            printError(
+                "faultline replay serve: \(capture.source) holds no exchange an upstream answered; every request will be unmatched"
+            )
         }
         return RunCommand.serve(parsed, command: command) { configuration, trace in
             var settings = settings
@@ -94,7 +109,8 @@ enum ReplayServeCommand {
                     + "unmatched requests \(settings.unmatched == .forward ? "go to the network" : "get a 502, nothing reaches the network")"
             ]
             if settings.order == .recorded {
-                lines.append("faultline: answers wait for the recorded order (at most \(settings.orderTimeout.inSeconds)s each)")
+                lines.append(
+                    "faultline: answers wait for the recorded order (at most \(settings.orderTimeout.inSeconds)s each)")
             }
             if capture.secrets == .kept {
                 lines.append("faultline: WARNING: \(capture.source) holds raw secrets")
@@ -107,23 +123,31 @@ enum ReplayServeCommand {
         var settings = ReplaySettings()
         if let text = parsed.value("--match") {
             var parts: [ReplaySettings.MatchPart] = []
-            for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+            for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty
+            {
                 guard let part = ReplaySettings.MatchPart(parsing: item) else {
                     throw UsageError(
-                        description: "faultline replay serve: --match: unknown part '\(item)'; expected method, scheme, host, port, path, query, body, credentials or header:NAME")
+                        description:
+                            "faultline replay serve: --match: unknown part '\(item)'; expected method, scheme, host, port, path, query, body, credentials or header:NAME"
+                    )
                 }
                 parts.append(part)
             }
-            guard !parts.isEmpty else { throw UsageError(description: "faultline replay serve: --match needs at least one part") }
+            guard !parts.isEmpty else {
+                throw UsageError(description: "faultline replay serve: --match needs at least one part")
+            }
             settings.match = parts
         }
         settings.ignoredParameters.formUnion(parsed.values("--ignore-param").map { $0.lowercased() })
-        func choice<Value: RawRepresentable & CaseIterable>(_ name: String, _ type: Value.Type) throws(UsageError) -> Value?
+        func choice<Value: RawRepresentable & CaseIterable>(_ name: String, _ type: Value.Type) throws(UsageError)
+            -> Value?
         where Value.RawValue == String {
             guard let text = parsed.value(name) else { return nil }
             guard let value = Value(rawValue: text) else {
                 throw UsageError(
-                    description: "faultline replay serve: \(name) takes \(Value.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+                    description:
+                        "faultline replay serve: \(name) takes \(Value.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'"
+                )
             }
             return value
         }
@@ -132,7 +156,8 @@ enum ReplayServeCommand {
         if let value = try choice("--order", ReplaySettings.Order.self) { settings.order = value }
         if let text = parsed.value("--order-timeout") {
             guard let seconds = Double(text), seconds > 0, seconds < 86_400 else {
-                throw UsageError(description: "faultline replay serve: --order-timeout takes a number of seconds, not '\(text)'")
+                throw UsageError(
+                    description: "faultline replay serve: --order-timeout takes a number of seconds, not '\(text)'")
             }
             settings.orderTimeout = .milliseconds(Int64(seconds * 1000))
         }
@@ -151,8 +176,11 @@ enum ReplayServeCommand {
         for index in expanded.indices.dropLast() where expanded[index] == "--mode" && expanded[index + 1] == "origin" {
             guard origins.count == 1 else {
                 throw UsageError(
-                    description: "faultline replay serve: --mode origin needs a capture with one origin; \(capture.source) has "
-                        + (origins.isEmpty ? "none" : "\(origins.count): \(origins.joined(separator: ", ")); pick one with --mode reverse:URL"))
+                    description:
+                        "faultline replay serve: --mode origin needs a capture with one origin; \(capture.source) has "
+                        + (origins.isEmpty
+                            ? "none"
+                            : "\(origins.count): \(origins.joined(separator: ", ")); pick one with --mode reverse:URL"))
             }
             expanded[index + 1] = "reverse:" + origins[0]
         }

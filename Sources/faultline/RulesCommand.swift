@@ -47,7 +47,9 @@ enum RulesCommand {
             return 0
         }
         guard first == "check", arguments.count == 2 else {
-            printError("faultline rules: expected 'faultline rules check DIR' or enable, disable, list, reload; see 'faultline rules --help'")
+            printError(
+                "faultline rules: expected 'faultline rules check DIR' or enable, disable, list, reload; see 'faultline rules --help'"
+            )
             return 2
         }
         let report = RuleSetLoader.load(directory: arguments[1])
@@ -60,7 +62,9 @@ enum RulesCommand {
         let rules = report.ruleSet.scenarios.reduce(0) { $0 + $1.rules.count }
         let profile = report.ruleSet.profile == nil ? "no auth profile" : "an auth profile"
         let warnings = report.warnings.isEmpty ? "" : ", \(report.warnings.count) warning(s)"
-        print("\(arguments[1]): \(report.ruleSet.scenarios.count) scenarios, \(rules) rules, \(profile); no errors\(warnings)")
+        print(
+            "\(arguments[1]): \(report.ruleSet.scenarios.count) scenarios, \(rules) rules, \(profile); no errors\(warnings)"
+        )
         return 0
     }
 
@@ -83,11 +87,16 @@ enum RulesCommand {
                 return 0
             }
             guard parsed.positionals.count == 1 else {
-                throw UsageError(description: "faultline rules from-capture: expected one CAPTURE file; see 'faultline rules --help'")
+                throw UsageError(
+                    description: "faultline rules from-capture: expected one CAPTURE file; see 'faultline rules --help'"
+                )
             }
             if let text = parsed.value("--hold-timeout") {
                 guard let seconds = Int(text), (1...3600).contains(seconds) else {
-                    throw UsageError(description: "faultline rules from-capture: --hold-timeout takes whole seconds from 1 to 3600, not '\(text)'")
+                    throw UsageError(
+                        description:
+                            "faultline rules from-capture: --hold-timeout takes whole seconds from 1 to 3600, not '\(text)'"
+                    )
                 }
                 timeout = seconds
             }
@@ -102,7 +111,9 @@ enum RulesCommand {
         let file = parsed.value("-o").map { ($0 as NSString).lastPathComponent } ?? "from-capture.json5"
         // Role events need a profile to load; the capture's own roles stand in for the user's.
         let anything = [FlowMatch()]
-        let custom = Set(capture.exchanges.compactMap(\.role)).subtracting(["business", "login", "refresh", "logout", "revoke"])
+        let custom = Set(capture.exchanges.compactMap(\.role)).subtracting([
+            "business", "login", "refresh", "logout", "revoke",
+        ])
         let profile = AuthProfile(
             login: anything, refresh: anything, logout: anything, revoke: anything,
             roles: custom.sorted().map { ProfileRole(name: $0, matches: anything) }, file: "auth-profile.json5")
@@ -110,7 +121,9 @@ enum RulesCommand {
         guard problems.isEmpty else {
             // Our own output must load; a capture that makes it fail is a bug to report.
             for problem in problems { printError(problem.description) }
-            printError("faultline rules from-capture: the generated scenario does not load (a bug: please report it with the capture's event kinds)")
+            printError(
+                "faultline rules from-capture: the generated scenario does not load (a bug: please report it with the capture's event kinds)"
+            )
             return 1
         }
         if let path = parsed.value("-o") {

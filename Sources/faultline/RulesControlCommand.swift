@@ -12,7 +12,8 @@ enum RulesControlCommand {
             let wanted = subcommand == "enable" || subcommand == "disable" ? 1...1 : 0...0
             guard
                 let parsed = try ControlCommand.parse(
-                    arguments, specs: specs, command: "rules \(subcommand)", help: RulesCommand.help, positionals: wanted)
+                    arguments, specs: specs, command: "rules \(subcommand)", help: RulesCommand.help,
+                    positionals: wanted)
             else { return 0 }
             let client = try ControlCommand.client(parsed, command: "rules \(subcommand)")
             switch subcommand {
@@ -40,9 +41,11 @@ enum RulesControlCommand {
                     let scenario = String(target[..<slash])
                     let rule = String(target[target.index(after: slash)...])
                     guard !scenario.isEmpty, !rule.isEmpty else {
-                        throw UsageError(description: "faultline rules: expected SCENARIO or SCENARIO/RULE, not '\(target)'")
+                        throw UsageError(
+                            description: "faultline rules: expected SCENARIO or SCENARIO/RULE, not '\(target)'")
                     }
-                    path = "/v1/rules/\(ControlClient.pathSegment(scenario))/\(ControlClient.pathSegment(rule))/\(subcommand)"
+                    path =
+                        "/v1/rules/\(ControlClient.pathSegment(scenario))/\(ControlClient.pathSegment(rule))/\(subcommand)"
                 } else {
                     path = "/v1/scenarios/\(ControlClient.pathSegment(target))/\(subcommand)"
                 }

@@ -1,9 +1,9 @@
+import FaultlineConfig
 import FaultlineCore
+import FaultlineFlow
 import FaultlineHTTP1
 import FaultlinePosix
-import FaultlineFlow
 import FaultlineProxy
-import FaultlineConfig
 import FaultlineRules
 import FaultlineServer
 import FaultlineTLS
@@ -13,15 +13,19 @@ import Foundation
 /// `faultline run`: start the proxy and write the trace until SIGINT or SIGTERM.
 enum RunCommand {
     static let specs: [OptionSpec] = [
-        OptionSpec(name: "--listen", value: "ADDR", help: "address to listen on (default 127.0.0.1:8080); repeat for several listeners"),
+        OptionSpec(
+            name: "--listen", value: "ADDR",
+            help: "address to listen on (default 127.0.0.1:8080); repeat for several listeners"),
         OptionSpec(
             name: "--mode", value: "MODE",
             help: "forward (default) or reverse:http(s)://HOST:PORT, for the --listen before it"),
         OptionSpec(
             name: "--tls", value: nil,
             help: "the --listen before it speaks TLS (certificate from the Faultline CA for the SNI name or address)"),
-        OptionSpec(name: "--rules", value: "DIR", help: "load rule files (*.json5) from DIR and reload them when they change"),
-        OptionSpec(name: "--trace", value: "FILE", help: "where the event trace goes: a file, or - for stdout (default -)"),
+        OptionSpec(
+            name: "--rules", value: "DIR", help: "load rule files (*.json5) from DIR and reload them when they change"),
+        OptionSpec(
+            name: "--trace", value: "FILE", help: "where the event trace goes: a file, or - for stdout (default -)"),
         OptionSpec(name: "--redact-header", value: "NAME", help: "also fingerprint this header's values (repeatable)"),
         OptionSpec(name: "--redact-query", value: "NAME", help: "also fingerprint this query parameter (repeatable)"),
         OptionSpec(
@@ -33,12 +37,17 @@ enum RunCommand {
         OptionSpec(
             name: "--capture-secrets", value: "MODE",
             help: "pseudonyms (default) or keep: write raw secrets in the capture (file mode 0600)"),
-        OptionSpec(name: "--connect-timeout", value: "SECONDS", help: "upstream connect timeout, 504 after (default 10)"),
-        OptionSpec(name: "--response-timeout", value: "SECONDS", help: "wait for an upstream response head, 504 after (default 60)"),
+        OptionSpec(
+            name: "--connect-timeout", value: "SECONDS", help: "upstream connect timeout, 504 after (default 10)"),
+        OptionSpec(
+            name: "--response-timeout", value: "SECONDS",
+            help: "wait for an upstream response head, 504 after (default 60)"),
         OptionSpec(name: "--idle-timeout", value: "SECONDS", help: "close idle client connections after (default 120)"),
         OptionSpec(
             name: "--shutdown-grace", value: "SECONDS",
-            help: "on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once; a second signal cuts at once too)"),
+            help:
+                "on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once; a second signal cuts at once too)"
+        ),
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default: one per CPU)"),
         OptionSpec(
             name: "--http1-only", value: nil,
@@ -47,17 +56,22 @@ enum RunCommand {
         ),
         OptionSpec(
             name: "--upstream-h2c", value: nil,
-            help: "speak HTTP/2 with prior knowledge to plain http:// upstreams (h2c: gRPC and other HTTP/2-only backends)"),
+            help:
+                "speak HTTP/2 with prior knowledge to plain http:// upstreams (h2c: gRPC and other HTTP/2-only backends)"
+        ),
         OptionSpec(
             name: "--intercept", value: "HOST-GLOB",
             help: "open up TLS only for CONNECTs to these hosts (repeatable; default: every host)"),
         OptionSpec(name: "--ignore", value: "HOST-GLOB", help: "tunnel CONNECTs to these hosts untouched (repeatable)"),
         OptionSpec(
-            name: "--upstream-ca", value: "FILE", help: "also trust these PEM certificates when verifying upstream servers"),
+            name: "--upstream-ca", value: "FILE",
+            help: "also trust these PEM certificates when verifying upstream servers"),
         OptionSpec(
-            name: "--insecure-upstream", value: nil, help: "do not verify upstream certificates (for test backends only)"),
+            name: "--insecure-upstream", value: nil,
+            help: "do not verify upstream certificates (for test backends only)"),
         OptionSpec(
-            name: "--tls-handshake-timeout", value: "SECONDS", help: "drop a TLS handshake that takes longer (default 10)"),
+            name: "--tls-handshake-timeout", value: "SECONDS",
+            help: "drop a TLS handshake that takes longer (default 10)"),
         OptionSpec(
             name: "--control", value: "ADDR",
             help: "control API address (default 127.0.0.1:0, an ephemeral port); 'off' turns it off"),
@@ -66,7 +80,9 @@ enum RunCommand {
             help: "the control API's bearer token (default: 32 random bytes, written to the control file only)"),
         OptionSpec(
             name: "--control-file", value: "PATH",
-            help: "where the control URL and token go, mode 0600 (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)"),
+            help:
+                "where the control URL and token go, mode 0600 (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)"
+        ),
         OptionSpec(name: "--help", value: nil, help: "show this help"),
     ]
 
@@ -94,7 +110,8 @@ enum RunCommand {
                 return 0
             }
             if let extra = parsed.positionals.first {
-                throw UsageError(description: "faultline run: unexpected argument '\(extra)'; see 'faultline run --help'")
+                throw UsageError(
+                    description: "faultline run: unexpected argument '\(extra)'; see 'faultline run --help'")
             }
         } catch {
             printError("\(error)")
@@ -144,7 +161,9 @@ enum RunCommand {
                 for error in report.errors { printError(error.description) }
                 // A folder that cannot be read said all there is to say.
                 if !report.files.isEmpty {
-                    printError("faultline \(command): the rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'")
+                    printError(
+                        "faultline \(command): the rules in \(directory) have errors; fix them or run 'faultline rules check \(directory)'"
+                    )
                 }
                 return 2
             }
@@ -171,7 +190,8 @@ enum RunCommand {
         if let controlAddress {
             do {
                 let token = try parsed.value("--control-token") ?? ControlToken.generate()
-                control = ControlConfiguration(address: controlAddress, token: token, rulesDirectory: parsed.value("--rules"))
+                control = ControlConfiguration(
+                    address: controlAddress, token: token, rulesDirectory: parsed.value("--rules"))
             } catch {
                 trace.close()
                 printError("faultline \(command): \(error)")
@@ -187,20 +207,29 @@ enum RunCommand {
             return 1
         }
         var notices: [String] = (tlsNotice.map { [$0] } ?? []) + ruleWarnings
-        let controlFile = control.flatMap { publish($0, server: server, path: parsed.value("--control-file"), notices: &notices) }
+        let controlFile = control.flatMap {
+            publish($0, server: server, path: parsed.value("--control-file"), notices: &notices)
+        }
         if let control, control.isReachableBeyondLoopback, let address = server.controlAddress {
             // A caller on another machine (the host of a container) cannot read the control file.
-            notices.append("faultline: WARNING: the control API on \(address) can be reached from other machines; only its token guards it")
-            notices.append("faultline: control token: \(parsed.has("--control-token") ? "(given with --control-token)" : control.token)")
+            notices.append(
+                "faultline: WARNING: the control API on \(address) can be reached from other machines; only its token guards it"
+            )
+            notices.append(
+                "faultline: control token: \(parsed.has("--control-token") ? "(given with --control-token)" : control.token)"
+            )
         }
         let watcher = parsed.value("--rules").map { directory in
             RulesWatcher(directory: directory, runtime: server.rules, trace: trace) { printError($0) }
         }
         var lines = [banner(server: server, output: output, capture: capture)] + extraBanner
-        if let directory = parsed.value("--rules"), let ruleSet { lines.append(rulesLine(directory: directory, ruleSet)) }
+        if let directory = parsed.value("--rules"), let ruleSet {
+            lines.append(rulesLine(directory: directory, ruleSet))
+        }
         if controlFile != nil {
             lines.append(
-                "faultline: web UI: 'faultline ui' prints its address; 'faultline holds' and 'faultline release NAME' drive holds")
+                "faultline: web UI: 'faultline ui' prints its address; 'faultline holds' and 'faultline release NAME' drive holds"
+            )
         }
         printError(lines.joined(separator: "\n"))
         // After the banner, which tools read as the first "faultline " line.
@@ -244,19 +273,25 @@ enum RunCommand {
         var options = CaptureOptions()
         if let text = parsed.value("--capture-body-limit") {
             guard let limit = Int(text), limit >= 0, limit <= 1 << 30 else {
-                throw UsageError(description: "faultline run: --capture-body-limit takes a number of bytes from 0 to 1073741824, not '\(text)'")
+                throw UsageError(
+                    description:
+                        "faultline run: --capture-body-limit takes a number of bytes from 0 to 1073741824, not '\(text)'"
+                )
             }
             options.bodyLimit = limit
         }
         if let text = parsed.value("--capture-secrets") {
             guard let secrets = CaptureOptions.Secrets(rawValue: text) else {
-                throw UsageError(description: "faultline run: --capture-secrets takes pseudonyms or keep, not '\(text)'")
+                throw UsageError(
+                    description: "faultline run: --capture-secrets takes pseudonyms or keep, not '\(text)'")
             }
             options.secrets = secrets
         }
         if options.secrets == .keep, case .standardOutput = output {
             throw UsageError(
-                description: "faultline run: --capture-secrets keep writes raw secrets, so it needs --trace FILE (created with mode 0600), not stdout")
+                description:
+                    "faultline run: --capture-secrets keep writes raw secrets, so it needs --trace FILE (created with mode 0600), not stdout"
+            )
         }
         return options
     }
@@ -293,7 +328,8 @@ enum RunCommand {
             }
             if option.name == "--tls" {
                 guard !listeners.isEmpty else {
-                    throw UsageError(description: "faultline run: --tls applies to the --listen before it; put it after one")
+                    throw UsageError(
+                        description: "faultline run: --tls applies to the --listen before it; put it after one")
                 }
                 listeners[listeners.count - 1].tls = true
                 continue
@@ -313,7 +349,9 @@ enum RunCommand {
                 listeners[listeners.count - 1].mode = mode
             }
         }
-        if listeners.isEmpty { listeners = [ListenerConfiguration(address: try address("127.0.0.1:8080"), mode: .forward)] }
+        if listeners.isEmpty {
+            listeners = [ListenerConfiguration(address: try address("127.0.0.1:8080"), mode: .forward)]
+        }
         var configuration = ServerConfiguration(listeners: listeners)
         if let loops = parsed.value("--loops") {
             guard let count = Int(loops), (1...256).contains(count) else {
@@ -334,7 +372,9 @@ enum RunCommand {
         configuration.shutdownGracePeriod = .seconds(5)
         if let text = parsed.value("--shutdown-grace") {
             guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
-                throw UsageError(description: "faultline run: --shutdown-grace takes a number of seconds from 0 to 3600, not '\(text)'")
+                throw UsageError(
+                    description:
+                        "faultline run: --shutdown-grace takes a number of seconds from 0 to 3600, not '\(text)'")
             }
             configuration.shutdownGracePeriod = .milliseconds(Int64(seconds * 1000))
         }
@@ -370,17 +410,22 @@ enum RunCommand {
                     + "and only a plain forward listener receives CONNECT; add one (--listen ADDR)")
         }
         let interception = InterceptionPolicy(
-            intercept: parsed.values("--intercept").map(HostGlob.init), ignore: parsed.values("--ignore").map(HostGlob.init))
+            intercept: parsed.values("--intercept").map(HostGlob.init),
+            ignore: parsed.values("--ignore").map(HostGlob.init))
         let insecure = parsed.has("--insecure-upstream")
         if insecure, parsed.has("--upstream-ca") {
-            throw UsageError(description: "faultline run: --upstream-ca has no effect with --insecure-upstream; pick one")
+            throw UsageError(
+                description: "faultline run: --upstream-ca has no effect with --insecure-upstream; pick one")
         }
         let notices = NoticeBoard { printError($0) }
         do {
             var configuration = try ServerTLSConfiguration(
-                authority: authority, upstreamTrustAnchorsFile: parsed.value("--upstream-ca"), verifyUpstream: !insecure,
+                authority: authority, upstreamTrustAnchorsFile: parsed.value("--upstream-ca"),
+                verifyUpstream: !insecure,
                 interception: interception, notices: notices, http2: !parsed.has("--http1-only"))
-            if let seconds = try duration(parsed, "--tls-handshake-timeout") { configuration.handshakeTimeout = seconds }
+            if let seconds = try duration(parsed, "--tls-handshake-timeout") {
+                configuration.handshakeTimeout = seconds
+            }
             return configuration
         } catch let error as TLSError {
             // A trust-anchor file that cannot be read is a runtime failure (exit 1), like a CA file.
@@ -393,14 +438,17 @@ enum RunCommand {
         let text = parsed.value("--control") ?? "127.0.0.1:0"
         if text == "off" {
             if parsed.has("--control-token") || parsed.has("--control-file") {
-                throw UsageError(description: "faultline run: --control-token and --control-file need the control API, not --control off")
+                throw UsageError(
+                    description:
+                        "faultline run: --control-token and --control-file need the control API, not --control off")
             }
             return nil
         }
         if let token = parsed.value("--control-token") {
             // The token travels in a header field and a JSON file: visible ASCII only (RFC 9110 §5.5).
             guard !token.isEmpty, token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-                throw UsageError(description: "faultline run: --control-token takes visible ASCII characters without spaces")
+                throw UsageError(
+                    description: "faultline run: --control-token takes visible ASCII characters without spaces")
             }
         }
         return try address(text, option: "--control")
@@ -447,7 +495,8 @@ enum RunCommand {
         let rules = ruleSet.scenarios.reduce(0) { $0 + $1.rules.count }
         let profile = ruleSet.profile.map { "auth profile \($0.file)" } ?? "no auth profile"
         let named = on.isEmpty ? "" : " (" + on.joined(separator: ", ") + ")"
-        return "faultline: rules from \(directory): \(ruleSet.scenarios.count) scenario\(ruleSet.scenarios.count == 1 ? "" : "s"), "
+        return
+            "faultline: rules from \(directory): \(ruleSet.scenarios.count) scenario\(ruleSet.scenarios.count == 1 ? "" : "s"), "
             + "\(on.count) on\(named), \(rules) rule\(rules == 1 ? "" : "s"), \(profile); 'faultline rules list' shows them"
     }
 
@@ -469,16 +518,19 @@ enum RunCommand {
         // "control on" comes after the trace so that readers of the older banner
         // ("...; trace to X (Ctrl-C stops)") still find the listeners where they were.
         let control = server.controlAddress.map { "; control on \($0)" } ?? ""
-        var banner = "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", ")); trace to \(destination)\(control) "
+        var banner =
+            "faultline \(FaultlineVersion.string): \(listeners.joined(separator: ", ")); trace to \(destination)\(control) "
             + "(Ctrl-C stops)"
         if let capture {
             banner += "\nfaultline: capture: bodies up to \(capture.bodyLimit) bytes, "
-            banner += capture.secrets == .keep
+            banner +=
+                capture.secrets == .keep
                 ? "WARNING: RAW SECRETS KEPT (--capture-secrets keep; the file is mode 0600, do not share it)"
                 : "secrets as pseudonyms (flp.KIND.LINEAGE.N)"
         }
         if let tls = server.configuration.tls {
-            banner += "\nfaultline: TLS interception with the CA \(tls.authority.certificatePath ?? tls.authority.subjectDescription)"
+            banner +=
+                "\nfaultline: TLS interception with the CA \(tls.authority.certificatePath ?? tls.authority.subjectDescription)"
             if !tls.clientContext.verify {
                 banner += "\nfaultline: WARNING: --insecure-upstream: upstream certificates are NOT verified"
             }

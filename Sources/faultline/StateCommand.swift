@@ -7,7 +7,8 @@ enum StateCommand {
     static let specs: [OptionSpec] =
         [
             OptionSpec(name: "--json", value: nil, help: "print the API's JSON instead of a table"),
-            OptionSpec(name: "--lineage", value: "L", help: "with set: the lineage (L1, L2, ...) of a lineage-scoped scenario"),
+            OptionSpec(
+                name: "--lineage", value: "L", help: "with set: the lineage (L1, L2, ...) of a lineage-scoped scenario"),
         ] + ControlCommand.connectionSpecs
 
     static let help = helpText(
@@ -20,7 +21,9 @@ enum StateCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         ControlCommand.run("state") {
-            guard let parsed = try ControlCommand.parse(arguments, specs: specs, command: "state", help: help, positionals: 0...3)
+            guard
+                let parsed = try ControlCommand.parse(
+                    arguments, specs: specs, command: "state", help: help, positionals: 0...3)
             else { return 0 }
             let positionals = parsed.positionals
             if parsed.has("--lineage") && positionals.first != "set" {
@@ -46,7 +49,8 @@ enum StateCommand {
                 guard positionals.count <= 2 else {
                     throw UsageError(description: "faultline state: expected 'faultline state reset [SCENARIO]'")
                 }
-                let body = positionals.count == 2
+                let body =
+                    positionals.count == 2
                     ? ConfigValue.object([ConfigMember(key: "scenario", value: .string(positionals[1]))]) : .object([])
                 let client = try ControlCommand.client(parsed, command: "state")
                 show(try ControlCommand.call(client, "POST", "/v1/state/reset", body: body), json: parsed.has("--json"))

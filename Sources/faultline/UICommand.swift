@@ -17,7 +17,9 @@ enum UICommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         ControlCommand.run("ui") {
-            guard let parsed = try ControlCommand.parse(arguments, specs: specs, command: "ui", help: help, positionals: 0...0)
+            guard
+                let parsed = try ControlCommand.parse(
+                    arguments, specs: specs, command: "ui", help: help, positionals: 0...0)
             else { return 0 }
             let client = try ControlCommand.client(parsed, command: "ui")
             let answer = try ControlCommand.call(client, "POST", "/v1/ui/tickets")

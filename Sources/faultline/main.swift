@@ -65,7 +65,9 @@ func main(_ arguments: [String]) -> Int32 {
     default:
         if let run = commands[first] { return run(Array(arguments.dropFirst())) }
         var message = "faultline: unknown command '\(first)'"
-        if let suggestion = EditDistance.nearest(to: first, in: commands.keys) { message += " (did you mean '\(suggestion)'?)" }
+        if let suggestion = EditDistance.nearest(to: first, in: commands.keys) {
+            message += " (did you mean '\(suggestion)'?)"
+        }
         printError(message + "; see 'faultline --help'")
         return 2
     }

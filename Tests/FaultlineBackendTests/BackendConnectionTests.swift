@@ -1,9 +1,10 @@
-@testable import FaultlineBackend
 import FaultlineHTTP1
 import FaultlinePosix
 import Glibc
 import Synchronization
 import Testing
+
+@testable import FaultlineBackend
 
 /// HTTP/1.1 behaviour of the backend's connections: keep-alive, pipelining, framing, bad bytes.
 @Suite struct BackendConnectionTests {
@@ -108,7 +109,8 @@ import Testing
         "GARBAGE\r\n\r\n", "GET /v1/me HTTP/1.1\r\n\r\n", "GET /v1/me HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
         "POST /jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
         "POST /jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-        "GET /v1/me HTTP/2.0\r\nHost: x\r\n\r\n", "\u{16}\u{03}\u{01}\u{00}\u{a5}\u{01}\u{00}\u{00}\u{a1}\u{03}\u{03}\r\n\r\n",
+        "GET /v1/me HTTP/2.0\r\nHost: x\r\n\r\n",
+        "\u{16}\u{03}\u{01}\u{00}\u{a5}\u{01}\u{00}\u{00}\u{a1}\u{03}\u{03}\r\n\r\n",
     ])
     func malformedHTTPGetsAJSONErrorAndTheConnectionCloses(_ bytes: String) throws {
         try withBackend { backend, port in

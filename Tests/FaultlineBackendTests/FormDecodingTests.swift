@@ -8,9 +8,10 @@ import Testing
     }
 
     @Test func splitsPairsAndDecodesPlusAndPercentEscapes() throws {
-        #expect(try decode("grant_type=password&username=a+b&password=p%26q%3D%25") == [
-            "grant_type=password", "username=a b", "password=p&q=%",
-        ])
+        #expect(
+            try decode("grant_type=password&username=a+b&password=p%26q%3D%25") == [
+                "grant_type=password", "username=a b", "password=p&q=%",
+            ])
         #expect(try decode("name=J%C3%A9r%C3%B4me") == ["name=Jérôme"])
         #expect(try decode("%2B=%2b") == ["+=+"])
     }
@@ -52,7 +53,9 @@ import Testing
     }
 
     @Test func unknownPathsAreNotFoundAndWrongMethodsListTheAllowedOnes() {
-        for path in ["/", "/v1", "/v1/me/", "/v1/ME", "/jobs/", "/jobs/1/explode", "/jobs/1/write/x", "//oauth/token", "x"] {
+        for path in [
+            "/", "/v1", "/v1/me/", "/v1/ME", "/jobs/", "/jobs/1/explode", "/jobs/1/write/x", "//oauth/token", "x",
+        ] {
             #expect(Router.match(method: "GET", path: path) == .notFound, "\(path)")
         }
         #expect(Router.match(method: "GET", path: "/oauth/token") == .methodNotAllowed(allowed: ["POST"]))

@@ -175,7 +175,9 @@ import Testing
             let bob = try login(client, "bob")
             let response = try client.request(
                 "GET", "/v1/me",
-                headers: [("Authorization", "Bearer \(bob.access)"), ("Cookie", "theme=dark; session=\(alice.session!)")])
+                headers: [
+                    ("Authorization", "Bearer \(bob.access)"), ("Cookie", "theme=dark; session=\(alice.session!)"),
+                ])
             #expect(response.status == 200 && response.string("/account") == "bob")
             #expect(backend.stats().mixedCredentials == 1)
         }

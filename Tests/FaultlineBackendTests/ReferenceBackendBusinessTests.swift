@@ -133,13 +133,19 @@ import Testing
                 ("POST", "/oauth/token", [], "grant_type=password&password=x", "invalid_request"),
                 ("POST", "/oauth/token", [], "grant_type=refresh_token", "invalid_request"),
                 ("POST", "/oauth/token", [], "grant_type=client_credentials", "unsupported_grant_type"),
-                ("POST", "/oauth/token", [("Content-Type", "application/json")], #"{"grant_type":"password"}"#, "invalid_request"),
+                (
+                    "POST", "/oauth/token", [("Content-Type", "application/json")], #"{"grant_type":"password"}"#,
+                    "invalid_request"
+                ),
                 ("POST", "/jobs", [], "{not json", "invalid_request"),
                 ("POST", "/jobs", [], #"{"fail": 3}"#, "invalid_request"),
                 ("POST", "/jobs/1/download?fail=maybe", [], "", "invalid_request"),
                 ("GET", "/v1/me?x=%", [], "", "invalid_request"),
                 ("GET", "/v1/me", [("Authorization", "Bearer a b")], "", "invalid_request"),
-                ("GET", "/v1/me", [("Authorization", "Bearer a"), ("Authorization", "Bearer b")], "", "invalid_request"),
+                (
+                    "GET", "/v1/me", [("Authorization", "Bearer a"), ("Authorization", "Bearer b")], "",
+                    "invalid_request"
+                ),
             ]
             _ = try client.request("POST", "/jobs", body: "")
             for (method, path, headers, body, error) in cases {

@@ -16,7 +16,8 @@ import Testing
         #expect(grant.accessToken.hasPrefix("at_") && grant.accessToken.count == 3 + 32)
         #expect(grant.expiresIn == .seconds(300))
         #expect(grant.identity == TokenStore.Identity(family: 1, account: "alice"))
-        #expect(store.checkAccess(grant.accessToken, now: later(.seconds(300) - .nanoseconds(1))) == .valid(grant.identity))
+        #expect(
+            store.checkAccess(grant.accessToken, now: later(.seconds(300) - .nanoseconds(1))) == .valid(grant.identity))
         #expect(store.checkAccess(grant.accessToken, now: later(.seconds(300))) == .rejected(.expired))
         // Sessions do not expire with the access token.
         #expect(store.checkSession(grant.sessionToken) == .valid(grant.identity))
@@ -106,7 +107,8 @@ import Testing
         // A late refresh after logout must not sign the user back in, and is not a reuse.
         #expect(store.refresh(next.refreshToken, now: start) == .rejected(.revoked))
         #expect(store.logout(presenting: [next.sessionToken]) == nil)
-        #expect(store.counters.logouts == 1 && store.counters.revokedFamilies == 1 && store.counters.reuseDetections == 0)
+        #expect(
+            store.counters.logouts == 1 && store.counters.revokedFamilies == 1 && store.counters.reuseDetections == 0)
     }
 
     @Test mutating func revokingACurrentTokenRevokesItsFamilyOnce() {
@@ -166,8 +168,13 @@ import Testing
         #expect(RandomToken.base64URL(Array("Ma".utf8)) == "TWE")
         let tokens = (0..<1000).map { _ in RandomToken.make() }
         #expect(Set(tokens).count == 1000)
-        #expect(tokens.allSatisfy { $0.count == 32 && $0.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
-        } })
+        #expect(
+            tokens.allSatisfy {
+                $0.count == 32
+                    && $0.utf8.allSatisfy { byte in
+                        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                            || byte == 0x2D || byte == 0x5F
+                    }
+            })
     }
 }

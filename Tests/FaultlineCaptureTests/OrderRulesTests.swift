@@ -14,7 +14,9 @@ private func recording() -> Capture {
     var exchanges: [CapturedExchange] = []
     var timeline: [TimelineEntry] = []
     func request(_ flow: Int64, _ method: String, _ path: String, role: String) {
-        let captured = CapturedRequest(method: method, url: RecordedURL("http://api.test\(path)")!, httpVersion: "HTTP/1.1", headers: [], body: nil)
+        let captured = CapturedRequest(
+            method: method, url: RecordedURL("http://api.test\(path)")!, httpVersion: "HTTP/1.1", headers: [], body: nil
+        )
         var exchange = CapturedExchange(flow: flow, received: at(), clientRequest: captured)
         exchange.upstreamRequest = captured
         exchange.role = role

@@ -124,7 +124,8 @@ func parseError(_ text: String) -> ConfigError? {
     }
 
     @Test func invalidUTF8IsReportedAtTheByte() throws {
-        let bytes: [UInt8] = [0x7B, 0x0A, 0x20, 0x61, 0x3A, 0x20, 0x27, 0xC3, 0xA9, 0xFF, 0x27, 0x7D]  // {\n a: 'é<FF>'}
+        // {\n a: 'é<FF>'}
+        let bytes: [UInt8] = [0x7B, 0x0A, 0x20, 0x61, 0x3A, 0x20, 0x27, 0xC3, 0xA9, 0xFF, 0x27, 0x7D]
         #expect(
             throws: ConfigError(
                 "invalid UTF-8 (byte 0xFF); the file must be UTF-8 text",

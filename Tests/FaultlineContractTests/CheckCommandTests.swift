@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// `faultline check` as a user runs it: the built binary on files in a temporary folder.

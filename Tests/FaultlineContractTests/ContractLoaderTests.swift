@@ -165,7 +165,9 @@ import Testing
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json5") }
         #expect(!files.isEmpty)
         for file in files {
-            #expect(throws: Never.self, "\(file)") { try ContractLoader.load(file: folder.appendingPathComponent(file).path) }
+            #expect(throws: Never.self, "\(file)") {
+                try ContractLoader.load(file: folder.appendingPathComponent(file).path)
+            }
         }
     }
 }

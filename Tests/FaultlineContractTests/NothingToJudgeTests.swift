@@ -40,7 +40,8 @@ import Testing
         let text = ReportFormatter.text(report, traceName: "t.jsonl")
         #expect(!text.contains("✓ exactly-once"), "\(text)")
         #expect(text.contains("  ○ exactly-once: nothing to judge, no request matched a declared callback"))
-        #expect(text.contains("  ○ dependency-respected: nothing to judge, no request matched a dependent or commit step"))
+        #expect(
+            text.contains("  ○ dependency-respected: nothing to judge, no request matched a dependent or commit step"))
     }
 
     @Test func theFirstLineNamesTheContractByFileNameWithItsClauses() throws {

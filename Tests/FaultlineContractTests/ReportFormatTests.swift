@@ -4,7 +4,7 @@ import Testing
 @testable import FaultlineContract
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// The three report formats: text for people, JUnit for CI, JSON for tools.
@@ -114,7 +114,8 @@ import Testing
         #expect(report.violationCount(of: .logoutBoundary) == ContractChecker.maximumViolationsPerClause + extra)
         let json = ReportFormatter.json(report)
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-        #expect(object?["omittedViolations"] as? [String: Int] == ["logout-boundary": 30], "a JSON object keyed by clause")
+        #expect(
+            object?["omittedViolations"] as? [String: Int] == ["logout-boundary": 30], "a JSON object keyed by clause")
         #expect(try JSONDecoder().decode(ContractReport.self, from: Data(json.utf8)) == report)
         #expect(ReportFormatter.text(report).contains("… and 30 more violations of logout-boundary (not listed)"))
     }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// A check that could not run is not a pass: the clauses that need lineages are skipped with a
@@ -193,7 +193,10 @@ import Testing
             ])
         #expect(skipped.first?["reason"] == "an auth profile was loaded, but no login was seen, so no lineage started")
         // Missing trace data is told apart from a contract that declares nothing to check.
-        #expect(skipped.map { $0["cause"] } == Array(repeating: "missing-data", count: 4) + ["nothing-declared", "nothing-declared"])
+        #expect(
+            skipped.map { $0["cause"] } == Array(repeating: "missing-data", count: 4) + [
+                "nothing-declared", "nothing-declared",
+            ])
     }
 
     @Test func aReportWithoutCausesReadsAsMissingData() throws {

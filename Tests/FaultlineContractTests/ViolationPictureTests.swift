@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// The violation pictures: the timeline model (lanes, bars, marks) of a logout-boundary

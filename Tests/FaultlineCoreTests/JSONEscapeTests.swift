@@ -12,7 +12,9 @@ struct JSONEscapeTests {
         let bytes = Array(text.utf8)
         var index = 0
         var output: [UInt8] = []
-        let failure = bytes.withUnsafeBufferPointer { JSONEscape.decode($0, at: &index, into: &output, loneSurrogates: mode) }
+        let failure = bytes.withUnsafeBufferPointer {
+            JSONEscape.decode($0, at: &index, into: &output, loneSurrogates: mode)
+        }
         return failure == nil ? (String(decoding: output, as: UTF8.self), index) : nil
     }
 
@@ -63,7 +65,9 @@ struct JSONEscapeTests {
             let failure = Self.failure(prefix)
             if case .truncated = failure { continue }
             // A high surrogate cut before its partner's "\u" is whole has no partner.
-            #expect(failure == .unpairedSurrogate && (cut == 6 || cut == 7), "cut at \(cut): \(String(describing: failure))")
+            #expect(
+                failure == .unpairedSurrogate && (cut == 6 || cut == 7), "cut at \(cut): \(String(describing: failure))"
+            )
         }
     }
 }

@@ -17,14 +17,16 @@ import Testing
 
     @Test func demoContractIsTheDocumentedOne() throws {
         let (demo, demoErrors) = ContractLoader.load(text: DemoRules.contract, file: "demo")
-        let (documented, errors) = ContractLoader.load(text: try text("Rules/contracts/session.contract.json5"), file: "doc")
+        let (documented, errors) = ContractLoader.load(
+            text: try text("Rules/contracts/session.contract.json5"), file: "doc")
         #expect(demoErrors.isEmpty && errors.isEmpty)
         #expect(demo == documented)
     }
 
     @Test func demoProfileIsTheDocumentedOne() throws {
         var (demo, demoErrors) = RuleSetLoader.loadProfile(text: DemoRules.profile, file: "auth-profile.json5")
-        let (documented, errors) = RuleSetLoader.loadProfile(text: try text("Rules/auth-profile.json5"), file: "auth-profile.json5")
+        let (documented, errors) = RuleSetLoader.loadProfile(
+            text: try text("Rules/auth-profile.json5"), file: "auth-profile.json5")
         #expect(demoErrors.isEmpty && errors.isEmpty)
         demo?.file = documented?.file ?? ""
         #expect(demo == documented)

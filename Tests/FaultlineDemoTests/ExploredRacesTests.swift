@@ -28,7 +28,8 @@ import Testing
     static func options(
         _ strategy: StrategyKind, seed: UInt64, schedules: Int, settings: ExploreScheduler.Settings = settings
     ) -> ExploreOptions {
-        var options = ExploreOptions(strategy: strategy, seed: seed, schedules: schedules, shrinkRuns: 0, settings: settings)
+        var options = ExploreOptions(
+            strategy: strategy, seed: seed, schedules: schedules, shrinkRuns: 0, settings: settings)
         options.stopAtFirstFailure = true
         return options
     }
@@ -39,7 +40,8 @@ import Testing
         defer { runner.stop() }
         for (strategy, bound) in [(StrategyKind.pct(depth: 3), 50), (.random, 200)] {
             for seed: UInt64 in 1...5 {
-                let report = await runner.explore(demoCase, options: Self.options(strategy, seed: seed, schedules: bound))
+                let report = await runner.explore(
+                    demoCase, options: Self.options(strategy, seed: seed, schedules: bound))
                 #expect(report.problem == nil, "\(report.problem ?? "")")
                 let found = Set(report.findings.map(\.clause))
                 #expect(
@@ -62,7 +64,8 @@ import Testing
             let report = await runner.explore(DemoCase([], scenario, expected: []), options: options)
             #expect(report.problem == nil, "\(report.problem ?? "")")
             #expect(report.runs.count == schedules)
-            #expect(report.findings.isEmpty, "\(scenario.rawValue), \(strategy): \(ExploreReportFormatter.text(report))")
+            #expect(
+                report.findings.isEmpty, "\(scenario.rawValue), \(strategy): \(ExploreReportFormatter.text(report))")
             #expect(report.clientFailures.isEmpty, "\(report.clientFailures.map(\.client))")
             if scenario.dependsOnOrder {
                 #expect(report.interleavings > 1, "\(scenario.rawValue): one order only, nothing was explored")
@@ -80,13 +83,15 @@ import Testing
         var explored = Self.options(.pct(depth: 3), seed: 4, schedules: 6, settings: Self.steady)
         explored.stopAtFirstFailure = false
         let source = await runner.explore(demoCase, options: explored)
-        let picked = try #require(source.runs.max { Schedule.deviationCount($0.schedule) < Schedule.deviationCount($1.schedule) })
+        let picked = try #require(
+            source.runs.max { Schedule.deviationCount($0.schedule) < Schedule.deviationCount($1.schedule) })
         var replay = Self.options(.fcfs, seed: 0, schedules: 20, settings: Self.steady)
         replay.replay = try Schedule(parsing: picked.schedule)
         replay.stopAtFirstFailure = false
         let report = await runner.explore(demoCase, options: replay)
         #expect(report.runs.count == 20)
-        #expect(Set(report.runs.map(\.interleaving)) == [picked.interleaving], "\(version): \(report.runs.map(\.schedule))")
+        #expect(
+            Set(report.runs.map(\.interleaving)) == [picked.interleaving], "\(version): \(report.runs.map(\.schedule))")
         #expect(report.divergedRuns.isEmpty, "\(report.divergedRuns.map(\.diverged))")
         #expect(Set(report.runs.map(\.violated)) == [picked.violated])
     }
@@ -100,7 +105,8 @@ import Testing
         var options = Self.options(.random, seed: 3, schedules: 200, settings: Self.steady)
         options.shrinkRuns = 40
         let report = await runner.explore(demoCase, options: options)
-        let finding = try #require(report.findings.first { $0.clause == .noReactivation }, "\(ExploreReportFormatter.text(report))")
+        let finding = try #require(
+            report.findings.first { $0.clause == .noReactivation }, "\(ExploreReportFormatter.text(report))")
         let shrunk = try #require(finding.shrunk)
         #expect((finding.shrunkDeviations ?? 99) <= 2, "\(ExploreReportFormatter.text(report))")
         #expect((finding.shrunkDeviations ?? 0) <= Schedule.deviationCount(finding.first.schedule))

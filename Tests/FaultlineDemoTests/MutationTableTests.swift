@@ -34,8 +34,11 @@ import Testing
         let revocations = events.filter { $0.kind.rawValue == "request.received" && $0.string("role") == "revoke" }
         // What happened, in order, should this fail: each event's kind, and a request's role and path.
         let story = events.map { event in
-            [event.kind.rawValue, event.string("role") ?? "", event.string("path") ?? "", event.int("status").map(String.init) ?? ""]
-                .filter { !$0.isEmpty }.joined(separator: " ")
+            [
+                event.kind.rawValue, event.string("role") ?? "", event.string("path") ?? "",
+                event.int("status").map(String.init) ?? "",
+            ]
+            .filter { !$0.isEmpty }.joined(separator: " ")
         }.joined(separator: "\n")
         #expect(revocations.count == 2, "\(story)")
         let presented = Set(revocations.flatMap { $0.strings("credentials") ?? [] })

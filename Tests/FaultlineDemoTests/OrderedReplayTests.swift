@@ -23,7 +23,8 @@ import Testing
         let capture = try await Self.violatingCapture()
         for run in 1...Self.runs {
             let proxy = try TestProxy.start(
-                replaying: capture, rules: Self.profile, settings: ReplaySettings(order: .recorded, orderTimeout: .seconds(10)))
+                replaying: capture, rules: Self.profile,
+                settings: ReplaySettings(order: .recorded, orderTimeout: .seconds(10)))
             defer { proxy.stop() }
             let ann = try await ReferenceClient(baseURL: proxy.baseURL!, flaws: .noGenerationCheck).signIn("ann")
             async let messages = try? ann.call("GET", "/v1/messages")
@@ -38,13 +39,15 @@ import Testing
                 "run \(run): \(ReportFormatter.text(report, traceName: "replay"))")
             // The order came from the replay, not from luck: the 401 waited for the logout.
             #expect(trace.events(.replayReleased).count >= 1, "run \(run): nothing waited for the recorded order")
-            #expect(trace.events(.replayDiverged).isEmpty, "run \(run): \(trace.events(.replayDiverged).map(\.attributes))")
+            #expect(
+                trace.events(.replayDiverged).isEmpty, "run \(run): \(trace.events(.replayDiverged).map(\.attributes))")
         }
     }
 
     @Test func theCorrectClientKeepsTheBoundaryInTheRecordedOrder() async throws {
         let capture = try await Self.violatingCapture()
-        let proxy = try TestProxy.start(replaying: capture, rules: Self.profile, settings: ReplaySettings(order: .recorded))
+        let proxy = try TestProxy.start(
+            replaying: capture, rules: Self.profile, settings: ReplaySettings(order: .recorded))
         defer { proxy.stop() }
         let ann = try await ReferenceClient(baseURL: proxy.baseURL!).signIn("ann")
         async let messages = try? ann.call("GET", "/v1/messages")
@@ -63,7 +66,8 @@ import Testing
         let capture = try await Self.violatingCapture()
         for order in [ReplaySettings.Order.free, .recorded] {
             let proxy = try TestProxy.start(
-                replaying: capture, rules: Self.profile, settings: ReplaySettings(order: order, orderTimeout: .milliseconds(300)))
+                replaying: capture, rules: Self.profile,
+                settings: ReplaySettings(order: order, orderTimeout: .milliseconds(300)))
             defer { proxy.stop() }
             let ann = try await ReferenceClient(baseURL: proxy.baseURL!).signIn("ann")
             _ = try? await ann.call("GET", "/v1/messages")  // the answer first, the logout after
@@ -71,7 +75,9 @@ import Testing
             let trace = try proxy.trace()
             let messagesDelivered = try #require(
                 trace.events(.responseDelivered).first { delivered in
-                    trace.events(.requestReceived).contains { $0.flow == delivered.flow && $0.string("path") == "/v1/messages" }
+                    trace.events(.requestReceived).contains {
+                        $0.flow == delivered.flow && $0.string("path") == "/v1/messages"
+                    }
                 })
             let logoutReceived = try #require(trace.events(.requestReceived).first { $0.string("role") == "logout" })
             #expect(messagesDelivered.seq < logoutReceived.seq)
@@ -79,7 +85,9 @@ import Testing
                 #expect([.replayWaiting, .replayReleased, .replayDiverged].allSatisfy { trace.events($0).isEmpty })
             } else {
                 let diverged = try #require(trace.events(.replayDiverged).first)
-                #expect(diverged.strings("missing")?.contains { $0.contains("POST") && $0.contains("delivered") } == true, "\(diverged.attributes)")
+                #expect(
+                    diverged.strings("missing")?.contains { $0.contains("POST") && $0.contains("delivered") } == true,
+                    "\(diverged.attributes)")
             }
         }
     }
@@ -96,7 +104,8 @@ import Testing
         for run in 1...Self.runs {
             backend.reset()
             let proxy = try TestProxy.start(
-                upstream: backend.baseURL!, rules: .files(["auth-profile.json5": DemoRules.profile, "order.json5": scenario]))
+                upstream: backend.baseURL!,
+                rules: .files(["auth-profile.json5": DemoRules.profile, "order.json5": scenario]))
             defer { proxy.stop() }
             let ann = try await ReferenceClient(baseURL: proxy.baseURL!, flaws: .noGenerationCheck).signIn("ann")
             backend.expireAccessTokens()
@@ -106,7 +115,8 @@ import Testing
             _ = await messages
             let report = try proxy.checkContract()
             try #require(
-                Set(report.violations.map(\.clause)) == [.logoutBoundary], "run \(run): \(ReportFormatter.text(report, traceName: "live"))")
+                Set(report.violations.map(\.clause)) == [.logoutBoundary],
+                "run \(run): \(ReportFormatter.text(report, traceName: "live"))")
         }
     }
 
@@ -132,10 +142,12 @@ actor ViolatingCapture {
 
     func file() async throws -> URL {
         if let made { return made }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-logout-race-\(UUID().uuidString).jsonl")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "faultline-logout-race-\(UUID().uuidString).jsonl")
         let runner = try DemoRunner()
         defer { runner.stop() }
-        let live = try await runner.run(DemoCase(.noGenerationCheck, .logoutRace, expected: [.logoutBoundary]), captureTo: file)
+        let live = try await runner.run(
+            DemoCase(.noGenerationCheck, .logoutRace, expected: [.logoutBoundary]), captureTo: file)
         try #require(live.asExpected, "the live run did not break the logout boundary: \(live.violated)")
         made = file
         return file

@@ -33,7 +33,8 @@ import Testing
 actor RaceCaptures {
     static let shared = RaceCaptures()
 
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-replayed-races-\(UUID().uuidString)")
+    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "faultline-replayed-races-\(UUID().uuidString)")
     private var captures: [DemoScenario: URL] = [:]
 
     func capture(of scenario: DemoScenario) async throws -> URL {

@@ -9,9 +9,12 @@ import Testing
 @Suite struct ExploreSchedulerTests {
     static let settings = ExploreScheduler.Settings(settle: .milliseconds(25), maxWait: .milliseconds(1000))
 
-    static func at(_ milliseconds: UInt64) -> MonotonicInstant { MonotonicInstant(nanoseconds: milliseconds * 1_000_000) }
+    static func at(_ milliseconds: UInt64) -> MonotonicInstant {
+        MonotonicInstant(nanoseconds: milliseconds * 1_000_000)
+    }
 
-    static func step(_ id: UInt64, _ phase: ExploreStep.Phase = .response, _ request: String = "GET /a") -> ExploreStep {
+    static func step(_ id: UInt64, _ phase: ExploreStep.Phase = .response, _ request: String = "GET /a") -> ExploreStep
+    {
         ExploreStep(id: id, flow: id, connection: 1, phase: phase, request: request)
     }
 
@@ -45,7 +48,8 @@ import Testing
     }
 
     @Test func aChoiceListPicksByIndexAmongThePendingOldestFirst() {
-        var scheduler = ExploreScheduler(strategy: ChoiceList([.step(2), .step(0)]), settings: Self.settings, now: Self.at(0))
+        var scheduler = ExploreScheduler(
+            strategy: ChoiceList([.step(2), .step(0)]), settings: Self.settings, now: Self.at(0))
         for id: UInt64 in 1...3 { _ = scheduler.stepArrived(Self.step(id, .request, "GET /\(id)"), now: Self.at(0)) }
         #expect(Self.released(scheduler.timerFired(now: Self.at(25))) == [3])
         #expect(Self.released(scheduler.timerFired(now: Self.at(50))) == [1])
@@ -85,7 +89,10 @@ import Testing
         _ = scheduler.stepArrived(Self.step(1), now: Self.at(0))
         #expect(Self.released(scheduler.timerFired(now: Self.at(25))) == [1])
         #expect(scheduler.choices == [.step(0)])
-        #expect(scheduler.divergences == ["decision 0: the schedule chose step 3 of 1 pending; went first come, first served"])
+        #expect(
+            scheduler.divergences == [
+                "decision 0: the schedule chose step 3 of 1 pending; went first come, first served"
+            ])
     }
 
     @Test func aStepThatLeavesByItsTimeoutDivergesTheRun() {

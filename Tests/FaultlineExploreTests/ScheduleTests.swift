@@ -34,7 +34,8 @@ import Testing
     }
 
     @Test func theErrorReadsAsASentence() {
-        let error = ScheduleSyntaxError(column: 8, message: "the seed must be a whole number, found 'x1'", text: "random:x1:0")
+        let error = ScheduleSyntaxError(
+            column: 8, message: "the seed must be a whole number, found 'x1'", text: "random:x1:0")
         #expect(error.description == "schedule 'random:x1:0': column 8: the seed must be a whole number, found 'x1'")
     }
 }

@@ -8,7 +8,9 @@ import Testing
     /// The record of a run over steps `flows` (one step per flow, all pending at once) that takes
     /// `choices` and then the oldest step.
     static func simulate(_ flows: [UInt64], _ choices: [ExploreChoice]) -> ExploreRunRecord {
-        var pending = flows.map { ExploreStep(id: $0, flow: $0, connection: $0, phase: .request, request: "GET /\($0)") }
+        var pending = flows.map {
+            ExploreStep(id: $0, flow: $0, connection: $0, phase: .request, request: "GET /\($0)")
+        }
         var record = ExploreRunRecord()
         var index = 0
         while !pending.isEmpty {
@@ -16,7 +18,9 @@ import Testing
             if case .step(let position) = choice, position >= pending.count { choice = .step(0) }
             guard case .step(let position) = choice else { preconditionFailure("no waits here") }
             record.decisions.append(
-                ExploreDecision(index: index, pending: pending, alternatives: pending.count, choice: choice, chosen: pending[position]))
+                ExploreDecision(
+                    index: index, pending: pending, alternatives: pending.count, choice: choice,
+                    chosen: pending[position]))
             record.choices.append(choice)
             record.order.append(pending.remove(at: position).label)
             index += 1
@@ -102,13 +106,18 @@ import Testing
             }
             return false
         }
-        let failing: [ExploreChoice] = [.wait, .step(0), .step(0), .step(0), .step(0), .wait, .step(0), .step(0), .wait]
+        let failing: [ExploreChoice] = [
+            .wait, .step(0), .step(0), .step(0), .step(0), .wait, .step(0), .step(0), .wait,
+        ]
         let deviations = Shrinker.deviations(of: failing)
         let result = await Shrinker.ddmin(deviations, budget: 20) { kept in
             fails(Shrinker.choices(keeping: kept, of: deviations))
         }
         #expect(result.deviations == [Shrinker.Deviation(index: 5, choice: .wait)])
-        #expect(Shrinker.choices(keeping: result.deviations, of: deviations) == [.step(0), .step(0), .step(0), .step(0), .wait])
+        #expect(
+            Shrinker.choices(keeping: result.deviations, of: deviations) == [
+                .step(0), .step(0), .step(0), .step(0), .wait,
+            ])
         // Kept at its old index, the wait comes after five steps and the run passes.
         #expect(!fails(Shrinker.choices(keeping: result.deviations)))
     }

@@ -1,18 +1,20 @@
 import FaultlineContract
 import FaultlineExplore
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Testing
 
 @testable import FaultlineExplorer
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 
 /// The explorer over a simulated system (no proxy, no client): three steps pending at once, and
 /// a "bug" when the third goes before the first. Its trace is a hand-written one that breaks
 /// bounded-retry then, and holds otherwise.
 @Suite struct ExplorerTests {
-    static let header = #"{"faultline_trace":1,"faultline":"test","created":"2026-01-01T00:00:00.000000Z","fingerprint":"hmac-sha256-64"}"#
+    static let header =
+        #"{"faultline_trace":1,"faultline":"test","created":"2026-01-01T00:00:00.000000Z","fingerprint":"hmac-sha256-64"}"#
 
     /// Three GETs of one URL answered 401 in a row (a retry loop), or one answered 200.
     static func trace(broken: Bool) -> String {
@@ -21,10 +23,14 @@ import Testing
         func event(_ kind: String, flow: Int, _ extra: String) {
             seq += 1
             lines.append(
-                #"{"seq":\#(seq),"wall":"2026-01-01T00:00:00.000000Z","mono_ns":\#(seq * 1000),"event":"\#(kind)","conn":\#(flow),"flow":\#(flow)\#(extra)}"#)
+                #"{"seq":\#(seq),"wall":"2026-01-01T00:00:00.000000Z","mono_ns":\#(seq * 1000),"event":"\#(kind)","conn":\#(flow),"flow":\#(flow)\#(extra)}"#
+            )
         }
         for flow in 1...(broken ? 3 : 1) {
-            event("request.received", flow: flow, #","method":"GET","url":"http://api.test/v1/x","host":"api.test","port":80,"path":"/v1/x","version":"HTTP/1.1","headers":[["Host","api.test"]]"#)
+            event(
+                "request.received", flow: flow,
+                #","method":"GET","url":"http://api.test/v1/x","host":"api.test","port":80,"path":"/v1/x","version":"HTTP/1.1","headers":[["Host","api.test"]]"#
+            )
             event("response.delivered", flow: flow, broken ? #","status":401"# : #","status":200"#)
         }
         return lines.joined(separator: "\n") + "\n"
@@ -32,7 +38,9 @@ import Testing
 
     static func run(_ strategy: any ExploreStrategy) -> ExploreRunOutput {
         var strategy = strategy
-        var pending = (1...3).map { ExploreStep(id: UInt64($0), flow: UInt64($0), connection: 1, phase: .request, request: "GET /\($0)") }
+        var pending = (1...3).map {
+            ExploreStep(id: UInt64($0), flow: UInt64($0), connection: 1, phase: .request, request: "GET /\($0)")
+        }
         var record = ExploreRunRecord()
         var index = 0
         while !pending.isEmpty {
@@ -41,7 +49,9 @@ import Testing
             if choice == .wait { choice = .step(0) }
             guard case .step(let position) = choice else { preconditionFailure() }
             record.decisions.append(
-                ExploreDecision(index: index, pending: pending, alternatives: pending.count, choice: choice, chosen: pending[position]))
+                ExploreDecision(
+                    index: index, pending: pending, alternatives: pending.count, choice: choice,
+                    chosen: pending[position]))
             record.choices.append(choice)
             record.order.append(pending.remove(at: position).label)
             index += 1
@@ -55,8 +65,10 @@ import Testing
     }
 
     @Test func aFailureIsFoundShrunkAndReportedInEveryFormat() async throws {
-        let report = await Self.explorer(ExploreOptions(strategy: .random, seed: 1, schedules: 20, command: ["client", "--x y"]))
-            .explore()
+        let report = await Self.explorer(
+            ExploreOptions(strategy: .random, seed: 1, schedules: 20, command: ["client", "--x y"])
+        )
+        .explore()
         #expect(report.baseline?.violated == [])
         let finding = try #require(report.findings.first)
         #expect(finding.clause == .boundedRetry)
@@ -65,7 +77,8 @@ import Testing
         #expect(report.exitStatus == 1 && !report.passed)
         let text = ExploreReportFormatter.text(report)
         #expect(text.contains("FAILED: 1 clause broken: bounded-retry"))
-        #expect(text.contains("reproduce: faultline explore --schedule '\(finding.shrunk!.schedule)' -- client '--x y'"))
+        #expect(
+            text.contains("reproduce: faultline explore --schedule '\(finding.shrunk!.schedule)' -- client '--x y'"))
         let json = ExploreReportFormatter.json(report)
         #expect(try ExploreReportFormatter.decode(Data(json.utf8)) == report)
         let junit = ExploreReportFormatter.junit(report)
@@ -83,7 +96,8 @@ import Testing
         for index in 1...3 {
             parts.append(
                 await Self.explorer(
-                    ExploreOptions(strategy: .pct(depth: 2), seed: 7, schedules: 12, shard: Shard(index: index, count: 3))
+                    ExploreOptions(
+                        strategy: .pct(depth: 2), seed: 7, schedules: 12, shard: Shard(index: index, count: 3))
                 ).explore())
         }
         let merged = try ExploreReport.merged(parts)

@@ -142,7 +142,7 @@ import Testing
         play.requestBody("67890")
         play.requestEnd()
         play.expectNothing()
-        
+
     }
 
     /// The copy's own flow: no rules, the whole body at once, and its response read and dropped.

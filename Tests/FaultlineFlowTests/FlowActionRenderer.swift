@@ -39,7 +39,8 @@ struct FlowActionRenderer {
         case .openUpstream(let id, _), .sendRequestHead(let id, _), .sendRequestBody(let id, _),
             .sendRequestEnd(let id, _), .releaseUpstream(let id), .closeUpstream(let id), .sendInterim(let id, _),
             .sendResponseHead(let id, _, _, _), .sendResponseBody(let id, _), .sendResponseEnd(let id, _),
-            .breakClient(let id, _), .goAwayClient(let id, _, _), .armTimer(let id, _, _), .cancelTimer(let id, _), .unregisterHold(let id),
+            .breakClient(let id, _), .goAwayClient(let id, _, _), .armTimer(let id, _, _), .cancelTimer(let id, _),
+            .unregisterHold(let id),
             .observed(let id, _), .ruleFired(let id, _), .throttle(let id, _, _), .stepLineage(let id, _),
             .trace(let id, _, _), .ended(let id, _), .duplicateBody(let id, _), .duplicateEnd(let id, _):
             return id

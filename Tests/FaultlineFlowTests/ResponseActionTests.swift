@@ -240,7 +240,7 @@ import Testing
         play.expectNothing()
         play.fire(.delay)
         play.expect(["client head 200 known(10) upstream", "close upstream", "break reset", "ended aborted"])
-        
+
     }
 
     /// `truncate` closes cleanly after its bytes: the client sees less than the framing promised.

@@ -52,9 +52,10 @@ import Testing
         HTTP1Encoder.encodeLastChunk(trailers: nil, into: &wire)
         HTTP1Encoder.encode(HTTPResponseHead(status: 304, reason: "Not Modified"), into: &wire)
         let items = decodeAtEverySplit(ResponseItemDecoder(methods: ["GET", "GET"]), wire)
-        #expect(items == [
-            .responseHead(head), .body(bytes("hello")), .end(nil),
-            .responseHead(HTTPResponseHead(status: 304, reason: "Not Modified")), .end(nil),
-        ])
+        #expect(
+            items == [
+                .responseHead(head), .body(bytes("hello")), .end(nil),
+                .responseHead(HTTPResponseHead(status: 304, reason: "Not Modified")), .end(nil),
+            ])
     }
 }

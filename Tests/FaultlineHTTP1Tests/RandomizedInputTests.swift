@@ -30,13 +30,16 @@ struct SplitMix64: RandomNumberGenerator {
         "HTTP/1.0 200 OK\r\n\r\nclose delimited",
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\nframes",
     ]
-    static let interesting: [UInt8] = [0x00, 0x09, 0x0A, 0x0D, 0x20, 0x22, 0x2C, 0x30, 0x3A, 0x3B, 0x3D, 0x46, 0x7F, 0xFF]
+    static let interesting: [UInt8] = [
+        0x00, 0x09, 0x0A, 0x0D, 0x20, 0x22, 0x2C, 0x30, 0x3A, 0x3B, 0x3D, 0x46, 0x7F, 0xFF,
+    ]
 
     static func mutate(_ input: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
         var bytes = input
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let position = Int.random(in: 0..<max(bytes.count, 1), using: &random)
-            let byte = Bool.random(using: &random)
+            let byte =
+                Bool.random(using: &random)
                 ? interesting.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
             switch Int.random(in: 0..<4, using: &random) {
             case 0 where !bytes.isEmpty: bytes[position] = byte

@@ -16,9 +16,11 @@ import Testing
 
     @Test func postWithContentLength() {
         let items = decodeRequests("POST /submit HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\nhello world")
-        #expect(items == [
-            head("POST", "/submit", [("Host", "h"), ("Content-Length", "11")]), .body(bytes("hello world")), .end(nil),
-        ])
+        #expect(
+            items == [
+                head("POST", "/submit", [("Host", "h"), ("Content-Length", "11")]), .body(bytes("hello world")),
+                .end(nil),
+            ])
     }
 
     @Test func framingIsReportedAfterHead() throws {
@@ -42,11 +44,12 @@ import Testing
                 + "6 ; quoted=\"a \\\"b\\\" ;c\"\r\n world\r\n"
                 + "A\r\n0123456789\r\n"
                 + "0;last\r\nChecksum: abc\r\nX-Trailer:  two words \r\n\r\n")
-        #expect(items == [
-            head("POST", "/upload", [("Host", "h"), ("Transfer-Encoding", "chunked")]),
-            .body(bytes("hello world0123456789")),
-            .end([("Checksum", "abc"), ("X-Trailer", "two words")]),
-        ])
+        #expect(
+            items == [
+                head("POST", "/upload", [("Host", "h"), ("Transfer-Encoding", "chunked")]),
+                .body(bytes("hello world0123456789")),
+                .end([("Checksum", "abc"), ("X-Trailer", "two words")]),
+            ])
     }
 
     @Test func chunkedWithoutTrailersEndsWithNil() throws {
@@ -65,12 +68,13 @@ import Testing
                 + "POST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nok"
                 + "PUT /3 HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n"
                 + "GET /4 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(items == [
-            head("GET", "/1", [("Host", "h")]), .end(nil),
-            head("POST", "/2", [("Host", "h"), ("Content-Length", "2")]), .body(bytes("ok")), .end(nil),
-            head("PUT", "/3", [("Host", "h"), ("Transfer-Encoding", "chunked")]), .body(bytes("x")), .end(nil),
-            head("GET", "/4", [("Host", "h")]), .end(nil),
-        ])
+        #expect(
+            items == [
+                head("GET", "/1", [("Host", "h")]), .end(nil),
+                head("POST", "/2", [("Host", "h"), ("Content-Length", "2")]), .body(bytes("ok")), .end(nil),
+                head("PUT", "/3", [("Host", "h"), ("Transfer-Encoding", "chunked")]), .body(bytes("x")), .end(nil),
+                head("GET", "/4", [("Host", "h")]), .end(nil),
+            ])
     }
 
     @Test func http10RequestNeedsNoHost() {
@@ -89,21 +93,26 @@ import Testing
     }
 
     @Test func requestTargetForms() {
-        #expect(decodeRequests("GET http://Example.com:8080/p?q HTTP/1.1\r\nHost: example.com:8080\r\n\r\n")
-            == [head("GET", "http://Example.com:8080/p?q", [("Host", "example.com:8080")]), .end(nil)])
-        #expect(decodeRequests("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n")
-            == [head("OPTIONS", "*", [("Host", "h")]), .end(nil)])
-        #expect(decodeRequests("GET /a/b?x=1&y=%20 HTTP/1.1\r\nHost: h\r\n\r\n")
-            == [head("GET", "/a/b?x=1&y=%20", [("Host", "h")]), .end(nil)])
+        #expect(
+            decodeRequests("GET http://Example.com:8080/p?q HTTP/1.1\r\nHost: example.com:8080\r\n\r\n")
+                == [head("GET", "http://Example.com:8080/p?q", [("Host", "example.com:8080")]), .end(nil)])
+        #expect(
+            decodeRequests("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n")
+                == [head("OPTIONS", "*", [("Host", "h")]), .end(nil)])
+        #expect(
+            decodeRequests("GET /a/b?x=1&y=%20 HTTP/1.1\r\nHost: h\r\n\r\n")
+                == [head("GET", "/a/b?x=1&y=%20", [("Host", "h")]), .end(nil)])
     }
 
     @Test func connectThenTunnelBytes() throws {
-        let text = "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n\u{16}\u{03}\u{01}GET / HTTP/1.1\r\n"
+        let text =
+            "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n\u{16}\u{03}\u{01}GET / HTTP/1.1\r\n"
         let items = decodeRequests(text)
-        #expect(items == [
-            head("CONNECT", "example.com:443", [("Host", "example.com:443")]), .end(nil),
-            .rest(bytes("\u{16}\u{03}\u{01}GET / HTTP/1.1\r\n")),
-        ])
+        #expect(
+            items == [
+                head("CONNECT", "example.com:443", [("Host", "example.com:443")]), .end(nil),
+                .rest(bytes("\u{16}\u{03}\u{01}GET / HTTP/1.1\r\n")),
+            ])
         var decoder = HTTP1RequestDecoder()
         decoder.receive(bytes("CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\n\r\nabc"))
         guard case .head = try decoder.nextEvent() else { Issue.record("expected head"); return }
@@ -132,7 +141,11 @@ import Testing
             RequestItemDecoder(),
             bytes("GET / HTTP/1.1\r\nHost: h\r\nX-A: \t padded value\t \r\nX-Empty:\r\nX-Utf8: caf") + [0xC3, 0xA9]
                 + bytes("\r\n\r\n"))
-        #expect(items == [head("GET", "/", [("Host", "h"), ("X-A", "padded value"), ("X-Empty", ""), ("X-Utf8", "café")]), .end(nil)])
+        #expect(
+            items == [
+                head("GET", "/", [("Host", "h"), ("X-A", "padded value"), ("X-Empty", ""), ("X-Utf8", "café")]),
+                .end(nil),
+            ])
     }
 
     @Test func emptyHostIsAllowed() {
@@ -166,12 +179,21 @@ import Testing
         let limits = HTTP1Limits(maxRequestLineLength: 16, maxHeaderSectionLength: 20, maxHeaderCount: 2)
         // "GET /23456789012 HTTP/1.1" is longer; "GET /2 HTTP/1.1" is 15 bytes, "GET /23 HTTP/1.1" 16.
         #expect(decodeRequests("GET /23 HTTP/1.1\r\nHost: h\r\n\r\n", limits: limits).last == .end(nil))
-        #expect(finalError(decodeRequests("GET /234 HTTP/1.1\r\nHost: h\r\n\r\n", limits: limits))! == ("request-line-too-long", 414))
+        #expect(
+            finalError(decodeRequests("GET /234 HTTP/1.1\r\nHost: h\r\n\r\n", limits: limits))! == (
+                "request-line-too-long", 414
+            ))
         // Field lines "Host: h\r\n" (9) + "X: 123456\r\n" (11) = 20; one more byte is 21.
         #expect(decodeRequests("GET / HTTP/1.1\r\nHost: h\r\nX: 123456\r\n\r\n", limits: limits).last == .end(nil))
-        #expect(finalError(decodeRequests("GET / HTTP/1.1\r\nHost: h\r\nX: 1234567\r\n\r\n", limits: limits))! == ("header-section-too-large", 431))
+        #expect(
+            finalError(decodeRequests("GET / HTTP/1.1\r\nHost: h\r\nX: 1234567\r\n\r\n", limits: limits))! == (
+                "header-section-too-large", 431
+            ))
         let counted = HTTP1Limits(maxHeaderCount: 2)
         #expect(decodeRequests("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\n\r\n", limits: counted).last == .end(nil))
-        #expect(finalError(decodeRequests("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\n\r\n", limits: counted))! == ("too-many-header-fields", 431))
+        #expect(
+            finalError(decodeRequests("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\n\r\n", limits: counted))! == (
+                "too-many-header-fields", 431
+            ))
     }
 }

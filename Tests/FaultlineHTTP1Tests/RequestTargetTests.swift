@@ -11,24 +11,34 @@ import Testing
     }
 
     @Test func absoluteForm() throws {
-        #expect(try RequestTarget.parse("HTTP://Example.COM:8080/p?q", method: "GET")
-            == .absolute(scheme: "http", authority: Authority(host: "Example.COM", port: 8080), path: "/p", query: "q"))
-        #expect(try RequestTarget.parse("https://h", method: "GET")
-            == .absolute(scheme: "https", authority: Authority(host: "h"), path: "/", query: nil))
-        #expect(try RequestTarget.parse("http://h?q=1", method: "GET")
-            == .absolute(scheme: "http", authority: Authority(host: "h"), path: "/", query: "q=1"))
-        #expect(try RequestTarget.parse("http://[::1]:80/x", method: "OPTIONS")
-            == .absolute(scheme: "http", authority: Authority(host: "::1", port: 80), path: "/x", query: nil))
-        #expect(try RequestTarget.parse("http://h:/x", method: "GET")
-            == .absolute(scheme: "http", authority: Authority(host: "h"), path: "/x", query: nil))
+        #expect(
+            try RequestTarget.parse("HTTP://Example.COM:8080/p?q", method: "GET")
+                == .absolute(
+                    scheme: "http", authority: Authority(host: "Example.COM", port: 8080), path: "/p", query: "q"))
+        #expect(
+            try RequestTarget.parse("https://h", method: "GET")
+                == .absolute(scheme: "https", authority: Authority(host: "h"), path: "/", query: nil))
+        #expect(
+            try RequestTarget.parse("http://h?q=1", method: "GET")
+                == .absolute(scheme: "http", authority: Authority(host: "h"), path: "/", query: "q=1"))
+        #expect(
+            try RequestTarget.parse("http://[::1]:80/x", method: "OPTIONS")
+                == .absolute(scheme: "http", authority: Authority(host: "::1", port: 80), path: "/x", query: nil))
+        #expect(
+            try RequestTarget.parse("http://h:/x", method: "GET")
+                == .absolute(scheme: "http", authority: Authority(host: "h"), path: "/x", query: nil))
     }
 
     @Test func authorityForm() throws {
-        #expect(try RequestTarget.parse("example.com:443", method: "CONNECT")
-            == .authority(Authority(host: "example.com", port: 443)))
-        #expect(try RequestTarget.parse("[2001:db8::1]:8443", method: "CONNECT")
-            == .authority(Authority(host: "2001:db8::1", port: 8443)))
-        #expect(try RequestTarget.parse("10.0.0.1:1", method: "CONNECT") == .authority(Authority(host: "10.0.0.1", port: 1)))
+        #expect(
+            try RequestTarget.parse("example.com:443", method: "CONNECT")
+                == .authority(Authority(host: "example.com", port: 443)))
+        #expect(
+            try RequestTarget.parse("[2001:db8::1]:8443", method: "CONNECT")
+                == .authority(Authority(host: "2001:db8::1", port: 8443)))
+        #expect(
+            try RequestTarget.parse("10.0.0.1:1", method: "CONNECT") == .authority(Authority(host: "10.0.0.1", port: 1))
+        )
     }
 
     @Test func asteriskForm() throws {

@@ -26,7 +26,9 @@ import Testing
         Case(input: "HTTP/2.0 200 OK\r\n\r\n", code: "unsupported-http-version"),
         Case(input: "HTTP/1.1 200 OK\r\nX\r\n\r\n", code: "missing-colon"),
         Case(input: "HTTP/1.1 200 OK\r\nA: 1\r\n b\r\n\r\n", code: "obsolete-line-folding"),
-        Case(input: "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", code: "content-length-with-transfer-encoding"),
+        Case(
+            input: "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+            code: "content-length-with-transfer-encoding"),
         Case(input: "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", code: "invalid-content-length"),
         Case(input: "HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\n", code: "conflicting-content-length"),
         Case(input: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", code: "chunked-repeated"),
@@ -35,7 +37,9 @@ import Testing
         Case(input: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab", code: "invalid-chunk-terminator"),
         Case(input: "HTTP/1.1 200 OK\r\nContent-Le", code: "incomplete-message", eof: true),
         Case(input: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", code: "incomplete-message", eof: true),
-        Case(input: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", code: "incomplete-message", eof: true),
+        Case(
+            input: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", code: "incomplete-message", eof: true
+        ),
         Case(input: "HTTP/1.1 100 Continue\r\n\r\n", code: "incomplete-message", eof: false),
     ]
 

@@ -39,7 +39,9 @@ import Testing
             consumedSoFar = total
             let before = total
             pair.pump()
-            guard pair.clientEvents.body(id).count > before || pair.clientEvents.about(id).last == .streamClosed(stream: id, code: .noError)
+            guard
+                pair.clientEvents.body(id).count > before
+                    || pair.clientEvents.about(id).last == .streamClosed(stream: id, code: .noError)
             else {
                 Issue.record("no progress after consuming \(consumedSoFar) bytes")
                 return

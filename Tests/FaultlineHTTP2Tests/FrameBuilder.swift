@@ -1,4 +1,5 @@
 import FaultlineCore
+
 @testable import FaultlineHTTP2
 
 /// A hand-built or parsed HTTP/2 frame (RFC 9113 §4.1), for input nghttp2 would never send and
@@ -30,14 +31,18 @@ struct Frame: Equatable, CustomStringConvertible {
         let length = payload.count
         let id = UInt32(bitPattern: stream) & 0x7fff_ffff
         return [
-            UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
+            UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+            UInt8(truncatingIfNeeded: length),
             type, flags,
-            UInt8(truncatingIfNeeded: id >> 24), UInt8(truncatingIfNeeded: id >> 16), UInt8(truncatingIfNeeded: id >> 8),
+            UInt8(truncatingIfNeeded: id >> 24), UInt8(truncatingIfNeeded: id >> 16),
+            UInt8(truncatingIfNeeded: id >> 8),
             UInt8(truncatingIfNeeded: id),
         ] + payload
     }
 
-    var description: String { "\(HTTP2Connection.frameTypeName(type)) flags=0x\(String(flags, radix: 16)) stream=\(stream) \(payload.count)B" }
+    var description: String {
+        "\(HTTP2Connection.frameTypeName(type)) flags=0x\(String(flags, radix: 16)) stream=\(stream) \(payload.count)B"
+    }
 
     // MARK: Builders
 
@@ -47,7 +52,8 @@ struct Frame: Equatable, CustomStringConvertible {
 
     static func settingsAck() -> Frame { Frame(type: settings, flags: ack, stream: 0, payload: []) }
 
-    static func headers(stream: Int32, _ fields: [(String, String)], endStream: Bool = false, endHeaders: Bool = true) -> Frame
+    static func headers(stream: Int32, _ fields: [(String, String)], endStream: Bool = false, endHeaders: Bool = true)
+        -> Frame
     {
         headers(stream: stream, block: HPACK.literals(fields), endStream: endStream, endHeaders: endHeaders)
     }
@@ -71,7 +77,9 @@ struct Frame: Equatable, CustomStringConvertible {
     }
 
     static func ping(_ opaque: UInt64 = 0) -> Frame {
-        Frame(type: ping, flags: 0, stream: 0, payload: be32(UInt32(opaque >> 32)) + be32(UInt32(truncatingIfNeeded: opaque)))
+        Frame(
+            type: ping, flags: 0, stream: 0,
+            payload: be32(UInt32(opaque >> 32)) + be32(UInt32(truncatingIfNeeded: opaque)))
     }
 
     /// Everything a client sends first: magic and an empty SETTINGS (§3.4).

@@ -16,16 +16,22 @@ import Testing
     @Test func hpackLiteralFollowsRFC7541AppendixC22() {
         // C.2.2: "Literal Header Field without Indexing", but with an indexed name (:path, 4);
         // our form names the field itself: 0x00, then name and value strings.
-        #expect(HPACK.literals([("custom-key", "custom-header")]) == [0x00, 0x0a] + bytes("custom-key") + [0x0d] + bytes("custom-header"))
+        #expect(
+            HPACK.literals([("custom-key", "custom-header")]) == [0x00, 0x0a] + bytes("custom-key") + [0x0d]
+                + bytes("custom-header"))
     }
 
     @Test func frameHeaderLayout() {
         let frame = Frame.rstStream(stream: 0x0102_0304, code: .cancel)
         #expect(frame.bytes == [0, 0, 4, 3, 0, 0x01, 0x02, 0x03, 0x04, 0, 0, 0, 8])
         #expect(Frame.parse(frame.bytes) == [frame])
-        #expect(HTTP2Connection.frameHeader(length: 0x01_0203, type: 7, flags: 1, stream: 5) == [1, 2, 3, 7, 1, 0, 0, 0, 5])
+        #expect(
+            HTTP2Connection.frameHeader(length: 0x01_0203, type: 7, flags: 1, stream: 5) == [1, 2, 3, 7, 1, 0, 0, 0, 5])
         let goAway = HTTP2Connection.goAwayFrame(lastStreamID: 7, code: .enhanceYourCalm, debug: bytes("x"))
-        #expect(Frame.parse(goAway) == [Frame(type: Frame.goAway, flags: 0, stream: 0, payload: [0, 0, 0, 7, 0, 0, 0, 0xb] + bytes("x"))])
+        #expect(
+            Frame.parse(goAway) == [
+                Frame(type: Frame.goAway, flags: 0, stream: 0, payload: [0, 0, 0, 7, 0, 0, 0, 0xb] + bytes("x"))
+            ])
     }
 
     @Test func nghttp2ReadsTheHandBuiltBlocks() throws {

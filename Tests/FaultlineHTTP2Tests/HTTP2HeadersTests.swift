@@ -16,16 +16,19 @@ import Testing
                 == HTTP2Headers.Request(
                     method: "GET", scheme: "https", authority: "example.test:8443", path: "/a?b=c",
                     fields: fields([("accept", "*/*")])))
-        #expect(HTTP2Headers.requestBlock(parsed) == fields([
-            (":method", "GET"), (":scheme", "https"), (":authority", "example.test:8443"), (":path", "/a?b=c"),
-            ("accept", "*/*"),
-        ]))
+        #expect(
+            HTTP2Headers.requestBlock(parsed)
+                == fields([
+                    (":method", "GET"), (":scheme", "https"), (":authority", "example.test:8443"), (":path", "/a?b=c"),
+                    ("accept", "*/*"),
+                ]))
     }
 
     @Test func connectHasOnlyAnAuthority() throws {
         let connect = try HTTP2Headers.request(fields([(":method", "CONNECT"), (":authority", "example.test:443")]))
         #expect(connect.scheme == nil && connect.path == nil && connect.authority == "example.test:443")
-        #expect(HTTP2Headers.requestBlock(connect) == fields([(":method", "CONNECT"), (":authority", "example.test:443")]))
+        #expect(
+            HTTP2Headers.requestBlock(connect) == fields([(":method", "CONNECT"), (":authority", "example.test:443")]))
         #expect(throws: HTTP2Error.self) {
             try HTTP2Headers.request(fields([(":method", "CONNECT"), (":authority", "a:1"), (":path", "/")]))
         }
@@ -41,7 +44,10 @@ import Testing
         #expect(request.protocol == "websocket" && request.path == "/socket" && request.scheme == "https")
         #expect(HTTP2Headers.requestBlock(request) == block)
         for broken in [
-            [(":method", "GET"), (":protocol", "websocket"), (":scheme", "https"), (":authority", "a"), (":path", "/")],
+            [
+                (":method", "GET"), (":protocol", "websocket"), (":scheme", "https"), (":authority", "a"),
+                (":path", "/"),
+            ],
             [(":method", "CONNECT"), (":protocol", "websocket"), (":authority", "a"), (":path", "/")],
             [(":method", "CONNECT"), (":protocol", "websocket"), (":scheme", "https"), (":authority", "a")],
             [(":method", "CONNECT"), (":protocol", ""), (":scheme", "https"), (":authority", "a"), (":path", "/")],

@@ -32,7 +32,9 @@ import Testing
         // The connection goes on.
         let next = try pair.client.startRequest(headers: request("GET", "/small"), endStream: true)
         pair.pump()
-        #expect(pair.serverEvents.about(next).first == .headers(stream: next, headers: request("GET", "/small"), endStream: true))
+        #expect(
+            pair.serverEvents.about(next).first
+                == .headers(stream: next, headers: request("GET", "/small"), endStream: true))
     }
 
     @Test func headerListExactlyAtTheLimitIsAccepted() throws {
@@ -58,7 +60,9 @@ import Testing
         limits.maxHeaderListSize = 300
         let input =
             Frame.clientPreface
-            + Frame.headers(stream: 1, [(":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/")]).bytes
+            + Frame.headers(
+                stream: 1, [(":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/")]
+            ).bytes
             + Frame.headers(stream: 1, [("x-trailer", String(repeating: "t", count: 400))], endStream: true).bytes
         let (events, frames, _) = try MalformedInputTests.serve(input, limits)
         #expect(events.streamErrors == [1])
@@ -103,7 +107,8 @@ import Testing
     /// HEADERS without END_HEADERS, then `count` CONTINUATION frames, the last with END_HEADERS.
     static func continuations(_ count: Int) -> [UInt8] {
         let block = HPACK.literals(Self.getBlock)
-        var input = Frame.clientPreface + Frame.headers(stream: 1, block: block, endStream: true, endHeaders: false).bytes
+        var input =
+            Frame.clientPreface + Frame.headers(stream: 1, block: block, endStream: true, endHeaders: false).bytes
         for index in 0..<count {
             let field = HPACK.literal(name: bytes("x-c\(index)"), value: bytes("v"))
             input += Frame.continuation(stream: 1, block: field, endHeaders: index == count - 1).bytes

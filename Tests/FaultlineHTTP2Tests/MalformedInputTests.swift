@@ -60,7 +60,10 @@ import Testing
     @Test func headersForStreamZero() throws {
         let input = Frame.clientPreface + Frame.headers(stream: 0, Self.getBlock, endStream: true).bytes
         let (events, frames, server) = try Self.serve(input)
-        #expect(events.connectionErrors == [.connectionError(code: .protocolError, reason: "request HEADERS: stream_id == 0")])
+        #expect(
+            events.connectionErrors == [
+                .connectionError(code: .protocolError, reason: "request HEADERS: stream_id == 0")
+            ])
         #expect(frames.ofType(Frame.goAway).map(\.errorCode) == [.protocolError])
         #expect(server.isFinished)
     }
@@ -100,7 +103,9 @@ import Testing
     }
 
     @Test func contentLengthLargerThanTheData() throws {
-        let block = [(":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/"), ("content-length", "10")]
+        let block = [
+            (":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/"), ("content-length", "10"),
+        ]
         let input =
             Frame.clientPreface + Frame.headers(stream: 1, block).bytes
             + Frame.data(stream: 1, bytes("abc"), endStream: true).bytes
@@ -115,7 +120,9 @@ import Testing
     @Test func aRejectedDataFrameStillGivesTheConnectionWindowBack() throws {
         var limits = HTTP2Connection.Limits()
         limits.connectionWindowSize = 65535  // WINDOW_UPDATE once 32,768 bytes are consumed
-        let block = [(":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/"), ("content-length", "40000")]
+        let block = [
+            (":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/"), ("content-length", "40000"),
+        ]
         let chunk = [UInt8](repeating: 0x61, count: 16384)
         let input =
             Frame.clientPreface + Frame.headers(stream: 1, block).bytes + Frame.data(stream: 1, chunk).bytes
@@ -133,7 +140,9 @@ import Testing
     }
 
     @Test func contentLengthSmallerThanTheData() throws {
-        let block = [(":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/"), ("content-length", "2")]
+        let block = [
+            (":method", "POST"), (":scheme", "https"), (":authority", "a"), (":path", "/"), ("content-length", "2"),
+        ]
         let input =
             Frame.clientPreface + Frame.headers(stream: 1, block).bytes
             + Frame.data(stream: 1, bytes("abcdef"), endStream: false).bytes

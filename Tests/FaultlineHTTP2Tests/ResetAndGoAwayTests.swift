@@ -103,7 +103,9 @@ import Testing
         #expect(goAways.map(\.lastStreamID) == [first] && goAways.map(\.errorCode) == [.noError])
         #expect(pair.clientEvents.contains(.goAway(lastStreamID: first, code: .noError, debug: "draining")))
         #expect(pair.clientEvents.about(second).last == .streamClosed(stream: second, code: .refusedStream))
-        #expect(throws: HTTP2Error.self) { try pair.client.startRequest(headers: request("GET", "/3"), endStream: true) }
+        #expect(throws: HTTP2Error.self) {
+            try pair.client.startRequest(headers: request("GET", "/3"), endStream: true)
+        }
         do {
             _ = try pair.client.startRequest(headers: request("GET", "/3"), endStream: true)
         } catch {

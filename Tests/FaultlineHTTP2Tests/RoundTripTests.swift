@@ -95,7 +95,8 @@ import Testing
             headers: request("POST", "/", [("expect", "100-continue")]), endStream: false)
         pair.pump()
         pair.server.sendResponseHead(stream: id, headers: fields([(":status", "100")]), endStream: true)
-        pair.server.sendResponseHead(stream: id, headers: fields([(":status", "103"), ("link", "</a>")]), endStream: false)
+        pair.server.sendResponseHead(
+            stream: id, headers: fields([(":status", "103"), ("link", "</a>")]), endStream: false)
         pair.pump()
         pair.client.sendData(stream: id, bytes("body")[...], endStream: true)
         pair.server.sendResponseHead(stream: id, headers: fields([(":status", "204")]), endStream: true)

@@ -9,7 +9,8 @@ import Testing
     static func firstFlight() throws -> [UInt8] {
         let client = try HTTP2Connection(role: .client)
         let id = try client.startRequest(
-            headers: request("POST", "/split", [("content-type", "text/plain"), ("x-long", String(repeating: "v", count: 40))]),
+            headers: request(
+                "POST", "/split", [("content-type", "text/plain"), ("x-long", String(repeating: "v", count: 40))]),
             endStream: false)
         client.sendData(stream: id, bytes("hello, split world")[...], endStream: true)
         return client.takeOutput()

@@ -147,7 +147,8 @@ import Darwin
         let delegate = RecordingDelegate()
         let fd = fds[0]
         try onLoop(loop) {
-            let connection = StreamConnection(fd: fd, id: ConnectionID(1), loop: loop, localAddress: nil, remoteAddress: nil)
+            let connection = StreamConnection(
+                fd: fd, id: ConnectionID(1), loop: loop, localAddress: nil, remoteAddress: nil)
             connection.delegate = delegate
             connection.start()
         }

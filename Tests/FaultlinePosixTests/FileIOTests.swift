@@ -54,7 +54,9 @@ import Darwin
         let descriptor = try Self.file(Self.text)
         defer { close(descriptor) }
         #expect(try FileIO.readToEnd(descriptor, limit: Self.text.count - 1) == nil)
-        #expect(try lseek(descriptor, 0, SEEK_SET) == 0 && FileIO.readToEnd(descriptor, limit: Self.text.count) == Self.text)
+        #expect(
+            try lseek(descriptor, 0, SEEK_SET) == 0 && FileIO.readToEnd(descriptor, limit: Self.text.count) == Self.text
+        )
     }
 
     @Test func aPositionedReadTakesItsSliceAndStopsAtTheEnd() throws {

@@ -53,7 +53,8 @@ import Testing
         try withGroup(loops: 1) { group in
             let resolver = HostResolver()
             defer { resolver.shutdown() }
-            #expect(resolver.cachedAddresses(host: "127.0.0.1", port: 80) == [try SocketAddress(parsing: "127.0.0.1:80")])
+            #expect(
+                resolver.cachedAddresses(host: "127.0.0.1", port: 80) == [try SocketAddress(parsing: "127.0.0.1:80")])
             #expect(resolver.cachedAddresses(host: "[::1]", port: 80) == [try SocketAddress(parsing: "[::1]:80")])
             #expect(resolver.cachedAddresses(host: "::1", port: 80) == [try SocketAddress(parsing: "[::1]:80")])
             let viaResolve = try Self.resolve(resolver, host: "10.0.0.1", port: 5, on: group.loops[0]).get()

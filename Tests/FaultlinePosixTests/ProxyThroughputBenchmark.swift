@@ -171,8 +171,9 @@ import Darwin
         let elapsed = start.duration(to: .now())
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = Double(total - warmup) / elapsedSeconds
-        print("proxy loops: \(proxyLoops), connections: \(connections), requests: \(total - warmup), "
-              + "rate: \(Int(rate)) proxied requests/s")
+        print(
+            "proxy loops: \(proxyLoops), connections: \(connections), requests: \(total - warmup), "
+                + "rate: \(Int(rate)) proxied requests/s")
         #expect(total > warmup)
         _ = completed
     }

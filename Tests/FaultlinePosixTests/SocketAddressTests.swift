@@ -49,7 +49,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("127.0.0.1:99999", "port 99999 is out of range 0-65535"), ("[::1]:65536", "port 65536 is out of range 0-65535"),
+        ("127.0.0.1:99999", "port 99999 is out of range 0-65535"),
+        ("[::1]:65536", "port 65536 is out of range 0-65535"),
         ("1.2.3.4:123456", "port 123456 is out of range 0-65535"), ("1.2.3.4:8a", "port must be a number 0-65535"),
         ("1.2.3.4:", "port must be a number 0-65535"),
     ])

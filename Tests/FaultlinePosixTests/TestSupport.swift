@@ -68,7 +68,9 @@ final class Shared<Value>: @unchecked Sendable {
 }
 
 /// Runs `body` on `loop` and waits (with a deadline) for its result.
-func onLoop<T: Sendable>(_ loop: EventLoop, seconds: Double = 10, _ body: @escaping @Sendable () throws -> T) throws -> T {
+func onLoop<T: Sendable>(_ loop: EventLoop, seconds: Double = 10, _ body: @escaping @Sendable () throws -> T) throws
+    -> T
+{
     let promise = Promise<Result<T, any Error>>()
     loop.execute { promise.fulfill(Result { try body() }) }
     return try promise.wait(seconds: seconds, "a task on \(loop.name)").get()

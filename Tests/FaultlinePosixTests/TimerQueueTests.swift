@@ -54,7 +54,8 @@ import Testing
         for index in 0..<1000 {
             // Deadlines in a scrambled order.
             let deadline = UInt64((index * 7919) % 1000)
-            handles.append(queue.schedule(at: MonotonicInstant(nanoseconds: deadline)) { log.fired.append(Int(deadline)) })
+            handles.append(
+                queue.schedule(at: MonotonicInstant(nanoseconds: deadline)) { log.fired.append(Int(deadline)) })
         }
         for (index, handle) in handles.enumerated() where index % 10 != 0 {
             queue.cancel(handle)

@@ -1,5 +1,5 @@
-import FaultlineHTTP1
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlineProxy
 import FaultlineTrace
 import Testing
@@ -73,7 +73,8 @@ import Testing
     @Test func pipelinedRequestsAreServedInOrderOnePerExchange() throws {
         var play = Playbook()
         play.client(
-            "GET http://a.test/one HTTP/1.1\r\nHost: a.test\r\n\r\nGET http://a.test/two HTTP/1.1\r\nHost: a.test\r\n\r\n")
+            "GET http://a.test/one HTTP/1.1\r\nHost: a.test\r\n\r\nGET http://a.test/two HTTP/1.1\r\nHost: a.test\r\n\r\n"
+        )
         play.connected()
         #expect(ParsedMessage(play.takeUpstreamText()).startLine == "GET /one HTTP/1.1")
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none")

@@ -1,5 +1,5 @@
-import FaultlineHTTP1
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlineProxy
 import FaultlineTrace
 import Testing

@@ -174,7 +174,9 @@ struct HTTP2Playbook {
         _ method: String = "GET", _ path: String, authority: String = "app.test", scheme: String = "http",
         fields: [(String, String)] = [], body: String? = nil, endStream: Bool = true
     ) throws -> Int32 {
-        var block = [HTTP2Header(":method", method), HTTP2Header(":scheme", scheme), HTTP2Header(":authority", authority)]
+        var block = [
+            HTTP2Header(":method", method), HTTP2Header(":scheme", scheme), HTTP2Header(":authority", authority),
+        ]
         block.append(HTTP2Header(":path", path))
         block += fields.map { HTTP2Header($0.0, $0.1) }
         return try request(headers: block, body: body, endStream: endStream)
@@ -231,7 +233,8 @@ struct HTTP2Playbook {
     mutating func malformedRequest(_ fields: [(String, String)], endStream: Bool = true) throws -> Int32 {
         let placeholder = [
             HTTP2Header(":method", "GET", neverIndexed: true), HTTP2Header(":scheme", "http", neverIndexed: true),
-            HTTP2Header(":authority", "placeholder.test", neverIndexed: true), HTTP2Header(":path", "/", neverIndexed: true),
+            HTTP2Header(":authority", "placeholder.test", neverIndexed: true),
+            HTTP2Header(":path", "/", neverIndexed: true),
         ]
         let id = try client.startRequest(headers: placeholder, endStream: endStream)
         streams[id] = StreamView()
@@ -246,7 +249,8 @@ struct HTTP2Playbook {
         while offset + 9 <= output.count {
             let length = Int(output[offset]) << 16 | Int(output[offset + 1]) << 8 | Int(output[offset + 2])
             let type = output[offset + 3]
-            let stream = Int32(output[offset + 5] & 0x7f) << 24 | Int32(output[offset + 6]) << 16
+            let stream =
+                Int32(output[offset + 5] & 0x7f) << 24 | Int32(output[offset + 6]) << 16
                 | Int32(output[offset + 7]) << 8 | Int32(output[offset + 8])
             let end = offset + 9 + length
             if type == 0x1, stream == id {
@@ -288,7 +292,8 @@ struct HTTP2Playbook {
         let header: [UInt8] = [
             UInt8(truncatingIfNeeded: block.count >> 16), UInt8(truncatingIfNeeded: block.count >> 8),
             UInt8(truncatingIfNeeded: block.count), 0x1, 0x4 | (endStream ? 0x1 : 0),
-            UInt8(truncatingIfNeeded: id >> 24), UInt8(truncatingIfNeeded: id >> 16), UInt8(truncatingIfNeeded: id >> 8),
+            UInt8(truncatingIfNeeded: id >> 24), UInt8(truncatingIfNeeded: id >> 16),
+            UInt8(truncatingIfNeeded: id >> 8),
             UInt8(truncatingIfNeeded: id),
         ]
         return header + block
@@ -321,7 +326,8 @@ struct HTTP2Playbook {
 
     /// The proxy's SETTINGS as the client saw them.
     var proxySettings: [HTTP2Setting]? {
-        clientEvents.lazy.compactMap { if case .settings(let settings) = $0 { return settings } else { return nil } }.first
+        clientEvents.lazy.compactMap { if case .settings(let settings) = $0 { return settings } else { return nil } }
+            .first
     }
 
     private mutating func take(_ events: [HTTP2Event]) {
@@ -379,7 +385,8 @@ struct HTTP2Playbook {
         }
         upstreams[flow]!.pending = false
         nextUpstreamID += 1
-        let info = UpstreamConnectionInfo(id: ConnectionID(nextUpstreamID), remoteAddress: "127.0.0.1:3000", reused: reused)
+        let info = UpstreamConnectionInfo(
+            id: ConnectionID(nextUpstreamID), remoteAddress: "127.0.0.1:3000", reused: reused)
         record(session.upstreamDidConnect(flow: flow, info))
         pump()
     }
@@ -539,7 +546,8 @@ struct HTTP2Playbook {
 extension HTTP2Playbook: CustomStringConvertible {
     var description: String {
         let streamText = streams.keys.sorted().map { "\($0): \(streams[$0]!)" }.joined(separator: ", ")
-        return "HTTP2Playbook(streams: [\(streamText)], upstreams: \(upstreams.keys.sorted()), log: \(log.count) actions)"
+        return
+            "HTTP2Playbook(streams: [\(streamText)], upstreams: \(upstreams.keys.sorted()), log: \(log.count) actions)"
     }
 }
 

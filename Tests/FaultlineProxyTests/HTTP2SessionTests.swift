@@ -36,7 +36,9 @@ import Testing
         #expect(head.headers.values(name: "x-request-id") == ["r1"])
         // Via names the protocol the request was received with (RFC 9110 §7.6.3).
         #expect(head.headers.values(name: "via") == ["2 faultline"])
-        #expect(play.upstreams[flow]?.writtenText.hasPrefix("GET /v1/items?page=2 HTTP/1.1\r\nHost: 127.0.0.1:3000\r\n") == true)
+        #expect(
+            play.upstreams[flow]?.writtenText.hasPrefix("GET /v1/items?page=2 HTTP/1.1\r\nHost: 127.0.0.1:3000\r\n")
+                == true)
 
         play.upstream(
             flow: flow,
@@ -75,7 +77,8 @@ import Testing
         var play = try HTTP2Playbook(mode: .forward)
         let id = try play.request("GET", "/x?y=1", authority: "api.example.test:8080")
         let flow = try play.flow(ofStream: id)
-        #expect(play.upstreams[flow]?.endpoint == UpstreamEndpoint(scheme: "http", host: "api.example.test", port: 8080))
+        #expect(
+            play.upstreams[flow]?.endpoint == UpstreamEndpoint(scheme: "http", host: "api.example.test", port: 8080))
         play.connected(flow: flow)
         let head = try #require(try play.upstreamRequest(of: flow).head)
         #expect(head.target == "/x?y=1")
@@ -87,7 +90,8 @@ import Testing
         let id = try play.request("GET", "/stream")
         let flow = try play.flow(ofStream: id)
         play.connected(flow: flow)
-        play.upstream(flow: flow, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n5\r\nhello\r\n")
+        play.upstream(
+            flow: flow, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n5\r\nhello\r\n")
         #expect(play.stream(id).status == 200)
         #expect(play.stream(id).field("transfer-encoding").isEmpty)
         #expect(play.stream(id).field("content-length").isEmpty, "the length is not known")
@@ -147,7 +151,8 @@ import Testing
         play.connected(flow: flow)
         play.upstream(
             flow: flow,
-            "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+        )
         let answer = play.stream(id)
         #expect(answer.heads.map { HTTP2Headers.status($0) } == [103, 200])
         #expect(answer.heads.first?.contains(HTTP2Header("link", "</a.css>; rel=preload")) == true)
@@ -167,7 +172,10 @@ import Testing
 
     /// The HTTP/1 framing passes on the `Content-Length` of a response without a body (HEAD,
     /// 304: RFC 9110 §8.6, §15.4.5); the HTTP/2 framing must too.
-    @Test(arguments: [("HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"), ("GET", "HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\nETag: \"v1\"\r\n\r\n")])
+    @Test(arguments: [
+        ("HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"),
+        ("GET", "HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\nETag: \"v1\"\r\n\r\n"),
+    ])
     func responseWithoutBodyKeepsItsContentLength(method: String, response: String) throws {
         var play = try HTTP2Playbook()
         let id = try play.request(method, "/doc")
@@ -196,7 +204,8 @@ import Testing
     @Test func postBodyInSeveralDataFramesWithContentLengthReachesUpstreamIntact() throws {
         var play = try HTTP2Playbook()
         let id = try play.request(
-            "POST", "/upload", fields: [("content-type", "text/plain"), ("content-length", "16")], body: "hello", endStream: false)
+            "POST", "/upload", fields: [("content-type", "text/plain"), ("content-length", "16")], body: "hello",
+            endStream: false)
         let flow = try play.flow(ofStream: id)
         play.send(stream: id, " wide")
         play.connected(flow: flow)  // what came before the connection is written first
@@ -272,7 +281,8 @@ import Testing
     }
 
     @Test func holdOnOneStreamLeavesTheOthersAloneUntilReleased() throws {
-        let rules = ruleSet(#"{ rules: [{ name: "gate", match: { path: "/slow" }, actions: [{ hold: { name: "slow-gate" } }] }] }"#)
+        let rules = ruleSet(
+            #"{ rules: [{ name: "gate", match: { path: "/slow" }, actions: [{ hold: { name: "slow-gate" } }] }] }"#)
         var play = try HTTP2Playbook(ruleSet: rules)
         let ids = try ["/a", "/slow", "/b"].map { try play.request("GET", $0) }
         let flows = try ids.map { try play.flow(ofStream: $0) }
@@ -314,7 +324,8 @@ import Testing
     }
 
     @Test func failedHoldResetsItsStreamOnly() throws {
-        let rules = ruleSet(#"{ rules: [{ name: "gate", match: { path: "/held" }, actions: [{ hold: { name: "g" } }] }] }"#)
+        let rules = ruleSet(
+            #"{ rules: [{ name: "gate", match: { path: "/held" }, actions: [{ hold: { name: "g" } }] }] }"#)
         var play = try HTTP2Playbook(ruleSet: rules)
         let held = try play.request("GET", "/held")
         let other = try play.request("GET", "/other")
@@ -331,10 +342,14 @@ import Testing
     @Test func heldRequestBodyStopsOnlyItsOwnStream() throws {
         var sessionLimits = HTTP2Connection.Limits()
         sessionLimits.initialWindowSize = 2048
-        let rules = ruleSet(#"{ rules: [{ name: "gate", match: { path: "/held" }, actions: [{ hold: { name: "g" } }] }] }"#)
-        var play = try HTTP2Playbook(ruleSet: rules, sessionLimits: sessionLimits) { $0.maximumPendingUpstreamBytes = 1024 }
+        let rules = ruleSet(
+            #"{ rules: [{ name: "gate", match: { path: "/held" }, actions: [{ hold: { name: "g" } }] }] }"#)
+        var play = try HTTP2Playbook(ruleSet: rules, sessionLimits: sessionLimits) {
+            $0.maximumPendingUpstreamBytes = 1024
+        }
         let chunk = String(repeating: "h", count: 1000)
-        let held = try play.request("POST", "/held", fields: [("content-length", "8000")], body: chunk, endStream: false)
+        let held = try play.request(
+            "POST", "/held", fields: [("content-length", "8000")], body: chunk, endStream: false)
         for _ in 0..<7 { play.send(stream: held, chunk) }
         // The flow keeps what it got; the client's stream window is not credited beyond it.
         #expect(play.client.bufferedOutboundBytes(stream: held) >= 8000 - 2048 - 1024, "the client is stopped")
@@ -353,7 +368,8 @@ import Testing
 
     @Test func heldResponsePausesOnlyThatFlowsUpstream() throws {
         let rules = ruleSet(
-            #"{ rules: [{ name: "late", phase: "response", match: { path: "/held" }, actions: [{ hold: { name: "r" } }] }] }"#)
+            #"{ rules: [{ name: "late", phase: "response", match: { path: "/held" }, actions: [{ hold: { name: "r" } }] }] }"#
+        )
         var play = try HTTP2Playbook(ruleSet: rules)
         let held = try play.request("GET", "/held")
         let other = try play.request("GET", "/other")
@@ -599,7 +615,9 @@ import Testing
     @Test func missingPathIsResetAndTheConnectionServesTheNextStream() throws {
         var play = try HTTP2Playbook()
         let bad = try play.request(
-            headers: [HTTP2Header(":method", "GET"), HTTP2Header(":scheme", "http"), HTTP2Header(":authority", "app.test")])
+            headers: [
+                HTTP2Header(":method", "GET"), HTTP2Header(":scheme", "http"), HTTP2Header(":authority", "app.test"),
+            ])
         try expectRefusedAtTheFraming(bad, &play)
     }
 
@@ -686,7 +704,8 @@ import Testing
     @Test func connectInReverseModeIsAnswered501OnItsStream() throws {
         var play = try HTTP2Playbook(mode: .reverse(HTTP2Playbook.origin))
         let id = try play.request(
-            headers: [HTTP2Header(":method", "CONNECT"), HTTP2Header(":authority", "db.example:5432")], endStream: false)
+            headers: [HTTP2Header(":method", "CONNECT"), HTTP2Header(":authority", "db.example:5432")], endStream: false
+        )
         #expect(play.stream(id).status == 501)
         #expect(play.stream(id).field("x-faultline-error") == ["connect-in-reverse-mode"])
         #expect(play.upstreams.isEmpty, "no tunnel is opened")
@@ -701,7 +720,8 @@ import Testing
     @Test func connectOnAForwardListenerTunnelsTheStream() throws {
         var play = try HTTP2Playbook(mode: .forward)
         let id = try play.request(
-            headers: [HTTP2Header(":method", "CONNECT"), HTTP2Header(":authority", "db.example:5432")], endStream: false)
+            headers: [HTTP2Header(":method", "CONNECT"), HTTP2Header(":authority", "db.example:5432")], endStream: false
+        )
         let flow = try play.flow(ofStream: id)
         #expect(try play.upstream(of: flow).endpoint == UpstreamEndpoint(scheme: "tcp", host: "db.example", port: 5432))
         play.send(stream: id, "early")
@@ -725,7 +745,8 @@ import Testing
     @Test func aConnectWhoseUpstreamBreaksIsResetWithConnectError() throws {
         var play = try HTTP2Playbook(mode: .forward)
         let id = try play.request(
-            headers: [HTTP2Header(":method", "CONNECT"), HTTP2Header(":authority", "db.example:5432")], endStream: false)
+            headers: [HTTP2Header(":method", "CONNECT"), HTTP2Header(":authority", "db.example:5432")], endStream: false
+        )
         let flow = try play.flow(ofStream: id)
         play.connected(flow: flow)
         play.upstream(flow: flow, "partial")
@@ -898,7 +919,9 @@ import Testing
         #expect(received.map { $0.string("path") } == ["/one", "/two"])
         for flow in flows {
             #expect(
-                try play.eventKinds(of: flow) == ["request.received", "request.forwarded", "response.received", "response.delivered"])
+                try play.eventKinds(of: flow) == [
+                    "request.received", "request.forwarded", "response.received", "response.delivered",
+                ])
             let delivered = try #require(try play.events(of: flow).last)
             #expect(delivered.int("status") == 200)
             #expect(delivered.body("body")?.length == 5)
@@ -1032,7 +1055,9 @@ import Testing
             var sniffer = HTTP2PrefaceSniffer()
             let first = Array(input[..<split])
             #expect(first.withUnsafeBytes { sniffer.receive($0) } == .undecided)
-            #expect(Array(input[split...]).withUnsafeBytes { sniffer.receive($0) } == .http1(held: first), "split at \(split)")
+            #expect(
+                Array(input[split...]).withUnsafeBytes { sniffer.receive($0) } == .http1(held: first),
+                "split at \(split)")
         }
     }
 

@@ -1,9 +1,9 @@
 import FaultlineCore
-@testable import FaultlineFlow
 import FaultlineHTTP1
 import FaultlineHTTP2
 import Testing
 
+@testable import FaultlineFlow
 @testable import FaultlineProxy
 
 /// `UpstreamCodec` over a connection that negotiated `h2`: a server-role `HTTP2Connection` plays
@@ -20,7 +20,9 @@ import Testing
     }
 
     static func info(_ state: HTTP2UpstreamConnection, reused: Bool = false) -> UpstreamConnectionInfo {
-        UpstreamConnectionInfo(id: ConnectionID(9), remoteAddress: "127.0.0.1:8443", reused: reused, applicationProtocol: "h2", state: state)
+        UpstreamConnectionInfo(
+            id: ConnectionID(9), remoteAddress: "127.0.0.1:8443", reused: reused, applicationProtocol: "h2",
+            state: state)
     }
 
     /// A codec that sent `request` (and `body`, then the end) before the connection was there,
@@ -44,9 +46,16 @@ import Testing
     }
 
     /// Head, body and trailers of the events, body pieces joined.
-    static func summary(_ events: [UpstreamCodec.Event]) -> (head: HTTPResponseHead?, length: FlowBodyLength?, body: [UInt8], trailers: HTTPHeaders?, ended: Bool, broke: String?) {
-        var result: (head: HTTPResponseHead?, length: FlowBodyLength?, body: [UInt8], trailers: HTTPHeaders?, ended: Bool, broke: String?) =
-            (nil, nil, [], nil, false, nil)
+    static func summary(_ events: [UpstreamCodec.Event]) -> (
+        head: HTTPResponseHead?, length: FlowBodyLength?, body: [UInt8], trailers: HTTPHeaders?, ended: Bool,
+        broke: String?
+    ) {
+        var result:
+            (
+                head: HTTPResponseHead?, length: FlowBodyLength?, body: [UInt8], trailers: HTTPHeaders?, ended: Bool,
+                broke: String?
+            ) =
+                (nil, nil, [], nil, false, nil)
         for event in events {
             switch event {
             case .head(let head, let length): (result.head, result.length) = (head, length)
@@ -69,7 +78,10 @@ import Testing
                     ("X-Test", "kept"), ("Cookie", "a=1"),
                 ]),
             via: "faultline")
-        #expect(block.map(\.name) == [":method", ":scheme", ":authority", ":path", "x-test", "cookie", "content-length", "via", "te"])
+        #expect(
+            block.map(\.name) == [
+                ":method", ":scheme", ":authority", ":path", "x-test", "cookie", "content-length", "via", "te",
+            ])
         #expect(block.prefix(4).map(\.value) == ["POST", "https", "api.test:8443", "/api?x=1"])
         #expect(block.first { $0.name == "content-length" }?.value == "5")
         #expect(block.first { $0.name == "via" }?.value == "1.1 faultline")
@@ -94,8 +106,12 @@ import Testing
 
     /// The origin's answer (after its SETTINGS, which must come first, RFC 9113 §3.4): head (no
     /// length), two DATA frames and trailers, for stream 1.
-    static func answer(from origin: HTTP2Connection, status: Int = 200, body: [String] = ["par", "tial"], trailers: Bool = true) -> [UInt8] {
-        origin.sendResponseHead(stream: 1, headers: [HTTP2Header(":status", String(status)), HTTP2Header("x-origin", "h2")], endStream: false)
+    static func answer(
+        from origin: HTTP2Connection, status: Int = 200, body: [String] = ["par", "tial"], trailers: Bool = true
+    ) -> [UInt8] {
+        origin.sendResponseHead(
+            stream: 1, headers: [HTTP2Header(":status", String(status)), HTTP2Header("x-origin", "h2")],
+            endStream: false)
         for (index, piece) in body.enumerated() {
             origin.sendData(stream: 1, Array(piece.utf8)[...], endStream: !trailers && index == body.count - 1)
         }
@@ -134,22 +150,29 @@ import Testing
     @Test func lengthComesFromContentLengthOrEndStreamNeverFraming() throws {
         func length(method: String, status: Int, fields: [HTTP2Header], endStream: Bool) throws -> FlowBodyLength? {
             let origin = try HTTP2Connection(role: .server)
-            var (codec, _) = Self.connected(Self.request(method, body: .none), on: try HTTP2UpstreamConnection(), origin: origin)
-                origin.sendResponseHead(stream: 1, headers: [HTTP2Header(":status", String(status))] + fields, endStream: endStream)
+            var (codec, _) = Self.connected(
+                Self.request(method, body: .none), on: try HTTP2UpstreamConnection(), origin: origin)
+            origin.sendResponseHead(
+                stream: 1, headers: [HTTP2Header(":status", String(status))] + fields, endStream: endStream)
             origin.takeOutput().withUnsafeBytes { codec.receive($0) }
             return Self.summary(Self.drain(&codec)).length
         }
-        #expect(try length(method: "GET", status: 200, fields: [HTTP2Header("content-length", "42")], endStream: false) == .known(42))
+        #expect(
+            try length(method: "GET", status: 200, fields: [HTTP2Header("content-length", "42")], endStream: false)
+                == .known(42))
         #expect(try length(method: "GET", status: 200, fields: [], endStream: false) == .unknown)
         #expect(try length(method: "GET", status: 200, fields: [], endStream: true) == .known(0))
-        #expect(try length(method: "HEAD", status: 200, fields: [HTTP2Header("content-length", "42")], endStream: true) == FlowBodyLength.none)
+        #expect(
+            try length(method: "HEAD", status: 200, fields: [HTTP2Header("content-length", "42")], endStream: true)
+                == FlowBodyLength.none)
         #expect(try length(method: "GET", status: 204, fields: [], endStream: true) == FlowBodyLength.none)
         #expect(try length(method: "GET", status: 304, fields: [], endStream: true) == FlowBodyLength.none)
     }
 
     @Test func aResetBeforeTheHeadBreaksTheExchange() throws {
         let origin = try HTTP2Connection(role: .server)
-        var (codec, _) = Self.connected(Self.request("GET", body: .none), on: try HTTP2UpstreamConnection(), origin: origin)
+        var (codec, _) = Self.connected(
+            Self.request("GET", body: .none), on: try HTTP2UpstreamConnection(), origin: origin)
         origin.reset(stream: 1, code: .refusedStream)
         origin.takeOutput().withUnsafeBytes { codec.receive($0) }
         let seen = Self.summary(Self.drain(&codec))
@@ -166,7 +189,8 @@ import Testing
         #expect(Self.summary(Self.drain(&first)).ended)
         #expect(first.status.isReusable && first.status.responseComplete)
         // The pooled connection's next flow continues the session: stream 3.
-        let (second, events) = Self.connected(Self.request("GET", target: "/next", body: .none), on: upstream, origin: origin, reused: true)
+        let (second, events) = Self.connected(
+            Self.request("GET", target: "/next", body: .none), on: upstream, origin: origin, reused: true)
         #expect(second.isHTTP2)
         #expect(events.contains { if case .headers(3, _, true) = $0 { return true } else { return false } })
     }
@@ -191,7 +215,8 @@ import Testing
         #expect(codec.status.mayRetryOnFreshConnection)
         codec.restartForRetry()
         // A fresh connection may speak HTTP/1.1: the request is framed for whichever it is.
-        let written = codec.didConnect(UpstreamConnectionInfo(id: ConnectionID(10), remoteAddress: "127.0.0.1:8443", reused: false))
+        let written = codec.didConnect(
+            UpstreamConnectionInfo(id: ConnectionID(10), remoteAddress: "127.0.0.1:8443", reused: false))
         #expect(!codec.isHTTP2)
         #expect(String(decoding: written, as: UTF8.self).hasPrefix("GET /api?x=1 HTTP/1.1\r\nHost: api.test:8443\r\n"))
     }
@@ -199,7 +224,8 @@ import Testing
     @Test func h2WithoutASessionFailsClearly() {
         var codec = UpstreamCodec(limits: .default, via: nil)
         _ = codec.sendHead(Self.request("GET", body: .none))
-        _ = codec.didConnect(UpstreamConnectionInfo(id: ConnectionID(9), remoteAddress: "x", reused: false, applicationProtocol: "h2"))
+        _ = codec.didConnect(
+            UpstreamConnectionInfo(id: ConnectionID(9), remoteAddress: "x", reused: false, applicationProtocol: "h2"))
         #expect(Self.summary(Self.drain(&codec)).broke == "upstream-http2-unavailable")
     }
 }

@@ -102,7 +102,9 @@ import Testing
 
     @Test func bytesThatAreNotTLSAreTunnelled() throws {
         var play = Self.intercepting()
-        play.client("CONNECT legacy.test:80 HTTP/1.1\r\nHost: legacy.test:80\r\n\r\nGET / HTTP/1.1\r\nHost: legacy.test\r\n\r\n")
+        play.client(
+            "CONNECT legacy.test:80 HTTP/1.1\r\nHost: legacy.test:80\r\n\r\nGET / HTTP/1.1\r\nHost: legacy.test\r\n\r\n"
+        )
         #expect(play.takeClientText().hasPrefix("HTTP/1.1 200 "))
         #expect(play.didConnect(to: "legacy.test", port: 80))
         play.connected()

@@ -1,6 +1,6 @@
 import FaultlineCore
-import FaultlineHTTP1
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlineProxy
 import FaultlineRules
 import FaultlineTrace

@@ -1,6 +1,6 @@
 import FaultlineCore
-import FaultlineHTTP1
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlineProxy
 import FaultlineRules
 import FaultlineTrace
@@ -34,7 +34,8 @@ import Testing
 
     @Test func heldRequestGoesUpstreamOnlyAfterRelease() throws {
         var play = Playbook(
-            ruleSet: ruleSet(#"{ rules: [{ name: "h", match: { method: "GET" }, actions: [{ hold: { name: "gate" } }] }] }"#))
+            ruleSet: ruleSet(
+                #"{ rules: [{ name: "h", match: { method: "GET" }, actions: [{ hold: { name: "gate" } }] }] }"#))
         play.client(Self.get)
         #expect(play.didHold())
         #expect(!play.connectPending)
@@ -59,7 +60,8 @@ import Testing
     @Test func holdDeadlineAppliesItsTimeoutOutcome() {
         var play = Playbook(
             ruleSet: ruleSet(
-                #"{ rules: [{ name: "h", actions: [{ hold: { name: "gate", timeout: 2, onTimeout: { status: 504 } } }] }] }"#))
+                #"{ rules: [{ name: "h", actions: [{ hold: { name: "gate", timeout: 2, onTimeout: { status: 504 } } }] }] }"#
+            ))
         play.client(Self.get)
         #expect(play.takeLog().contains(.setTimer(.holdDeadline, .seconds(2))))
         play.fire(.holdDeadline)
@@ -83,7 +85,9 @@ import Testing
         #expect(play.connectPending)
     }
 
-    @Test(arguments: [("reset", Playbook.Logged.resetClient), ("close-before-response", .closeClient(afterFlush: false))])
+    @Test(arguments: [
+        ("reset", Playbook.Logged.resetClient), ("close-before-response", .closeClient(afterFlush: false)),
+    ])
     func requestFaultsBreakTheClientConnection(fault: String, expected: Playbook.Logged) throws {
         var play = Playbook(ruleSet: ruleSet(#"{ rules: [{ name: "f", actions: [{ fault: "\#(fault)" }] }] }"#))
         play.client(Self.get)
@@ -94,10 +98,12 @@ import Testing
 
     @Test func bodyMatchWaitsForTheBodyAndForwardsItIntact() throws {
         let rules = ruleSet(
-            #"{ rules: [{ name: "pw", match: { body: { form: { grant_type: "password" } } }, actions: [{ delay: 1 }] }] }"#)
+            #"{ rules: [{ name: "pw", match: { body: { form: { grant_type: "password" } } }, actions: [{ delay: 1 }] }] }"#
+        )
         var play = Playbook(ruleSet: rules)
         let body = "grant_type=password&username=a"
-        play.client("POST http://api.test/oauth/token HTTP/1.1\r\nHost: api.test\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+        play.client(
+            "POST http://api.test/oauth/token HTTP/1.1\r\nHost: api.test\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
         #expect(!play.connectPending, "the decision waits for the body")
         play.client(String(body.prefix(10)))
         #expect(!play.connectPending)
@@ -111,7 +117,8 @@ import Testing
     @Test func duplicateHandsTheDriverTheWholeRequest() throws {
         var play = Playbook(
             ruleSet: ruleSet(
-                #"{ rules: [{ name: "twice", match: { method: "POST" }, actions: [{ duplicate: { count: 2, timing: "before-response" } }] }] }"#))
+                #"{ rules: [{ name: "twice", match: { method: "POST" }, actions: [{ duplicate: { count: 2, timing: "before-response" } }] }] }"#
+            ))
         play.client("POST http://api.test/jobs/7/complete HTTP/1.1\r\nHost: api.test\r\nContent-Length: 2\r\n\r\nok")
         play.connected()
         let duplicate = try #require(
@@ -129,7 +136,8 @@ import Testing
     /// A rule waiting for a flow stage makes the session report every stage.
     @Test func observersHearEveryStageOfAFlow() {
         var play = Playbook(
-            ruleSet: ruleSet(#"{ rules: [{ name: "later", match: { path: "/none" }, when: { after: "business.delivered" } }] }"#))
+            ruleSet: ruleSet(
+                #"{ rules: [{ name: "later", match: { path: "/none" }, when: { after: "business.delivered" } }] }"#))
         play.client(Self.get)
         play.connected()
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
@@ -145,7 +153,8 @@ import Testing
     /// With nobody waiting for stages (no such condition, no hold released by an event), the
     /// session does not report them: that is most flows, and it saves work on every one.
     @Test func stagesAreNotReportedWhenNobodyWaits() {
-        var play = Playbook(ruleSet: ruleSet(#"{ rules: [{ name: "x", match: { path: "/none" }, actions: [{ delay: 1 }] }] }"#))
+        var play = Playbook(
+            ruleSet: ruleSet(#"{ rules: [{ name: "x", match: { path: "/none" }, actions: [{ delay: 1 }] }] }"#))
         play.client(Self.get)
         play.connected()
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")

@@ -1,6 +1,6 @@
 import FaultlineCore
-import FaultlineHTTP1
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlineProxy
 import FaultlineRules
 import FaultlineTrace
@@ -9,7 +9,8 @@ import Testing
 /// Response-phase rules through the session: rewrites, cookies, holds, replacements and faults.
 @Suite struct ResponseRuleTests {
     static let get = "GET http://api.test/v1/me HTTP/1.1\r\nHost: api.test\r\n\r\n"
-    static let ok = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: session=abc; Path=/\r\nContent-Length: 28\r\n\r\n{\"user\":\"ann\",\"plan\":\"free\"}"
+    static let ok =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: session=abc; Path=/\r\nContent-Length: 28\r\n\r\n{\"user\":\"ann\",\"plan\":\"free\"}"
 
     private func play(_ rule: String) -> Playbook {
         var play = Playbook(ruleSet: ruleSet("{ rules: [\(rule)] }"))
@@ -35,7 +36,8 @@ import Testing
         #expect(answer.values("Set-Cookie").isEmpty)
         #expect(answer.body == #"{"user":"ann","plan":"pro"}"#)
         #expect(answer.values("Content-Length") == ["\(answer.body.utf8.count)"])
-        #expect(play.takeLog().contains(.releaseUpstream), "the upstream body was read whole; the connection is reusable")
+        #expect(
+            play.takeLog().contains(.releaseUpstream), "the upstream body was read whole; the connection is reusable")
     }
 
     @Test func setCookieReplaysAnOldSessionsCookie() {
@@ -57,7 +59,8 @@ import Testing
 
     @Test func stripCookieRemovesOnlyTheNamedCookie() {
         var play = play(#"{ name: "s", actions: [{ stripCookie: "session" }] }"#)
-        play.upstream("HTTP/1.1 200 OK\r\nSet-Cookie: session=abc\r\nSet-Cookie: theme=dark\r\nContent-Length: 0\r\n\r\n")
+        play.upstream(
+            "HTTP/1.1 200 OK\r\nSet-Cookie: session=abc\r\nSet-Cookie: theme=dark\r\nContent-Length: 0\r\n\r\n")
         #expect(ParsedMessage(play.takeClientText()).values("Set-Cookie") == ["theme=dark"])
     }
 
@@ -141,7 +144,8 @@ import Testing
         play.connected()
         let body = #"{"access_token":"tok-123-secret"}"#
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-        play.client("GET http://api.test/v1/me HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer tok-123-secret\r\n\r\n")
+        play.client(
+            "GET http://api.test/v1/me HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer tok-123-secret\r\n\r\n")
         let events = try play.events()
         let login = try #require(events.first { $0.kind.rawValue == "lineage.login" })
         #expect(login.string("lineage") == "L1")

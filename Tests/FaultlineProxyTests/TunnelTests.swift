@@ -1,5 +1,5 @@
-import FaultlineHTTP1
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlineProxy
 import FaultlineTrace
 import Testing
@@ -7,7 +7,8 @@ import Testing
 @Suite struct TunnelTests {
     @Test func connectOpensAByteForByteTunnel() throws {
         var play = Playbook()
-        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}\u{01}hello")
+        play.client(
+            "CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}\u{01}hello")
         #expect(play.didConnect(to: "api.example.test", port: 443))
         play.connected()
         #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\n")

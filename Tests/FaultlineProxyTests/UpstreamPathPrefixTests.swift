@@ -1,5 +1,5 @@
-import FaultlineHTTP1
 import FaultlineFlow
+import FaultlineHTTP1
 import FaultlineProxy
 import FaultlineTrace
 import Testing
@@ -13,7 +13,9 @@ import Testing
         #expect(endpoint.description == "http://127.0.0.1:3000/api")
         #expect(try UpstreamEndpoint(url: endpoint.description) == endpoint)
         #expect(try UpstreamEndpoint(url: "https://api.example.test/").pathPrefix == "")
-        #expect(try ProxyMode(parsing: "reverse:http://127.0.0.1:3000/api/v2").description == "reverse:http://127.0.0.1:3000/api/v2")
+        #expect(
+            try ProxyMode(parsing: "reverse:http://127.0.0.1:3000/api/v2").description
+                == "reverse:http://127.0.0.1:3000/api/v2")
     }
 
     @Test(arguments: [
@@ -43,9 +45,12 @@ import Testing
     @Test func anHTTPSURLToAForwardListenerIsAnHTTPSOrigin() throws {
         func route(_ target: String) throws(RequestRoute.Refusal) -> RequestRoute {
             try RequestRoute.decide(
-                HTTPRequestHead(method: "GET", target: target, version: .http1_1, headers: HTTPHeaders()), mode: .forward)
+                HTTPRequestHead(method: "GET", target: target, version: .http1_1, headers: HTTPHeaders()),
+                mode: .forward)
         }
-        #expect(try route("https://api.test/v1?x=1").endpoint == UpstreamEndpoint(scheme: "https", host: "api.test", port: 443))
+        #expect(
+            try route("https://api.test/v1?x=1").endpoint
+                == UpstreamEndpoint(scheme: "https", host: "api.test", port: 443))
         #expect(try route("https://api.test:8443/").endpoint.port == 8443)
         #expect(try route("https://api.test/v1?x=1").url == "https://api.test/v1?x=1")
         #expect(try route("http://api.test/").endpoint.port == 80)
@@ -54,7 +59,8 @@ import Testing
 
     @Test func absoluteFormToAReverseListenerGetsThePrefixToo() throws {
         let route = try RequestRoute.decide(
-            HTTPRequestHead(method: "GET", target: "http://faultline.local/", version: .http1_1, headers: HTTPHeaders()),
+            HTTPRequestHead(
+                method: "GET", target: "http://faultline.local/", version: .http1_1, headers: HTTPHeaders()),
             mode: .reverse(try UpstreamEndpoint(url: "http://127.0.0.1:3000/api")))
         #expect(route.outboundTarget == "/api/")
         #expect(route.path == "/")

@@ -89,7 +89,9 @@ import Testing
 }
 
 @Test func credentialChangesKeepTheirRecordedOrderAcrossConnections() {
-    func step(_ flow: Int64, _ connection: Int64, at: UInt64, _ path: String, role: String?, cookie: Bool = true) -> CapturedExchange {
+    func step(_ flow: Int64, _ connection: Int64, at: UInt64, _ path: String, role: String?, cookie: Bool = true)
+        -> CapturedExchange
+    {
         var exchange = CaptureFixture.exchange(
             flow: flow, connection: connection, at: at, method: role == nil ? "GET" : "POST", path: path,
             headers: cookie ? [("Cookie", "session=flp.cookie-session.L1.1")] : [])
@@ -119,6 +121,7 @@ import Testing
     var overlapping = capture.exchanges
     overlapping[2].received = CaptureFixture.moment(5_000_000)
     overlapping[2].received.seq = overlapping[1].received.seq + 1
-    let concurrent = ReplayPlan(capture: CaptureFixture.capture(overlapping), credentials: CredentialMap(findsPseudonyms: true))
+    let concurrent = ReplayPlan(
+        capture: CaptureFixture.capture(overlapping), credentials: CredentialMap(findsPseudonyms: true))
     #expect(concurrent.step(3).dependencies == [1])
 }

@@ -1,8 +1,8 @@
 import FaultlineCapture
 import FaultlineCore
 import FaultlineFlow
-import FaultlineServer
 import FaultlineHTTP1
+import FaultlineServer
 import Synchronization
 
 @testable import FaultlineReplay
@@ -23,7 +23,8 @@ struct CaptureBuilder {
     @discardableResult
     mutating func add(
         _ method: String, _ url: String, headers: [(String, String)] = [], body: String? = nil, role: String? = nil,
-        status: Int = 200, responseHeaders: [(String, String)] = [], responseBody: String = "", deliverLater: Bool = false
+        status: Int = 200, responseHeaders: [(String, String)] = [], responseBody: String = "",
+        deliverLater: Bool = false
     ) -> Int64 {
         let flow = Int64(exchanges.count + 1)
         let request = CapturedRequest(
@@ -78,8 +79,10 @@ final class ReplayDriver: Sendable {
         let flow = FlowID(nextFlow.add(1, ordering: .relaxed).newValue)
         let parsed = RecordedURL(url)!
         let endpoint = UpstreamEndpoint(scheme: parsed.scheme, host: parsed.host, port: parsed.port)
-        let head = HTTPRequestHead(method: method, target: parsed.target, version: .http1_1, headers: HTTPHeaders(headers))
-        let request = UpstreamRequest(flow: flow, endpoint: endpoint, head: head, body: Array(body.utf8), bodyLength: Int64(body.utf8.count))
+        let head = HTTPRequestHead(
+            method: method, target: parsed.target, version: .http1_1, headers: HTTPHeaders(headers))
+        let request = UpstreamRequest(
+            flow: flow, endpoint: endpoint, head: head, body: Array(body.utf8), bodyLength: Int64(body.utf8.count))
         let wait = source.respond(to: request) { [self] answer in self.answers.withLock { $0[flow] = answer } }
         return (flow, wait)
     }

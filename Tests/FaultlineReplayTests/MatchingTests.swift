@@ -1,8 +1,8 @@
+import FaultlineCapture
 import FaultlineFlow
 import FaultlineServer
 import FaultlineTrace
 import Foundation
-import FaultlineCapture
 import Testing
 
 @testable import FaultlineReplay
@@ -46,16 +46,38 @@ func whatComesOnceTheRecordingRunsOut(_ policy: ReplaySettings.Repeat) {
 
 @Test func jsonBodiesMatchByTheirFieldsAndFormsByTheirPairs() {
     var recording = CaptureBuilder()
-    recording.add("POST", "http://api.test/notes", headers: [("Content-Type", "application/json")], body: #"{"text":"milk","tags":["a","b"],"nonce":"x1"}"#, responseBody: "json")
-    recording.add("POST", "http://api.test/form", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "a=1&b=two+words", responseBody: "form")
+    recording.add(
+        "POST", "http://api.test/notes", headers: [("Content-Type", "application/json")],
+        body: #"{"text":"milk","tags":["a","b"],"nonce":"x1"}"#, responseBody: "json")
+    recording.add(
+        "POST", "http://api.test/form", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+        body: "a=1&b=two+words", responseBody: "form")
     let driver = ReplayDriver(recording.capture)
-    #expect(driver.outcome(driver.send("POST", "http://api.test/notes", headers: [("Content-Type", "application/json")], body: #"{ "tags": ["a","b"], "text": "milk", "nonce": "y2" }"#).flow)?.body == "json")
-    #expect(driver.outcome(driver.send("POST", "http://api.test/form", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "b=two%20words&a=1").flow)?.body == "form")
-    let changed = driver.outcome(driver.send("POST", "http://api.test/notes", headers: [("Content-Type", "application/json")], body: #"{"text":"bread","tags":["a","b"]}"#).flow)!
+    #expect(
+        driver.outcome(
+            driver.send(
+                "POST", "http://api.test/notes", headers: [("Content-Type", "application/json")],
+                body: #"{ "tags": ["a","b"], "text": "milk", "nonce": "y2" }"#
+            ).flow)?.body == "json")
+    #expect(
+        driver.outcome(
+            driver.send(
+                "POST", "http://api.test/form", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: "b=two%20words&a=1"
+            ).flow)?.body == "form")
+    let changed = driver.outcome(
+        driver.send(
+            "POST", "http://api.test/notes", headers: [("Content-Type", "application/json")],
+            body: #"{"text":"bread","tags":["a","b"]}"#
+        ).flow)!
     // The 502 names the field that differs, never its value (issue 20: it said "differs in body").
     #expect(changed.status == 502 && changed.body.contains("which differs in body field /text"), "\(changed.body)")
     #expect(!changed.body.contains("bread") && !changed.body.contains("milk"), "\(changed.body)")
-    let form = driver.outcome(driver.send("POST", "http://api.test/form", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "a=2&b=two+words&c=3").flow)!
+    let form = driver.outcome(
+        driver.send(
+            "POST", "http://api.test/form", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: "a=2&b=two+words&c=3"
+        ).flow)!
     #expect(form.body.contains("which differs in body fields a, c"), "\(form.body)")
 }
 
@@ -87,7 +109,9 @@ func whatComesOnceTheRecordingRunsOut(_ policy: ReplaySettings.Repeat) {
     #expect(outcome.status == 502)
     #expect(outcome.body.contains("nearest: DELETE http://api.test/v1/notes/7 (recorded flow 2"), "\(outcome.body)")
     #expect(outcome.body.contains("path /v1/notes/8, recorded /v1/notes/7"), "\(outcome.body)")
-    guard case .unavailable(let failure, trace: let trace)? = driver.answer(flow) else { Issue.record("not unavailable"); return }
+    guard case .unavailable(let failure, trace: let trace)? = driver.answer(flow) else {
+        Issue.record("not unavailable"); return
+    }
     #expect(failure.code == "replay-unmatched")
     #expect(trace.first?.kind == .replayUnmatched)
 }

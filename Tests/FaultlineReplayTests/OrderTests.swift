@@ -1,9 +1,9 @@
+import FaultlineCapture
+import FaultlineCore
 import FaultlineFlow
 import FaultlineServer
 import FaultlineTrace
 import Foundation
-import FaultlineCapture
-import FaultlineCore
 import Testing
 
 @testable import FaultlineReplay
@@ -49,10 +49,12 @@ private func interleaving() -> CaptureBuilder {
     let diverged = try #require(driver.events(a.flow).first { $0.kind == .replayDiverged })
     let missing = diverged.fields.first { $0.key == "missing" }?.value
     guard case .strings(let steps)? = missing else { Issue.record("no missing list"); return }
-    #expect(steps == [
-        "request GET http://api.test/b (recorded flow 2) received", "response to GET http://api.test/b (recorded flow 2) delivered",
-        "mark 'tap'",
-    ])
+    #expect(
+        steps == [
+            "request GET http://api.test/b (recorded flow 2) received",
+            "response to GET http://api.test/b (recorded flow 2) delivered",
+            "mark 'tap'",
+        ])
 }
 
 @Test func anUnmatchedRequestInOrderedModeSaysWhereTheRunIs() throws {
@@ -60,7 +62,8 @@ private func interleaving() -> CaptureBuilder {
     let stray = driver.send("POST", "http://api.test/c").flow
     let events = driver.events(stray)
     #expect(events.map(\.kind) == [.replayUnmatched, .replayDiverged])
-    #expect(driver.outcome(stray)!.body.contains("goes on with: request GET http://api.test/a (recorded flow 1) received"))
+    #expect(
+        driver.outcome(stray)!.body.contains("goes on with: request GET http://api.test/a (recorded flow 1) received"))
 }
 
 @Test func withoutTheFlagNothingWaits() {

@@ -11,7 +11,8 @@ import Testing
 
     /// Every document that states the limit, and how many times at least.
     static let documents = [
-        ("Rules/README.md", 2), ("Rules/faultline-rules.schema.json", 1), ("Rules/faultline-auth-profile.schema.json", 1),
+        ("Rules/README.md", 2), ("Rules/faultline-rules.schema.json", 1),
+        ("Rules/faultline-auth-profile.schema.json", 1),
         ("Rules/auth-profile.json5", 1), ("ARCHITECTURE.md", 1), ("README.md", 1),
     ]
 
@@ -27,7 +28,9 @@ import Testing
         let text = try String(contentsOf: Self.repository.appendingPathComponent(document.0), encoding: .utf8)
         let stated = Self.statedLimits(in: text)
         #expect(stated.count >= document.1, "\(document.0) no longer states the body read limit")
-        #expect(stated.allSatisfy { $0 == BodyReadLimit.bytes }, "\(document.0) says \(stated), the code \(BodyReadLimit.bytes)")
+        #expect(
+            stated.allSatisfy { $0 == BodyReadLimit.bytes },
+            "\(document.0) says \(stated), the code \(BodyReadLimit.bytes)")
     }
 
     @Test func theTextIsTheNumber() {

@@ -77,7 +77,9 @@ import Testing
             scenario(
                 "s", states: ["started", "loggedOut"], initialState: "started",
                 rules: [
-                    rule("logout", match: FlowMatch(role: "logout"), when: RuleConditions(states: ["started"]), then: "loggedOut"),
+                    rule(
+                        "logout", match: FlowMatch(role: "logout"), when: RuleConditions(states: ["started"]),
+                        then: "loggedOut"),
                     rule("after", when: RuleConditions(states: ["loggedOut"])),
                 ]))
         #expect(Fixture.fire(engine).isEmpty)
@@ -100,17 +102,20 @@ import Testing
                 ]))
         let fired = engine.evaluate(FlowView(), phase: .request)
         #expect(fired.map(\.id.rule) == ["one", "two", "three"])
-        #expect(fired.map(\.transition) == [
-            StateTransition(from: "a", to: "b"), StateTransition(from: "b", to: "c"), StateTransition(from: "c", to: "d"),
-        ])
+        #expect(
+            fired.map(\.transition) == [
+                StateTransition(from: "a", to: "b"), StateTransition(from: "b", to: "c"),
+                StateTransition(from: "c", to: "d"),
+            ])
         #expect(Fixture.state(engine, "chain") == "d")
         #expect(Fixture.fire(engine).isEmpty)
     }
 
     @Test func selfTransitionIsReported() {
         let engine = Fixture.engine(scenario("s", rules: [rule("r", then: RuleEngine.defaultInitialState)]))
-        #expect(engine.evaluate(FlowView(), phase: .request).first?.transition
-            == StateTransition(from: "started", to: "started"))
+        #expect(
+            engine.evaluate(FlowView(), phase: .request).first?.transition
+                == StateTransition(from: "started", to: "started"))
     }
 
     @Test func initialStateDefaults() {

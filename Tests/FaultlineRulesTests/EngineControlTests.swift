@@ -7,7 +7,10 @@ import Testing
     private func counting(_ name: String, seed: UInt64 = 0) -> Scenario {
         scenario(
             name, states: ["a", "b"], seed: seed,
-            rules: [rule("to-b", when: RuleConditions(states: ["a"]), then: "b"), rule("any", when: RuleConditions(times: 3))])
+            rules: [
+                rule("to-b", when: RuleConditions(states: ["a"]), then: "b"),
+                rule("any", when: RuleConditions(times: 3)),
+            ])
     }
 
     @Test func reloadKeepsUnchangedScenariosAndResetsChangedOnes() throws {

@@ -42,7 +42,10 @@ import Testing
         let engine = Fixture.engine(
             Fixture.scenario(
                 "p", seed: 9,
-                rules: [Fixture.rule("r", when: RuleConditions(nth: Array(stride(from: 2, through: 100, by: 2)), probability: 0.5))]))
+                rules: [
+                    Fixture.rule(
+                        "r", when: RuleConditions(nth: Array(stride(from: 2, through: 100, by: 2)), probability: 0.5))
+                ]))
         let gated = (1...100).map { _ in !Fixture.fire(engine).isEmpty }
         #expect(stride(from: 1, to: 100, by: 2).map { gated[$0] } == plain)
         #expect(stride(from: 0, to: 100, by: 2).allSatisfy { !gated[$0] })

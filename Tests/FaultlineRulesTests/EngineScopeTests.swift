@@ -11,8 +11,12 @@ import Testing
         scenario(
             "per-lineage", states: ["fresh", "expired", "refreshed"], scope: .lineage,
             rules: [
-                rule("expire", match: FlowMatch(role: "business"), when: RuleConditions(states: ["fresh"], times: 1), then: "expired"),
-                rule("refresh", match: FlowMatch(role: "refresh"), when: RuleConditions(states: ["expired"]), then: "refreshed"),
+                rule(
+                    "expire", match: FlowMatch(role: "business"), when: RuleConditions(states: ["fresh"], times: 1),
+                    then: "expired"),
+                rule(
+                    "refresh", match: FlowMatch(role: "refresh"), when: RuleConditions(states: ["expired"]),
+                    then: "refreshed"),
             ])
     }
 
@@ -24,7 +28,10 @@ import Testing
         #expect(Fixture.fire(engine, FlowView(role: "refresh", lineage: l1)) == ["per-lineage/refresh"])
         let info = engine.states()[0]
         #expect(info.scope == .lineage)
-        #expect(info.lineages == [LineageState(lineage: l1, state: "refreshed"), LineageState(lineage: l2, state: "expired")])
+        #expect(
+            info.lineages == [
+                LineageState(lineage: l1, state: "refreshed"), LineageState(lineage: l2, state: "expired"),
+            ])
         #expect(info.state == "fresh", "flows without lineage have their own slot")
         #expect(Fixture.fire(engine, FlowView(lineage: nil)) == ["per-lineage/expire"])
         #expect(Fixture.fire(engine, FlowView(lineage: nil)).isEmpty)

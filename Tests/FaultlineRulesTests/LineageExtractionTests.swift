@@ -14,7 +14,8 @@ import Testing
         let t = tracker(request: [CredentialLocation(.header(name: "Authorization", scheme: "Bearer"), kind: .access)])
         let found = t.presentedCredentials(
             in: FlowView(headers: [
-                ("authorization", "bearer  tok1 "), ("Authorization", "Basic dXNlcjpwdw=="), ("Authorization", "Bearertok2"),
+                ("authorization", "bearer  tok1 "), ("Authorization", "Basic dXNlcjpwdw=="),
+                ("Authorization", "Bearertok2"),
                 ("AUTHORIZATION", "BEARER tok3"), ("Authorization", "Bearer "),
             ]))
         #expect(found.map(\.fingerprint) == ["<tok1>", "<tok3>"])
@@ -59,26 +60,33 @@ import Testing
                 ("X-Session", "xs"),
             ],
             body: Array(#"{"data": {"token": "t1", "refresh": {"nested": true}}}"#.utf8))
-        #expect(events == [
-            .login(
-                LineageID(1),
-                issued: [
-                    Credential(kind: .access, place: "json /data/token", fingerprint: "<t1>"),
-                    Credential(kind: .session, place: "set-cookie sid", fingerprint: "<abc>"),
-                    Credential(kind: .session, place: "header X-Session", fingerprint: "<xs>"),
-                ])
-        ])
+        #expect(
+            events == [
+                .login(
+                    LineageID(1),
+                    issued: [
+                        Credential(kind: .access, place: "json /data/token", fingerprint: "<t1>"),
+                        Credential(kind: .session, place: "set-cookie sid", fingerprint: "<abc>"),
+                        Credential(kind: .session, place: "header X-Session", fingerprint: "<xs>"),
+                    ])
+            ])
         #expect(t.lineages().first?.credentials.map(\.fingerprint) == ["<t1>", "<xs>"], "newest of each kind")
     }
 
     @Test func responsesWithoutCredentialsStartNothing() {
         let t = tracker(response: [CredentialLocation(.json("/access_token"), kind: .access)])
-        #expect(t.responseCompleted(role: FlowRole.login, requestCredentials: [], status: 200, headers: [], body: nil).isEmpty)
-        #expect(t.responseCompleted(
-            role: FlowRole.login, requestCredentials: [], status: 200, headers: [], body: Array("not json".utf8)).isEmpty)
-        #expect(t.responseCompleted(
-            role: FlowRole.login, requestCredentials: [], status: 200, headers: [],
-            body: Array(#"{"access_token": ""}"#.utf8)).isEmpty, "an empty value is no credential")
+        #expect(
+            t.responseCompleted(role: FlowRole.login, requestCredentials: [], status: 200, headers: [], body: nil)
+                .isEmpty)
+        #expect(
+            t.responseCompleted(
+                role: FlowRole.login, requestCredentials: [], status: 200, headers: [], body: Array("not json".utf8)
+            ).isEmpty)
+        #expect(
+            t.responseCompleted(
+                role: FlowRole.login, requestCredentials: [], status: 200, headers: [],
+                body: Array(#"{"access_token": ""}"#.utf8)
+            ).isEmpty, "an empty value is no credential")
         #expect(t.lineages().isEmpty)
     }
 }

@@ -18,7 +18,8 @@ import Testing
         #expect(byHint.credentials == [token(.refresh, "A1")], "the client's hint is what the trace shows")
         #expect(byHint.lineage == LineageID(1))
         #expect(wire.send(f.revoke("R1", hint: "access_token")).credentials == [token(.access, "R1")])
-        #expect(wire.send(f.revoke("never-issued", hint: "access_token")).credentials == [token(.access, "never-issued")])
+        #expect(
+            wire.send(f.revoke("never-issued", hint: "access_token")).credentials == [token(.access, "never-issued")])
     }
 
     @Test func withoutAHintTheKindIsTheOneTheValueWasIssuedAs() {
@@ -65,7 +66,9 @@ import Testing
         let revokeRefresh = wire.send(f.revoke("R2"))
         #expect(revokeRefresh.lineage == LineageID(1))
         #expect(
-            wire.complete(revokeRefresh) == [.revoked(LineageID(1), revoked: [token(.refresh, "R2")], afterLogout: true)])
+            wire.complete(revokeRefresh) == [
+                .revoked(LineageID(1), revoked: [token(.refresh, "R2")], afterLogout: true)
+            ])
         let revokeAccess = wire.send(f.revoke("A2", hint: "access_token"))
         #expect(
             wire.complete(revokeAccess) == [.revoked(LineageID(1), revoked: [token(.access, "A2")], afterLogout: true)])

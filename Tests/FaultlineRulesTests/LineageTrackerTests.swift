@@ -119,11 +119,17 @@ enum LineageFixture {
         let sent = wire.send(f.refreshRequest("R1", cookie: "S1"))
         #expect(sent.role == FlowRole.refresh && sent.lineage == LineageID(1))
         let events = wire.complete(sent, json: #"{"access_token": "A2", "refresh_token": "R2"}"#)
-        #expect(events == [
-            .refresh(
-                LineageID(1), presented: [f.credential(.session, "cookie session", "S1"), f.credential(.refresh, "form refresh_token", "R1")],
-                replaced: [f.access("A1"), f.refresh("R1")], issued: [f.access("A2"), f.refresh("R2")], afterLogout: false)
-        ])
+        #expect(
+            events == [
+                .refresh(
+                    LineageID(1),
+                    presented: [
+                        f.credential(.session, "cookie session", "S1"),
+                        f.credential(.refresh, "form refresh_token", "R1"),
+                    ],
+                    replaced: [f.access("A1"), f.refresh("R1")], issued: [f.access("A2"), f.refresh("R2")],
+                    afterLogout: false)
+            ])
         let info = try #require(wire.tracker.lineages().first)
         #expect(info.credentials == [f.access("A2"), f.refresh("R2"), f.session("S1")])
         #expect(wire.send(f.business(bearer: "A1")).lineage == LineageID(1), "a replaced token is still L1's")
@@ -135,7 +141,8 @@ enum LineageFixture {
         #expect(wire.complete(wire.send(f.loginRequest()), status: 401, json: #"{"access_token": "X"}"#).isEmpty)
         #expect(wire.tracker.lineages().isEmpty)
         _ = wire.login(access: "A1", refresh: "R1", session: "S1")
-        #expect(wire.complete(wire.send(f.refreshRequest("R1")), status: 400, json: #"{"error": "invalid_grant"}"#).isEmpty)
+        #expect(
+            wire.complete(wire.send(f.refreshRequest("R1")), status: 400, json: #"{"error": "invalid_grant"}"#).isEmpty)
         #expect(wire.tracker.lineages().first?.credentials.first == f.access("A1"))
     }
 
@@ -156,7 +163,8 @@ enum LineageFixture {
         _ = wire.login(access: "B1", refresh: "BR1", session: "T1")
         let sent = wire.send(f.logout(bearer: "A1"))
         #expect(sent.role == FlowRole.logout)
-        #expect(sent.events == [.logout(LineageID(1), presented: [f.credential(.access, "header Authorization", "A1")])])
+        #expect(
+            sent.events == [.logout(LineageID(1), presented: [f.credential(.access, "header Authorization", "A1")])])
         #expect(wire.tracker.lineages().map(\.isOpen) == [false, true], "closed before any response")
         let answered = wire.complete(sent, headers: [("Set-Cookie", "session=; Max-Age=0; Path=/")])
         #expect(answered.isEmpty, "a deletion cookie issues nothing")
@@ -170,11 +178,13 @@ enum LineageFixture {
         let refresh = wire.send(f.refreshRequest("R1"))  // in flight...
         _ = wire.send(f.logout(bearer: "A1"))  // ...while the user logs out
         let events = wire.complete(refresh, json: #"{"access_token": "A2", "refresh_token": "R2"}"#)
-        #expect(events == [
-            .refresh(
-                LineageID(1), presented: [f.credential(.refresh, "form refresh_token", "R1")],
-                replaced: [f.access("A1"), f.refresh("R1")], issued: [f.access("A2"), f.refresh("R2")], afterLogout: true)
-        ])
+        #expect(
+            events == [
+                .refresh(
+                    LineageID(1), presented: [f.credential(.refresh, "form refresh_token", "R1")],
+                    replaced: [f.access("A1"), f.refresh("R1")], issued: [f.access("A2"), f.refresh("R2")],
+                    afterLogout: true)
+            ])
         #expect(wire.tracker.lineages().first?.isOpen == false, "the late refresh does not reopen L1")
         #expect(wire.send(f.business(bearer: "A2")).lineage == LineageID(1), "using A2 is recognised as L1's")
     }
@@ -186,23 +196,26 @@ enum LineageFixture {
         #expect(rotate == [.credentialIssued(LineageID(1), issued: [f.session("S2")], afterLogout: false)])
         let again = wire.complete(wire.send(f.business(cookie: "S2")), headers: [("Set-Cookie", "session=S2; Path=/")])
         #expect(again.isEmpty, "the same cookie again is nothing new")
-        #expect(wire.complete(wire.send(f.business()), headers: [("Set-Cookie", "session=anon")]).isEmpty,
+        #expect(
+            wire.complete(wire.send(f.business()), headers: [("Set-Cookie", "session=anon")]).isEmpty,
             "no lineage, nothing followed")
         let inFlight = wire.send(f.business(bearer: "A1"))
         _ = wire.send(f.logout(bearer: "A1"))
         let late = wire.complete(inFlight, headers: [("Set-Cookie", "session=S2")])
-        #expect(late == [.credentialIssued(LineageID(1), issued: [f.session("S2")], afterLogout: true)],
+        #expect(
+            late == [.credentialIssued(LineageID(1), issued: [f.session("S2")], afterLogout: true)],
             "after logout even a known cookie is reported")
     }
 
     @Test func refreshWithAnUnknownRefreshTokenStartsALineage() {
         let wire = Wire()
         let events = wire.complete(wire.send(f.refreshRequest("R-from-before")), json: #"{"access_token": "A9"}"#)
-        #expect(events == [
-            .unknownRefresh(
-                LineageID(1), presented: [f.credential(.refresh, "form refresh_token", "R-from-before")],
-                issued: [f.access("A9")])
-        ])
+        #expect(
+            events == [
+                .unknownRefresh(
+                    LineageID(1), presented: [f.credential(.refresh, "form refresh_token", "R-from-before")],
+                    issued: [f.access("A9")])
+            ])
         #expect(wire.send(f.business(bearer: "A9")).lineage == LineageID(1))
     }
 
@@ -226,7 +239,9 @@ enum LineageFixture {
         let everything = FlowMatch(path: Glob("/**"))
         let profile = AuthProfile(
             login: [FlowMatch(path: Glob("/login"))], refresh: [everything], logout: [everything],
-            roles: [ProfileRole(name: "first", matches: [everything]), ProfileRole(name: "second", matches: [everything])],
+            roles: [
+                ProfileRole(name: "first", matches: [everything]), ProfileRole(name: "second", matches: [everything]),
+            ],
             file: "p.json5")
         let tracker = LineageTracker(profile: profile, fingerprint: LineageFixture.fingerprint)
         #expect(tracker.role(of: FlowView(path: "/login")) == FlowRole.login)
@@ -238,7 +253,8 @@ enum LineageFixture {
 
     @Test func rawCredentialsAppearInNoEventOrListing() {
         let raw = (
-            access: "eyJhbGciOiJSUzI1NiJ9.SECRET-ACCESS-111", refresh: "SECRET-REFRESH-222", session: "SECRET-SESSION-333",
+            access: "eyJhbGciOiJSUzI1NiJ9.SECRET-ACCESS-111", refresh: "SECRET-REFRESH-222",
+            session: "SECRET-SESSION-333",
             access2: "SECRET-ACCESS-444", refresh2: "SECRET-REFRESH-555", cookie2: "SECRET-SESSION-666"
         )
         let seen = Collector<String>()
@@ -250,13 +266,19 @@ enum LineageFixture {
         var events = wire.login(access: raw.access, refresh: raw.refresh, session: raw.session)
         let refresh = wire.send(f.refreshRequest(raw.refresh, cookie: raw.session))
         events += wire.send(f.logout(bearer: raw.access)).events
-        events += wire.complete(refresh, json: #"{"access_token": "\#(raw.access2)", "refresh_token": "\#(raw.refresh2)"}"#)
-        events += wire.complete(wire.send(f.business(bearer: raw.access2)), headers: [("Set-Cookie", "session=\(raw.cookie2)")])
-        events += wire.complete(wire.send(f.refreshRequest("SECRET-UNKNOWN-777")), json: #"{"access_token": "SECRET-888"}"#)
-        #expect(events.map(\.name) == [
-            "lineage.login", "lineage.logout", "lineage.refresh", "lineage.credential-issued", "lineage.unknown-refresh",
-        ])
-        let text = events.map { "\($0) \(String(reflecting: $0))" }.joined()
+        events += wire.complete(
+            refresh, json: #"{"access_token": "\#(raw.access2)", "refresh_token": "\#(raw.refresh2)"}"#)
+        events += wire.complete(
+            wire.send(f.business(bearer: raw.access2)), headers: [("Set-Cookie", "session=\(raw.cookie2)")])
+        events += wire.complete(
+            wire.send(f.refreshRequest("SECRET-UNKNOWN-777")), json: #"{"access_token": "SECRET-888"}"#)
+        #expect(
+            events.map(\.name) == [
+                "lineage.login", "lineage.logout", "lineage.refresh", "lineage.credential-issued",
+                "lineage.unknown-refresh",
+            ])
+        let text =
+            events.map { "\($0) \(String(reflecting: $0))" }.joined()
             + "\(wire.tracker.lineages()) \(String(reflecting: wire.tracker.lineages()))"
         #expect(!text.contains("SECRET"), "\(text)")
         #expect(text.contains(f.fp(raw.access)) && text.contains(f.fp(raw.cookie2)))
@@ -269,7 +291,8 @@ enum LineageFixture {
         let wire = Wire()
         let ids = Collector<LineageID>()
         Fixture.concurrently(50) { index in
-            ids.append(contentsOf: wire.login(access: "A\(index)", refresh: "R\(index)", session: "S\(index)").map(\.lineage))
+            ids.append(
+                contentsOf: wire.login(access: "A\(index)", refresh: "R\(index)", session: "S\(index)").map(\.lineage))
         }
         #expect(ids.all.sorted() == (1...50).map(LineageID.init))
         #expect(wire.tracker.lineages().count == 50)

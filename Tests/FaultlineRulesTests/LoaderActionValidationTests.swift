@@ -171,7 +171,8 @@ import Testing
             #"'code' must be "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY" or "HTTP_1_1_REQUIRED", found "REFUSED_STREM" (did you mean 'REFUSED_STREAM'?)"#
         ),
         ValidationCase.rule(
-            "actions: [{ fault: { kind: 'reset', code: ⟨-1 } }]", "'code' must be an integer from 0 to 4294967295, found -1"),
+            "actions: [{ fault: { kind: 'reset', code: ⟨-1 } }]",
+            "'code' must be an integer from 0 to 4294967295, found -1"),
         ValidationCase.rule(
             "actions: [{ fault: { kind: 'reset', ⟨lastStream: 'this' } }]",
             "'lastStream' applies only to the 'goaway' fault"),

@@ -165,7 +165,8 @@ import Testing
             ])
         #expect(report.ruleSet == .empty)
         #expect(report.files == [])
-        #expect(report.errors.first?.description == "\(missing): cannot read the rules folder: No such file or directory")
+        #expect(
+            report.errors.first?.description == "\(missing): cannot read the rules folder: No such file or directory")
 
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -70,7 +70,9 @@ import Testing
         #expect(profile.revoke == [FlowMatch(methods: ["POST"], path: Glob("/oauth/revoke"))])
         #expect(
             profile.roles == [
-                ProfileRole(name: "callback", matches: [FlowMatch(path: Glob("/jobs/*/complete")), FlowMatch(path: Glob("/hooks/*"))]),
+                ProfileRole(
+                    name: "callback",
+                    matches: [FlowMatch(path: Glob("/jobs/*/complete")), FlowMatch(path: Glob("/hooks/*"))]),
                 ProfileRole(name: "ping", matches: [FlowMatch(path: Glob("/ping"))]),
             ])
         #expect(profile.orderedRoles.map(\.name) == ["login", "refresh", "logout", "revoke", "callback", "ping"])

@@ -44,9 +44,14 @@ enum ReadmeProfile {
                     methods: ["POST"], path: Glob("/oauth/token"),
                     body: BodyMatch(form: ["grant_type": .equals("refresh_token")]))
             ],
-            logout: [FlowMatch(methods: ["POST"], path: Glob("/logout")), FlowMatch(methods: ["POST"], path: Glob("/sso/logout"))],
+            logout: [
+                FlowMatch(methods: ["POST"], path: Glob("/logout")),
+                FlowMatch(methods: ["POST"], path: Glob("/sso/logout")),
+            ],
             revoke: [FlowMatch(methods: ["POST"], path: Glob("/oauth/revoke"))],
-            roles: [ProfileRole(name: "callback", matches: [FlowMatch(methods: ["POST"], path: Glob("/jobs/*/complete"))])],
+            roles: [
+                ProfileRole(name: "callback", matches: [FlowMatch(methods: ["POST"], path: Glob("/jobs/*/complete"))])
+            ],
             requestCredentials: [
                 CredentialLocation(.header(name: "Authorization", scheme: "Bearer"), kind: .access),
                 CredentialLocation(.cookie("session"), kind: .session),

@@ -237,7 +237,8 @@ struct ValidationCase: CustomTestStringConvertible, Sendable {
             "unknown event kind 'rules' in 'rules:x' (did you mean 'rule'?); events are '<role>.<stage>', 'rule:<name>', 'delivered:<name>' or 'mark:<label>'"
         ),
         ValidationCase.rule("when: { before: ⟨'delivered:zzz' }", "unknown rule 'zzz' in this scenario"),
-        ValidationCase.rule("when: { after: ⟨'delivered:' }", "event 'delivered:' needs a rule name after 'delivered:'"),
+        ValidationCase.rule(
+            "when: { after: ⟨'delivered:' }", "event 'delivered:' needs a rule name after 'delivered:'"),
         ValidationCase.rule("when: { before: ⟨'rule:zzz' }", "unknown rule 'zzz' in this scenario"),
         ValidationCase(
             "{ rules: [{ name: 'expire' }, { name: 'b', when: { after: ⟨'rule:expir' } }] }",

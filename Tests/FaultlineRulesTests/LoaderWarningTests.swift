@@ -25,7 +25,8 @@ import Testing
         let file = folder.path + "/s.json5"
         #expect(report.errors == [])
         #expect(report.ruleSet.scenarios.map(\.rules.count) == [3], "a warning does not stop the file from loading")
-        let tail = "without an auth profile every request is 'business', login and logout included; "
+        let tail =
+            "without an auth profile every request is 'business', login and logout included; "
             + "add auth-profile.json5 to the rules folder"
         #expect(
             report.warnings == [
@@ -36,7 +37,8 @@ import Testing
                     "event 'business.delivered' is reached by every request: " + tail,
                     at: SourceLocation(file: file, line: 4, column: 59)),
             ])
-        #expect(report.warningLines.first == "\(file):3:38: warning: 'role: \"business\"' matches every request: \(tail)")
+        #expect(
+            report.warningLines.first == "\(file):3:38: warning: 'role: \"business\"' matches every request: \(tail)")
     }
 
     @Test func withAProfileThereIsNothingToWarnAbout() throws {

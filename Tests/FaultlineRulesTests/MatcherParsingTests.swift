@@ -5,8 +5,11 @@ import Testing
 /// The small parsers behind matching and credential extraction.
 @Suite struct MatcherParsingTests {
     @Test func bodyJSONAcceptsRFC8259Texts() throws {
-        #expect(BodyJSON.parse(Array(" {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} \n".utf8))
-            == .object(["a": .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null, .string("x")])]))
+        #expect(
+            BodyJSON.parse(Array(" {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} \n".utf8))
+                == .object([
+                    "a": .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null, .string("x")])
+                ]))
         #expect(BodyJSON.parse(Array("42".utf8)) == .number("42"))
         #expect(BodyJSON.parse(Array("\"\"".utf8)) == .string(""))
         #expect(BodyJSON.parse([0xEF, 0xBB, 0xBF] + Array("[]".utf8)) == .array([]))
@@ -22,8 +25,9 @@ import Testing
 
     @Test func bodyJSONDecodesEscapes() {
         let text = #"["a\"b\\c\/d\n\t", "\u00e9\u4e2d", "\ud83d\ude00", "\ud800x"]"#
-        #expect(BodyJSON.parse(Array(text.utf8))
-            == .array([.string("a\"b\\c/d\n\t"), .string("é中"), .string("😀"), .string("\u{FFFD}x")]))
+        #expect(
+            BodyJSON.parse(Array(text.utf8))
+                == .array([.string("a\"b\\c/d\n\t"), .string("é中"), .string("😀"), .string("\u{FFFD}x")]))
     }
 
     @Test(arguments: [
@@ -65,13 +69,15 @@ import Testing
     }
 
     @Test func requestCookies() {
-        #expect(CookieParsing.requestCookies(["a=1; b=\"q\"", " c = 3 ;;d", "a=2"])
-            == ["a": ["1", "2"], "b": ["\"q\""], "c": ["3"]])
+        #expect(
+            CookieParsing.requestCookies(["a=1; b=\"q\"", " c = 3 ;;d", "a=2"])
+                == ["a": ["1", "2"], "b": ["\"q\""], "c": ["3"]])
     }
 
     @Test func setCookieAndDeletions() {
-        #expect(CookieParsing.setCookie("session=abc; Path=/; HttpOnly")
-            == .init(name: "session", value: "abc", isDeletion: false))
+        #expect(
+            CookieParsing.setCookie("session=abc; Path=/; HttpOnly")
+                == .init(name: "session", value: "abc", isDeletion: false))
         #expect(CookieParsing.setCookie("session=abc=def; Secure")?.value == "abc=def")
         #expect(CookieParsing.setCookie("session=; Path=/")?.isDeletion == true)
         #expect(CookieParsing.setCookie("session=x; Max-Age=0")?.isDeletion == true)

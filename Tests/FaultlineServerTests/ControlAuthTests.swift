@@ -1,6 +1,6 @@
 import FaultlineConfig
-import FaultlinePosix
 import FaultlineFlow
+import FaultlinePosix
 import FaultlineProxy
 import FaultlineServer
 import FaultlineTrace
@@ -13,7 +13,9 @@ import Testing
         try withControl { harness in
             for token: String? in [nil, "wrong", ControlHarness.token + "x", String(ControlHarness.token.dropLast())] {
                 let client = ControlClient(address: harness.controlAddress, token: token, timeout: .seconds(5))
-                for (method, path) in [("GET", "/v1/health"), ("GET", "/v1/holds"), ("POST", "/v1/marks"), ("GET", "/nope")] {
+                for (method, path) in [
+                    ("GET", "/v1/health"), ("GET", "/v1/holds"), ("POST", "/v1/marks"), ("GET", "/nope"),
+                ] {
                     let response = try client.call(method, path)
                     #expect(response.status == 401, "\(method) \(path) with token \(token ?? "none")")
                     #expect(response.json?.string("/error")?.contains("token") == true)
@@ -46,9 +48,11 @@ import Testing
                 "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: bearer \(ControlHarness.token)\r\n\r\n")
             #expect(lower.hasPrefix("HTTP/1.1 200 "))
             let upper = try raw.exchange(
-                "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token.uppercased())\r\n\r\n")
+                "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token.uppercased())\r\n\r\n"
+            )
             #expect(upper.hasPrefix("HTTP/1.1 401 "))
-            let basic = try raw.exchange("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic Zm9vOmJhcg==\r\n\r\n")
+            let basic = try raw.exchange(
+                "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic Zm9vOmJhcg==\r\n\r\n")
             #expect(basic.hasPrefix("HTTP/1.1 401 "))
         }
     }
@@ -125,7 +129,8 @@ import Testing
         try withControl { harness in
             let raw = RawControlConnection(address: harness.controlAddress)
             let connection = try raw.open()
-            let request = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n"
+            let request =
+                "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n"
             // Pipelined: both requests in one write, two answers in order.
             try raw.send(connection, request + request)
             let text = try raw.readUntil(connection) { $0.components(separatedBy: "HTTP/1.1 200 OK").count == 3 }
@@ -155,7 +160,9 @@ import Testing
             let taken = harness.controlAddress
             let second = ProxyServer(
                 configuration: ServerConfiguration(
-                    listeners: [ListenerConfiguration(address: try SocketAddress(parsing: "127.0.0.1:0"), mode: .forward)],
+                    listeners: [
+                        ListenerConfiguration(address: try SocketAddress(parsing: "127.0.0.1:0"), mode: .forward)
+                    ],
                     loopCount: 1),
                 trace: try TraceRecorder(output: .memory, flushInterval: .zero),
                 control: ControlConfiguration(address: taken, token: "t"))

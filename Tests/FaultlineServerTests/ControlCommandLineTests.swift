@@ -72,7 +72,10 @@ import Testing
             _ = FileManager.default.createFile(atPath: log, contents: nil)
             process.executableURL = URL(fileURLWithPath: ControlCommandLineTests.binary)
             process.arguments =
-                ["run", "--listen", "127.0.0.1:0", "--rules", folder.path + "/rules", "--trace", folder.path + "/trace.jsonl"]
+                [
+                    "run", "--listen", "127.0.0.1:0", "--rules", folder.path + "/rules", "--trace",
+                    folder.path + "/trace.jsonl",
+                ]
                 + extraArguments
             var environment = ProcessInfo.processInfo.environment
             environment["FAULTLINE_HOME"] = home
@@ -127,7 +130,8 @@ import Testing
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let folderAttributes = try FileManager.default.attributesOfItem(atPath: proxy.home)
         #expect((folderAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
-        let contents = try #require(ConfigValue.parseJSON(Array(try Data(contentsOf: URL(fileURLWithPath: proxy.controlFile)))))
+        let contents = try #require(
+            ConfigValue.parseJSON(Array(try Data(contentsOf: URL(fileURLWithPath: proxy.controlFile)))))
         let url = try #require(contents.string("/url"))
         let token = try #require(contents.string("/token"))
         #expect(contents.int("/pid") == Int(proxy.process.processIdentifier))
@@ -153,7 +157,8 @@ import Testing
         let json = try proxy.faultline("holds", "--json")
         #expect(ConfigValue.parseJSON(Array(json.output.utf8))?.string("/0/name") == "gate")
 
-        let released = try proxy.faultline("release", "gate", "--status", "503", "--header", "Retry-After: 2", "--body", "later")
+        let released = try proxy.faultline(
+            "release", "gate", "--status", "503", "--header", "Retry-After: 2", "--body", "later")
         #expect(released.status == 0, "\(released.errors)")
         #expect(released.output.contains("answered with 503: gate #1"))
         let response = try client.readResponse()
@@ -199,9 +204,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: proxy.controlFile))
         #expect(try proxy.faultline("holds").status == 1)
 
-        for arguments in [["release"], ["holds", "wait"], ["mark"], ["state", "set", "demo"], ["holds", "--timeout", "3"],
-            ["release", "x", "--body", "b"], ["mark", "x", "novalue"], ["holds", "--control", "http://127.0.0.1:1"]]
-        {
+        for arguments in [
+            ["release"], ["holds", "wait"], ["mark"], ["state", "set", "demo"], ["holds", "--timeout", "3"],
+            ["release", "x", "--body", "b"], ["mark", "x", "novalue"], ["holds", "--control", "http://127.0.0.1:1"],
+        ] {
             let finished = try ControlCommandLineTests.faultline(arguments, home: proxy.home)
             #expect(finished.status == 2, "\(arguments): \(finished.errors)")
         }

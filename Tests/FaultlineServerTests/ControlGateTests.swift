@@ -38,7 +38,8 @@ import Testing
 
     @Test func cookiesOriginsAndTheCookieName() {
         let headers: HTTPHeaders = [
-            ("Cookie", "a=1; faultline_ui_9090=s3cr3t; b=2"), ("Host", "127.0.0.1:9090"), ("Origin", "http://127.0.0.1:9090"),
+            ("Cookie", "a=1; faultline_ui_9090=s3cr3t; b=2"), ("Host", "127.0.0.1:9090"),
+            ("Origin", "http://127.0.0.1:9090"),
         ]
         #expect(ControlGate.cookie("faultline_ui_9090", in: headers) == "s3cr3t")
         #expect(ControlGate.cookie("faultline_ui", in: headers) == nil)

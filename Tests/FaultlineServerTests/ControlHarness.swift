@@ -1,8 +1,8 @@
 import FaultlineConfig
 import FaultlineCore
+import FaultlineFlow
 import FaultlineHTTP1
 import FaultlinePosix
-import FaultlineFlow
 import FaultlineProxy
 import FaultlineRules
 import FaultlineServer
@@ -84,7 +84,9 @@ final class ControlHarness {
     @discardableResult
     func call(_ method: String, _ path: String, json: String? = nil, wait: Duration = .zero) throws -> ControlResponse {
         let body = try json.map { text in
-            guard let value = ConfigValue.parseJSON(Array(text.utf8)) else { throw HarnessError("bad test JSON \(text)") }
+            guard let value = ConfigValue.parseJSON(Array(text.utf8)) else {
+                throw HarnessError("bad test JSON \(text)")
+            }
             return value
         }
         return try control.call(method, path, body: body, wait: wait)

@@ -43,7 +43,8 @@ import Testing
             let waiting = try raw.open()
             try raw.send(
                 waiting,
-                "GET /v1/holds/gate/wait?timeout=5 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n")
+                "GET /v1/holds/gate/wait?timeout=5 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n"
+            )
             // Health counts pending waits: once it says 1, the wait is registered.
             #expect(try harness.eventually { try harness.call("GET", "/v1/health").json?.int("/waits") == 1 })
             #expect(try harness.call("GET", "/v1/holds").json?.elements().isEmpty == true)
@@ -88,7 +89,8 @@ import Testing
             let waiting = try raw.open()
             try raw.send(
                 waiting,
-                "GET /v1/holds/gate/wait?timeout=60 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n")
+                "GET /v1/holds/gate/wait?timeout=60 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ControlHarness.token)\r\n\r\n"
+            )
             #expect(try harness.eventually { try harness.call("GET", "/v1/health").json?.int("/waits") == 1 })
             waiting.close()
             #expect(try harness.eventually { try harness.call("GET", "/v1/health").json?.int("/waits") == 0 })
@@ -186,7 +188,8 @@ import Testing
     @Test func reservedMarkAttributesAre400() throws {
         try withControl { harness in
             for key in ["seq", "event", "label", "flow"] {
-                let response = try harness.call("POST", "/v1/marks", json: #"{"label": "x", "attributes": {"\#(key)": "1"}}"#)
+                let response = try harness.call(
+                    "POST", "/v1/marks", json: #"{"label": "x", "attributes": {"\#(key)": "1"}}"#)
                 #expect(response.status == 400, "attribute \(key)")
             }
             #expect(try harness.events().allSatisfy { $0.kind != .mark })

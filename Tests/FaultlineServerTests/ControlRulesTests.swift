@@ -38,7 +38,9 @@ import Testing
             let scenario = try harness.call("POST", "/v1/scenarios/demo/disable")
             #expect(scenario.json?.bool("/enabled") == false)
             #expect(try harness.sendThroughProxy("/teapot").readResponse().status == 200)
-            #expect(try harness.call("GET", "/v1/rules").json?.elements().allSatisfy { $0.bool("/enabled") == false } == true)
+            #expect(
+                try harness.call("GET", "/v1/rules").json?.elements().allSatisfy { $0.bool("/enabled") == false }
+                    == true)
             try harness.call("POST", "/v1/scenarios/demo/enable")
             #expect(try harness.sendThroughProxy("/teapot").readResponse().status == 418)
         }
@@ -114,7 +116,8 @@ import Testing
         try withControl(rulesDirectory: folder.path) { harness in
             #expect(try harness.sendThroughProxy("/teapot").readResponse().status == 418)
 
-            try folder.write("demo.json5", ControlHarness.scenario.replacingOccurrences(of: "status: 418", with: "status: \"418\""))
+            try folder.write(
+                "demo.json5", ControlHarness.scenario.replacingOccurrences(of: "status: 418", with: "status: \"418\""))
             let rejected = try harness.call("POST", "/v1/rules/reload")
             #expect(rejected.status == 422)
             #expect(rejected.json?.bool("/reloaded") == false)
@@ -124,7 +127,8 @@ import Testing
             #expect(try harness.sendThroughProxy("/teapot").readResponse().status == 418, "old rules still run")
             #expect(try harness.events().contains { $0.kind == "rules.rejected" })
 
-            try folder.write("demo.json5", ControlHarness.scenario.replacingOccurrences(of: "status: 418", with: "status: 451"))
+            try folder.write(
+                "demo.json5", ControlHarness.scenario.replacingOccurrences(of: "status: 418", with: "status: 451"))
             let reloaded = try harness.call("POST", "/v1/rules/reload")
             #expect(reloaded.status == 200)
             #expect(reloaded.json?.bool("/reloaded") == true)

@@ -20,12 +20,15 @@ import Testing
 
             try harness.call("POST", "/v1/marks", json: #"{"label": "after", "attributes": {"n": "1"}}"#)
             #expect(try harness.sendThroughProxy("/teapot").readResponse().status == 418)
-            let lines = try stream.readLines { lines in lines.contains { $0.contains("\"event\":\"response.delivered\"") } }
+            let lines = try stream.readLines { lines in
+                lines.contains { $0.contains("\"event\":\"response.delivered\"") }
+            }
             let events = try lines.enumerated().map { try TraceReader.parseEvent(line: $1, number: $0 + 1) }
             #expect(events.first?.kind == .mark)
             #expect(events.first?.string("label") == "after")
             #expect(events.first?.string("n") == "1")
-            #expect(!lines.contains { $0.contains("\"before\"") }, "lines from before the subscription are not replayed")
+            #expect(
+                !lines.contains { $0.contains("\"before\"") }, "lines from before the subscription are not replayed")
             #expect(events.contains { $0.kind == .requestReceived })
             // In seq order, without gaps.
             let seqs = events.map(\.seq)

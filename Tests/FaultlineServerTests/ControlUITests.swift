@@ -77,7 +77,9 @@ import Testing
             let api = try Self.get(harness, "/ui/api/v1/holds")
             #expect(api.status == 401)
             #expect(api.body.contains("faultline ui"))
-            #expect(try Self.get(harness, "/ui/", "Cookie: faultline_ui_\(harness.controlAddress.port)=forged\r\n").status == 401)
+            #expect(
+                try Self.get(harness, "/ui/", "Cookie: faultline_ui_\(harness.controlAddress.port)=forged\r\n").status
+                    == 401)
 
             let cookie = try Self.login(harness)
             let page = try Self.get(harness, "/ui/", cookie)
@@ -85,7 +87,9 @@ import Testing
             #expect(page.headers.first(name: "content-type") == "text/html; charset=utf-8")
             #expect(page.headers.first(name: "content-security-policy")?.contains("script-src 'self'") == true)
             #expect(page.body.contains("<script src=\"/ui/app.js\""))
-            #expect(try Self.get(harness, "/ui/app.js", cookie).headers.first(name: "content-type") == "text/javascript; charset=utf-8")
+            #expect(
+                try Self.get(harness, "/ui/app.js", cookie).headers.first(name: "content-type")
+                    == "text/javascript; charset=utf-8")
             #expect(try Self.get(harness, "/ui/app.css", cookie).status == 200)
             #expect(try Self.get(harness, "/ui/nothing.js", cookie).status == 404)
             #expect(try Self.get(harness, "/ui/api/v1/holds", cookie).status == 200)
@@ -106,8 +110,11 @@ import Testing
             let cookie = try Self.login(harness)
             let disable = "/ui/api/v1/rules/demo/teapot/disable"
             #expect(try Self.get(harness, disable, cookie, method: "POST").status == 403)
-            #expect(try Self.get(harness, disable, cookie + "Origin: http://evil.example\r\n", method: "POST").status == 403)
-            #expect(try Self.get(harness, disable, cookie + "Origin: http://127.0.0.1:1\r\n", method: "POST").status == 403)
+            #expect(
+                try Self.get(harness, disable, cookie + "Origin: http://evil.example\r\n", method: "POST").status == 403
+            )
+            #expect(
+                try Self.get(harness, disable, cookie + "Origin: http://127.0.0.1:1\r\n", method: "POST").status == 403)
             // Nothing changed: the teapot rule still answers.
             #expect(try harness.sendThroughProxy("/teapot").readResponse().status == 418)
             #expect(try Self.get(harness, disable, cookie + Self.origin(harness), method: "POST").status == 200)
@@ -127,7 +134,8 @@ import Testing
                 #expect(answer.hasPrefix("HTTP/1.1 403"), "Host '\(host)'")
             }
             // A malformed Host never gets that far (RFC 9112 §3.2: 400).
-            #expect(try raw.exchange("GET /v1/health HTTP/1.1\r\nHost: [::1\r\n\(bearer)\r\n").hasPrefix("HTTP/1.1 400"))
+            #expect(
+                try raw.exchange("GET /v1/health HTTP/1.1\r\nHost: [::1\r\n\(bearer)\r\n").hasPrefix("HTTP/1.1 400"))
             for host in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST", "[::1]:\(port)", "127.1.2.3"] {
                 let answer = try raw.exchange("GET /v1/health HTTP/1.1\r\nHost: \(host)\r\n\(bearer)\r\n")
                 #expect(answer.hasPrefix("HTTP/1.1 200"), "Host '\(host)'")

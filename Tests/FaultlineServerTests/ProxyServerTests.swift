@@ -1,7 +1,7 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlineHTTP1
 import FaultlinePosix
-import FaultlineFlow
 import FaultlineProxy
 import FaultlineServer
 import FaultlineTrace
@@ -63,7 +63,8 @@ import Testing
             // A port that was just bound and released has nobody listening.
             let closed = try Listener(
                 address: try SocketAddress(parsing: "127.0.0.1:0"), group: EventLoopGroup(loopCount: 1),
-                ids: IDGenerator()) { _ in }
+                ids: IDGenerator()
+            ) { _ in }
             let port = closed.localAddress.port
             closed.stop()
             let client = try BlockingClient(port: server.boundAddresses[0].port)

@@ -16,7 +16,8 @@ import FoundationNetworking
         let proxy = try TestProxy.start(
             upstream: URL(string: "http://127.0.0.1:9")!,
             rules: .files([
-                "answer.json5": #"{ rules: [{ name: "answer", match: { path: "/answer" }, actions: [{ respond: { status: 204 } }] }] }"#
+                "answer.json5":
+                    #"{ rules: [{ name: "answer", match: { path: "/answer" }, actions: [{ respond: { status: 204 } }] }] }"#
             ]))
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 10
@@ -34,7 +35,8 @@ import FoundationNetworking
     }
 
     static func temporaryFolder() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("faultline-expectation-\(UUID())", isDirectory: true)
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "faultline-expectation-\(UUID())", isDirectory: true)
     }
 
     @Test func aSkippedClauseFailsTheTestNamingTheClauseTheReasonAndTheTraceFile() async throws {
@@ -68,7 +70,9 @@ import FoundationNetworking
         try proxy.expectContractHolds(acceptingUnchecked: Set(skipped))
         let verdict = try proxy.expectation(.default, acceptingUnchecked: Set(skipped.dropLast()), label: "one-left")
         #expect(verdict.unchecked.map(\.clause) == [skipped.last!])
-        for file in [verdict.traceFile, verdict.reportFile].compactMap({ $0 }) { try? FileManager.default.removeItem(at: file) }
+        for file in [verdict.traceFile, verdict.reportFile].compactMap({ $0 }) {
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     @Test func aClauseTheContractDeclaresNothingForDoesNotFailTheTest() {
@@ -83,7 +87,9 @@ import FoundationNetworking
             report: ContractReport(clausesSkipped: [nothingDeclared, missingData]), acceptingUnchecked: [], trace: "",
             label: "missing-data")
         #expect(strict.unchecked.map(\.clause) == [.logoutBoundary])
-        for file in [strict.traceFile, strict.reportFile].compactMap({ $0 }) { try? FileManager.default.removeItem(at: file) }
+        for file in [strict.traceFile, strict.reportFile].compactMap({ $0 }) {
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     @Test func theTraceGoesToTheArtifactsFolderNamedAfterTheTest() async throws {

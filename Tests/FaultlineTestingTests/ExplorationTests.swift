@@ -15,13 +15,15 @@ import FoundationNetworking
     static var rules: TestProxy.Rules {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let profile = (try? String(contentsOf: repository.appendingPathComponent("Rules/auth-profile.json5"), encoding: .utf8)) ?? ""
+        let profile =
+            (try? String(contentsOf: repository.appendingPathComponent("Rules/auth-profile.json5"), encoding: .utf8))
+            ?? ""
         return .files([
             "auth-profile.json5": profile,
             "expired.json5": """
-                { scope: "lineage", rules: [{ name: "expired", match: { role: "business" },
-                  when: { times: 3, before: "refresh.delivered" }, actions: [{ respond: { status: 401 } }] }] }
-                """,
+            { scope: "lineage", rules: [{ name: "expired", match: { role: "business" },
+              when: { times: 3, before: "refresh.delivered" }, actions: [{ respond: { status: 401 } }] }] }
+            """,
         ])
     }
 

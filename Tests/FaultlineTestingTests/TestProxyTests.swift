@@ -1,6 +1,6 @@
 import FaultlineContract
-import FaultlinePosix
 import FaultlineFlow
+import FaultlinePosix
 import FaultlineProxy
 import FaultlineRules
 import FaultlineServer
@@ -28,11 +28,11 @@ private func get(_ url: URL) async throws -> Int {
     /// A forced answer needs no upstream, so these tests run without a backend.
     static let rules = TestProxy.Rules.files([
         "gate.json5": """
-            { rules: [
-                { name: "held", match: { path: "/held" }, actions: [{ hold: { name: "gate" } }, { respond: { status: 200, body: "late" } }] },
-                { name: "answer", match: { path: "/answer" }, actions: [{ respond: { status: 204 } }] },
-            ] }
-            """
+        { rules: [
+            { name: "held", match: { path: "/held" }, actions: [{ hold: { name: "gate" } }, { respond: { status: 200, body: "late" } }] },
+            { name: "answer", match: { path: "/answer" }, actions: [{ respond: { status: 204 } }] },
+        ] }
+        """
     ])
 
     @Test func holdIsWaitedForAndReleasedWithAResponse() async throws {
@@ -52,9 +52,9 @@ private func get(_ url: URL) async throws -> Int {
             upstream: URL(string: "http://127.0.0.1:9")!,
             rules: .files([
                 "self.json5": """
-                    { rules: [{ name: "self", match: { path: "/self" },
-                        actions: [{ hold: { name: "until-go", release: { on: "mark:go" }, timeout: 10 } }, { respond: { status: 204 } }] }] }
-                    """
+                { rules: [{ name: "self", match: { path: "/self" },
+                    actions: [{ hold: { name: "until-go", release: { on: "mark:go" }, timeout: 10 } }, { respond: { status: 204 } }] }] }
+                """
             ]))
         defer { proxy.stop() }
         async let status = get(proxy.baseURL!.appendingPathComponent("self"))
@@ -116,20 +116,25 @@ private func get(_ url: URL) async throws -> Int {
     /// A capture that keeps raw secrets is private from the moment it exists, even over a file
     /// that was readable by others; one with pseudonyms keeps the usual mode.
     @Test func aSavedCaptureWithRawSecretsIsPrivate() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-save-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "faultline-save-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for secrets in [CaptureOptions.Secrets.keep, .pseudonyms] {
-            let proxy = try TestProxy.start(upstream: URL(string: "http://127.0.0.1:9")!, rules: Self.rules, capture: CaptureOptions(secrets: secrets))
+            let proxy = try TestProxy.start(
+                upstream: URL(string: "http://127.0.0.1:9")!, rules: Self.rules,
+                capture: CaptureOptions(secrets: secrets))
             defer { proxy.stop() }
             #expect(try await get(proxy.baseURL!.appendingPathComponent("answer")) == 204)
             // Stopped first, so that no late event (the connection's close) lands between the
             // save and the comparison below (it did, once, in CI).
             proxy.stop()
             let path = folder.appendingPathComponent("\(secrets).jsonl")
-            _ = FileManager.default.createFile(atPath: path.path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
+            _ = FileManager.default.createFile(
+                atPath: path.path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
             try proxy.saveCapture(to: path)
-            let mode = try #require(try FileManager.default.attributesOfItem(atPath: path.path)[.posixPermissions] as? Int)
+            let mode = try #require(
+                try FileManager.default.attributesOfItem(atPath: path.path)[.posixPermissions] as? Int)
             #expect(mode & 0o077 == (secrets == .keep ? 0 : 0o044))
             let saved = try String(contentsOf: path, encoding: .utf8)
             #expect(saved == proxy.traceText && saved.contains("\"capture\""))
@@ -150,7 +155,8 @@ private func get(_ url: URL) async throws -> Int {
             authority = try CertificateAuthority.makeEphemeral()
             scheme = tls ? "https" : "http"
             let (scenario, problems) = RuleSetLoader.loadScenario(
-                text: #"{ rules: [{ name: "answer", match: { path: "\#(path)" }, actions: [{ respond: { status: 204 } }] }] }"#,
+                text:
+                    #"{ rules: [{ name: "answer", match: { path: "\#(path)" }, actions: [{ respond: { status: 204 } }] }] }"#,
                 file: "origin.json5", profile: nil)
             #expect(problems.isEmpty)
             var configuration = ServerConfiguration(
@@ -223,7 +229,9 @@ private func get(_ url: URL) async throws -> Int {
     }
 
     @Test func anHTTPSUpstreamNeedsTheTLSParameter() {
-        #expect(throws: TestProxy.RulesError.self) { _ = try TestProxy.start(upstream: URL(string: "https://127.0.0.1:9")!) }
+        #expect(throws: TestProxy.RulesError.self) {
+            _ = try TestProxy.start(upstream: URL(string: "https://127.0.0.1:9")!)
+        }
     }
 
     @Test func eachProxyHasItsOwnCA() throws {

@@ -8,7 +8,8 @@ private func captureRecorder(
     _ secrets: CaptureOptions.Secrets = .pseudonyms, bodyLimit: Int = 1 << 20, policy: RedactionPolicy = .default
 ) throws -> TraceRecorder {
     try TraceRecorder(
-        output: .memory, redaction: policy, flushInterval: .zero, capture: CaptureOptions(secrets: secrets, bodyLimit: bodyLimit))
+        output: .memory, redaction: policy, flushInterval: .zero,
+        capture: CaptureOptions(secrets: secrets, bodyLimit: bodyLimit))
 }
 
 private func content(_ text: String, type: String? = "application/json", length: Int64? = nil) -> CapturedBody {
@@ -31,7 +32,8 @@ private func content(_ text: String, type: String? = "application/json", length:
     let (_, received) = try recordOne(
         [
             .string("lineage", "L3"),
-            .headers("headers", [("Authorization", "Bearer \(token)"), ("Cookie", "sid=cookie-value-1234; theme=dark")]),
+            .headers(
+                "headers", [("Authorization", "Bearer \(token)"), ("Cookie", "sid=cookie-value-1234; theme=dark")]),
             .target("url", "http://api.test/v1/me?access_token=\(token)&page=2"),
         ], on: recorder)
     let headers = try #require(received.headers("headers"))
@@ -39,12 +41,14 @@ private func content(_ text: String, type: String? = "application/json", length:
     #expect(headers[1].value == "sid=flp.cookie-sid.L3.1; theme=flp.cookie-theme.L3.1")
     #expect(received.string("url") == "http://api.test/v1/me?access_token=flp.access.L3.1&page=2")
     // In a body, in another event without a lineage: the same name, chosen the first time.
-    let (line, _) = try recordOne([.content("content", content("{\"access_token\":\"\(token)\",\"n\":1}"))], on: recorder)
+    let (line, _) = try recordOne(
+        [.content("content", content("{\"access_token\":\"\(token)\",\"n\":1}"))], on: recorder)
     #expect(line.contains("{\\\"access_token\\\":\\\"flp.access.L3.1\\\",\\\"n\\\":1}"))
     // The tracker's name for a credential agrees with the writer's.
     #expect(recorder.fingerprint(token, kind: "access") == "flp.access.L3.1")
     // A different secret of the same kind and lineage is the second one.
-    let (_, next) = try recordOne([.string("lineage", "L3"), .headers("headers", [("Authorization", "Bearer other-token-BBBB")])], on: recorder)
+    let (_, next) = try recordOne(
+        [.string("lineage", "L3"), .headers("headers", [("Authorization", "Bearer other-token-BBBB")])], on: recorder)
     #expect(next.headers("headers")?[0].value == "Bearer flp.access.L3.2")
     #expect(!recorder.memoryContents().contains(token))
     #expect(!recorder.memoryContents().contains("cookie-value-1234"))
@@ -52,15 +56,21 @@ private func content(_ text: String, type: String? = "application/json", length:
 
 @Test func jsonAndFormBodiesHaveTheirSecretFieldsReplacedAndTheRestKept() throws {
     let recorder = try captureRecorder(policy: RedactionPolicy(extraBodyFields: ["sessionKey"]))
-    let json = #"{ "user": {"name": "ann", "password": "pa\u0073s-word-1"}, "sessionKey": "sk-0123456789", "n": [1, 2.5e3, true, null], "code": 4711 }"#
+    let json =
+        #"{ "user": {"name": "ann", "password": "pa\u0073s-word-1"}, "sessionKey": "sk-0123456789", "n": [1, 2.5e3, true, null], "code": 4711 }"#
     let (_, event) = try recordOne([.content("content", content(json))], on: recorder)
     let data = try #require(event.object("content")?["data"]?.stringValue)
-    #expect(data == #"{ "user": {"name": "ann", "password": "flp.password.none.1"}, "sessionKey": "flp.sessionkey.none.1", "n": [1, 2.5e3, true, null], "code": 4711 }"#)
+    #expect(
+        data
+            == #"{ "user": {"name": "ann", "password": "flp.password.none.1"}, "sessionKey": "flp.sessionkey.none.1", "n": [1, 2.5e3, true, null], "code": 4711 }"#
+    )
     let form = "grant_type=password&username=ann&password=pa%73s-word-1&client_secret=s3cr3t+value"
-    let (_, formEvent) = try recordOne([.content("content", content(form, type: "application/x-www-form-urlencoded"))], on: recorder)
+    let (_, formEvent) = try recordOne(
+        [.content("content", content(form, type: "application/x-www-form-urlencoded"))], on: recorder)
     // The escaped and the plain spelling of one password are one secret.
-    #expect(formEvent.object("content")?["data"]?.stringValue
-        == "grant_type=password&username=ann&password=flp.password.none.1&client_secret=flp.client-secret.none.1")
+    #expect(
+        formEvent.object("content")?["data"]?.stringValue
+            == "grant_type=password&username=ann&password=flp.password.none.1&client_secret=flp.client-secret.none.1")
 }
 
 @Test func aKnownSecretIsScrubbedFromAnyBodyEvenWhereNoFieldNamesIt() throws {
@@ -70,14 +80,17 @@ private func content(_ text: String, type: String? = "application/json", length:
     let (_, event) = try recordOne([.content("content", content(html, type: "text/html"))], on: recorder)
     #expect(event.object("content")?["data"]?.stringValue == "<p>your token is flp.access.none.1, keep it</p>")
     // Malformed JSON is treated as text: the known secret still goes.
-    let (_, broken) = try recordOne([.content("content", content("{\"t\": \"tok-ABCDEFGHIJ\"", type: "application/json"))], on: recorder)
+    let (_, broken) = try recordOne(
+        [.content("content", content("{\"t\": \"tok-ABCDEFGHIJ\"", type: "application/json"))], on: recorder)
     #expect(broken.object("content")?["data"]?.stringValue == "{\"t\": \"flp.access.none.1\"")
 }
 
 @Test func bodiesThatAreNotTextAreBase64AndCutBodiesSaySo() throws {
     let recorder = try captureRecorder()
     let binary: [UInt8] = [0xFF, 0x00, 0x01, 0xC3]
-    let (_, event) = try recordOne([.content("content", CapturedBody(bytes: binary, length: 4, contentType: "application/octet-stream"))], on: recorder)
+    let (_, event) = try recordOne(
+        [.content("content", CapturedBody(bytes: binary, length: 4, contentType: "application/octet-stream"))],
+        on: recorder)
     let object = try #require(event.object("content"))
     #expect(object["encoding"]?.stringValue == "base64")
     #expect(object["data"]?.stringValue == Data(binary).base64EncodedString())
@@ -108,7 +121,12 @@ private func content(_ text: String, type: String? = "application/json", length:
     _ = FileManager.default.createFile(atPath: path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
     let recorder = try TraceRecorder(
         output: .file(path: path), flushInterval: .zero, capture: CaptureOptions(secrets: .keep))
-    recorder.record(.mark, [.headers("headers", [("Authorization", "Bearer raw-token-1")]), .content("content", content("{\"password\":\"pw-1\"}"))])
+    recorder.record(
+        .mark,
+        [
+            .headers("headers", [("Authorization", "Bearer raw-token-1")]),
+            .content("content", content("{\"password\":\"pw-1\"}")),
+        ])
     recorder.close()
     let text = try String(contentsOfFile: path, encoding: .utf8)
     #expect(text.contains("\"secrets\":\"kept\""))
@@ -131,7 +149,9 @@ private func content(_ text: String, type: String? = "application/json", length:
         #expect(valid(Array(text.utf8)) == (String(validating: Array(text.utf8), as: UTF8.self) != nil))
     }
     // Overlong, surrogate, past U+10FFFF, stray continuation, cut sequence.
-    for bad: [UInt8] in [[0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82], [0xFF]] {
+    for bad: [UInt8] in [
+        [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82], [0xFF],
+    ] {
         #expect(!valid(bad), "\(bad)")
         #expect(String(validating: bad, as: UTF8.self) == nil)
     }

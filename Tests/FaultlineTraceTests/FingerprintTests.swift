@@ -39,7 +39,9 @@ import Testing
 
 @Test func noRawSecretAppearsAnywhereInATypicalTrace() throws {
     let recorder = try memoryRecorder(RedactionPolicy(extraHeaderNames: ["X-Api-Key"], extraQueryParameters: ["sig"]))
-    let secrets = ["AT-9f8e7d", "RT-1a2b3c", "CK-445566", "SC-778899", "PW-hunter2", "AK-000111", "SG-222333", "CD-444555"]
+    let secrets = [
+        "AT-9f8e7d", "RT-1a2b3c", "CK-445566", "SC-778899", "PW-hunter2", "AK-000111", "SG-222333", "CD-444555",
+    ]
     recorder.record(
         .requestReceived, connection: .init(1), flow: .init(1),
         [
@@ -48,7 +50,8 @@ import Testing
             .headers(
                 "headers",
                 [
-                    ("Host", "api.example"), ("Authorization", "Bearer AT-9f8e7d"), ("Cookie", "sid=CK-445566; theme=x"),
+                    ("Host", "api.example"), ("Authorization", "Bearer AT-9f8e7d"),
+                    ("Cookie", "sid=CK-445566; theme=x"),
                     ("X-Api-Key", "AK-000111"), ("Accept", "*/*"),
                 ]),
             .secret("refresh_token", "RT-1a2b3c"),

@@ -12,8 +12,12 @@ import Testing
     private func fp(_ secret: String) -> String { recorder.fingerprint(secret) }
 
     @Test func authorizationKeepsTheSchemeAndFingerprintsTheCredentials() throws {
-        #expect(try redactedHeader("Authorization", "Bearer s3cr3t-access", on: recorder) == "Bearer \(fp("s3cr3t-access"))")
-        #expect(try redactedHeader("authorization", "Basic dXNlcjpodW50ZXIy", on: recorder) == "Basic \(fp("dXNlcjpodW50ZXIy"))")
+        #expect(
+            try redactedHeader("Authorization", "Bearer s3cr3t-access", on: recorder) == "Bearer \(fp("s3cr3t-access"))"
+        )
+        #expect(
+            try redactedHeader("authorization", "Basic dXNlcjpodW50ZXIy", on: recorder)
+                == "Basic \(fp("dXNlcjpodW50ZXIy"))")
         #expect(
             try redactedHeader("PROXY-AUTHORIZATION", "Digest username=\"a\", response=\"r3sp\"", on: recorder)
                 == "Digest \(fp("username=\"a\", response=\"r3sp\""))")
@@ -29,7 +33,9 @@ import Testing
         #expect(try redactedHeader("Authorization", "a\"b s3cr3t", on: recorder) == fp("a\"b s3cr3t"))
         #expect(try redactedHeader("Authorization", "", on: recorder) == "")
         #expect(try redactedHeader("Authorization", "   ", on: recorder) == "")
-        #expect(try redactedHeader("Authorization", "Bearer    spaced-tok3n  ", on: recorder) == "Bearer \(fp("spaced-tok3n"))")
+        #expect(
+            try redactedHeader("Authorization", "Bearer    spaced-tok3n  ", on: recorder)
+                == "Bearer \(fp("spaced-tok3n"))")
         #expect(!recorder.memoryContents().contains("rawtoken123"))
         #expect(!recorder.memoryContents().contains("s3cr3t"))
         #expect(!recorder.memoryContents().contains("spaced-tok3n"))
@@ -65,8 +71,9 @@ import Testing
 
     @Test func setCookieOddInputsNeverLeak() throws {
         // Unknown attributes keep their name only; a bare first piece is fingerprinted whole.
-        #expect(try redactedHeader("set-cookie", "sid=S1; Custom=ATTRSECRET; Flag", on: recorder)
-            == "sid=\(fp("S1")); Custom=\(fp("ATTRSECRET")); \(fp("Flag"))")
+        #expect(
+            try redactedHeader("set-cookie", "sid=S1; Custom=ATTRSECRET; Flag", on: recorder)
+                == "sid=\(fp("S1")); Custom=\(fp("ATTRSECRET")); \(fp("Flag"))")
         #expect(try redactedHeader("Set-Cookie", "BARESECRET; Path=/", on: recorder) == "\(fp("BARESECRET")); Path=/")
         #expect(try redactedHeader("Set-Cookie", "gone=; Max-Age=0", on: recorder) == "gone=; Max-Age=0")
         // A folded second cookie (RFC 6265 §3 forbids folding) must not ride along in an attribute.

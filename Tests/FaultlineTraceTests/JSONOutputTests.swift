@@ -29,7 +29,8 @@ private func parsed(_ json: String) throws -> JSONValue {
     for special in ["\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{7F}", "é", "\u{85}", "\u{2028}"] {
         for length in 0..<24 {
             for position in 0...length {
-                let string = String(repeating: "a", count: position) + special + String(repeating: "b", count: length - position)
+                let string =
+                    String(repeating: "a", count: position) + special + String(repeating: "b", count: length - position)
                 let json = encoded(string)
                 #expect(try parsed(json) == .string(string), "\(json)")
                 #expect(!json.contains("\n") && !json.contains("\u{2028}") && !json.contains("\u{85}"))
@@ -40,7 +41,9 @@ private func parsed(_ json: String) throws -> JSONValue {
 
 @Test func everyStringRoundTripsThroughTheParser() throws {
     var generator = SystemRandomNumberGenerator()
-    let interesting: [Unicode.Scalar] = ["\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{7F}", "\u{85}", "\u{2028}", "\u{2029}", "é", "€", "🦊", "a", " "]
+    let interesting: [Unicode.Scalar] = [
+        "\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{7F}", "\u{85}", "\u{2028}", "\u{2029}", "é", "€", "🦊", "a", " ",
+    ]
     for _ in 0..<2_000 {
         var scalars = String.UnicodeScalarView()
         for _ in 0..<Int.random(in: 0..<12, using: &generator) {
@@ -81,8 +84,12 @@ private func parsed(_ json: String) throws -> JSONValue {
 }
 
 @Test func parserHandlesEscapesAndNesting() throws {
-    #expect(try parsed(#" {"a" : [1, -2.5e1, true, false, null, "\u00e9\ud83e\udd8a\/"], "b": {}} "#)
-        == .object(["a": .array([.int(1), .number(-25), .bool(true), .bool(false), .null, .string("é🦊/")]), "b": .object([:])]))
+    #expect(
+        try parsed(#" {"a" : [1, -2.5e1, true, false, null, "\u00e9\ud83e\udd8a\/"], "b": {}} "#)
+            == .object([
+                "a": .array([.int(1), .number(-25), .bool(true), .bool(false), .null, .string("é🦊/")]),
+                "b": .object([:]),
+            ]))
 }
 
 @Test func wallClockFormatsRFC3339WithMicroseconds() {

@@ -85,7 +85,8 @@ import Testing
         let returnedAfterTheCall = Atomic<Bool>(false)
         Thread {
             recorder.removeObserver(token)
-            returnedAfterTheCall.store(finished.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+            returnedAfterTheCall.store(
+                finished.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
             removed.signal()
         }.start()
         // removeObserver must still be waiting while the call is in progress.
@@ -100,7 +101,8 @@ import Testing
     }
 
     @Test func recentLinesAreWholeLinesEndingWithTheLastInMemoryAndInAFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-recent-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "faultline-recent-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for output in [TraceOutput.memory, .file(path: folder.appendingPathComponent("t.jsonl").path)] {
@@ -132,9 +134,12 @@ import Testing
         #expect(TraceLines.seq(of: Array(#"{"seq":}"#.utf8)) == nil)
         #expect(TraceLines.seq(of: Array(#"{"seq":99999999999999999999999}"#.utf8)) == nil)
         let text = "{\"faultline_trace\":1}\n{\"seq\":1}\n{\"seq\":2}\n{\"seq\":3}\n"
-        #expect(String(decoding: TraceLines.prefix(Array(text.utf8), throughSeq: 2), as: UTF8.self)
-            == "{\"faultline_trace\":1}\n{\"seq\":1}\n{\"seq\":2}\n")
-        #expect(String(decoding: TraceLines.prefix(Array(text.utf8), throughSeq: 0), as: UTF8.self) == "{\"faultline_trace\":1}\n")
+        #expect(
+            String(decoding: TraceLines.prefix(Array(text.utf8), throughSeq: 2), as: UTF8.self)
+                == "{\"faultline_trace\":1}\n{\"seq\":1}\n{\"seq\":2}\n")
+        #expect(
+            String(decoding: TraceLines.prefix(Array(text.utf8), throughSeq: 0), as: UTF8.self)
+                == "{\"faultline_trace\":1}\n")
         #expect(TraceLines.prefix(Array(text.utf8), throughSeq: 9).count == text.utf8.count)
         #expect(TraceLines.count(in: Array(text.utf8)) == 4)
     }

@@ -1,6 +1,5 @@
-import Testing
-
 import FaultlineTrace
+import Testing
 
 @Test func pseudonymsAreFoundWhereTheyStandAlone() {
     let text = #"Bearer flp.access.L1.1; session=flp.cookie-session.L12.3&x=flp.password.none.1."#

@@ -3,7 +3,8 @@ import Testing
 
 @testable import FaultlineTrace
 
-private let header = #"{"faultline_trace":1,"faultline":"0.1.0","created":"2026-11-29T13:04:52.123456Z","fingerprint":"hmac-sha256-64"}"#
+private let header =
+    #"{"faultline_trace":1,"faultline":"0.1.0","created":"2026-11-29T13:04:52.123456Z","fingerprint":"hmac-sha256-64"}"#
 
 private func event(_ seq: Int, _ extra: String = "") -> String {
     #"{"seq":\#(seq),"wall":"2026-11-29T13:04:52.123456Z","mono_ns":\#(seq * 10),"event":"mark"\#(extra)}"#
@@ -43,7 +44,8 @@ private func readError(_ text: String) -> TraceReadError? {
     let lastLineStart = whole.dropLast().lastIndex(of: "\n")!
     var cut = whole.index(after: whole.index(after: lastLineStart))
     while cut < whole.index(before: whole.endIndex) {
-        let error = try #require(readError(String(whole[..<cut])), "cut at \(whole.distance(from: whole.startIndex, to: cut))")
+        let error = try #require(
+            readError(String(whole[..<cut])), "cut at \(whole.distance(from: whole.startIndex, to: cut))")
         #expect(error.line == 3)
         cut = whole.index(after: cut)
     }
@@ -63,8 +65,14 @@ private func readError(_ text: String) -> TraceReadError? {
         (#"{"seq":1,"wall":"w","mono_ns":-1,"event":"mark"}"#, "\"mono_ns\" must be a non-negative integer, found -1"),
         (#"{"seq":1,"wall":"w","mono_ns":1}"#, "\"event\" is missing"),
         (#"{"seq":1,"wall":"w","mono_ns":1,"event":null}"#, "\"event\" must be a string, found null"),
-        (#"{"seq":1,"wall":"w","mono_ns":1,"event":"mark","conn":"3"}"#, "\"conn\" must be a non-negative integer, found a string"),
-        (#"{"seq":1,"wall":"w","mono_ns":1,"event":"mark","flow":[7]}"#, "\"flow\" must be a non-negative integer, found an array"),
+        (
+            #"{"seq":1,"wall":"w","mono_ns":1,"event":"mark","conn":"3"}"#,
+            "\"conn\" must be a non-negative integer, found a string"
+        ),
+        (
+            #"{"seq":1,"wall":"w","mono_ns":1,"event":"mark","flow":[7]}"#,
+            "\"flow\" must be a non-negative integer, found an array"
+        ),
         (#"["seq",1]"#, "an event line must be a JSON object, found an array"),
     ]
     for (line, message) in cases {

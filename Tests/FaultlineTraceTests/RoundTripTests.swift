@@ -10,7 +10,8 @@ import Testing
         .requestReceived, connection: ConnectionID(3), flow: FlowID(7),
         [
             .string("method", "GET"),
-            .string("odd", "quote\" backslash\\ newline\n tab\t nul\u{0} bell\u{7} ls\u{2028} ps\u{2029} nel\u{85} é 🦊"),
+            .string(
+                "odd", "quote\" backslash\\ newline\n tab\t nul\u{0} bell\u{7} ls\u{2028} ps\u{2029} nel\u{85} é 🦊"),
             .int("status", 200), .int("negative", Int64.min), .int("big", Int64.max),
             .double("ratio", 2.5), .double("whole", 3.0), .double("tiny", 1e-9), .double("nan", .nan),
             .bool("yes", true), .bool("no", false), .null("nothing"),

@@ -29,7 +29,8 @@ import Testing
     }
 
     @Test func oddQueriesNeverLeak() throws {
-        #expect(try redacted("/p?token=&token=DUPV&token=DUPV&x") == "/p?token=&token=\(fp("DUPV"))&token=\(fp("DUPV"))&x")
+        #expect(
+            try redacted("/p?token=&token=DUPV&token=DUPV&x") == "/p?token=&token=\(fp("DUPV"))&token=\(fp("DUPV"))&x")
         #expect(try redacted("/p?TOKEN=UPPERV") == "/p?TOKEN=\(fp("UPPERV"))")
         // A percent-encoded name is the same parameter to the server.
         #expect(try redacted("/p?access%5Ftoken=ENCV") == "/p?access%5Ftoken=\(fp("ENCV"))")
@@ -84,7 +85,9 @@ import Testing
     }
 
     @Test func ordinaryTargetsAreWrittenAsIs() throws {
-        for target in ["/", "*", "example.com:443", "/a/b?c=d&e=f", "http://example.com:8080/x?y=z#frag", "/caf%C3%A9?q=\"x\""] {
+        for target in [
+            "/", "*", "example.com:443", "/a/b?c=d&e=f", "http://example.com:8080/x?y=z#frag", "/caf%C3%A9?q=\"x\"",
+        ] {
             #expect(try redacted(target) == target)
         }
     }

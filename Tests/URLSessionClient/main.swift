@@ -8,7 +8,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 let urls = CommandLine.arguments.dropFirst()

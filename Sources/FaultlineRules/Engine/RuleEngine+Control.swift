@@ -24,7 +24,8 @@ extension RuleEngine {
     public func setEnabled(_ enabled: Bool, rule: RuleID) throws(RuleEngineError) {
         try state.withLock { (engine) throws(RuleEngineError) in
             guard let scenarioIndex = engine.runtimeIndex(named: rule.scenario),
-                let ruleIndex = engine.runtimes[scenarioIndex].scenario.rules.firstIndex(where: { $0.name == rule.rule })
+                let ruleIndex = engine.runtimes[scenarioIndex].scenario.rules.firstIndex(where: { $0.name == rule.rule }
+                )
             else {
                 let candidates = engine.runtimes.flatMap { runtime in
                     runtime.scenario.rules.map { RuleID(scenario: runtime.scenario.name, rule: $0.name).description }

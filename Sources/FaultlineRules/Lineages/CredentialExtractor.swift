@@ -23,7 +23,8 @@ struct CredentialExtractor: Sendable {
         var body = BodyReader(request.body)
         return collect(requestLocations.filter { $0.applies(toRole: role) }) { place in
             switch place {
-            case .header(let name, let scheme): return Self.headerCredentials(request.headerValues(name), scheme: scheme)
+            case .header(let name, let scheme):
+                return Self.headerCredentials(request.headerValues(name), scheme: scheme)
             case .cookie(let name): return CookieParsing.requestCookies(request.headerValues("cookie"))[name] ?? []
             case .form(let name): return body.form(name)
             case .json(let pointer): return body.json(pointer)

@@ -117,7 +117,8 @@ final class AuthProfileDecoder {
 
     /// `roles`: the role names a request location may be limited to; nil for response
     /// locations, which cannot be.
-    private func locations(_ node: ConfigNode, name: String, places: [String], roles: [String]?) -> [CredentialLocation] {
+    private func locations(_ node: ConfigNode, name: String, places: [String], roles: [String]?) -> [CredentialLocation]
+    {
         guard let elements = diagnostics.attempt({ try node.array(name) }) else { return [] }
         return elements.compactMap { location($0, list: name, places: places, roles: roles) }
     }

@@ -1,5 +1,5 @@
-import FaultlineCore
 import FaultlineConfig
+import FaultlineCore
 
 /// Typed reads shared by the scenario and auth-profile decoders; each throws a positioned error
 /// that names the key and what was expected.

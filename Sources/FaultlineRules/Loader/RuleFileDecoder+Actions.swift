@@ -1,5 +1,5 @@
-import FaultlineCore
 import FaultlineConfig
+import FaultlineCore
 
 /// An action as written: the model value plus what phase checks and error messages need.
 struct DecodedAction {
@@ -226,7 +226,8 @@ extension RuleFileDecoder {
         if case .object = node.kind {
             guard
                 let object = diagnostics.object(
-                    node, name: "'fault'", context: "'fault'", allowed: ["kind", "bytes", "seconds", "code", "lastStream"]),
+                    node, name: "'fault'", context: "'fault'",
+                    allowed: ["kind", "bytes", "seconds", "code", "lastStream"]),
                 let kind = diagnostics.attempt({ try object.requiredNode("kind") })
             else { return nil }
             reader = object
@@ -263,7 +264,8 @@ extension RuleFileDecoder {
             if let member = reader.member("lastStream") {
                 if kind == "goaway" {
                     thisStreamProcessed =
-                        diagnostics.attempt({ try member.value.choice("'lastStream'", of: Self.goAwayLastStreams) }) == "this"
+                        diagnostics.attempt({ try member.value.choice("'lastStream'", of: Self.goAwayLastStreams) })
+                        == "this"
                 } else {
                     diagnostics.report("'lastStream' applies only to the 'goaway' fault", at: member.keyLocation)
                 }

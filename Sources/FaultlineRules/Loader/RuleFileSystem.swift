@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import FaultlinePosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The few file-system reads the loader needs (list a folder, read a file), with the system's
 /// own reason on failure ("No such file or directory") so errors can say why. Foundation's

@@ -44,7 +44,8 @@ public struct SyntheticResponse: Sendable, Equatable {
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.body == rhs.body
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 }
 
@@ -60,7 +61,8 @@ public struct ResponseRewrite: Sendable, Equatable {
     public var jsonSet: [(pointer: String, value: ConfigValue)]
 
     public init(
-        status: Int? = nil, setHeaders: [(name: String, value: String)] = [], addHeaders: [(name: String, value: String)] = [],
+        status: Int? = nil, setHeaders: [(name: String, value: String)] = [],
+        addHeaders: [(name: String, value: String)] = [],
         removeHeaders: [String] = [], body: [UInt8]? = nil, jsonSet: [(pointer: String, value: ConfigValue)] = []
     ) {
         self.status = status
@@ -78,7 +80,8 @@ public struct ResponseRewrite: Sendable, Equatable {
         lhs.status == rhs.status && lhs.removeHeaders == rhs.removeHeaders && lhs.body == rhs.body
             && lhs.setHeaders.map { "\($0.name):\($0.value)" } == rhs.setHeaders.map { "\($0.name):\($0.value)" }
             && lhs.addHeaders.map { "\($0.name):\($0.value)" } == rhs.addHeaders.map { "\($0.name):\($0.value)" }
-            && lhs.jsonSet.map(\.pointer) == rhs.jsonSet.map(\.pointer) && lhs.jsonSet.map(\.value) == rhs.jsonSet.map(\.value)
+            && lhs.jsonSet.map(\.pointer) == rhs.jsonSet.map(\.pointer)
+            && lhs.jsonSet.map(\.value) == rhs.jsonSet.map(\.value)
     }
 }
 
@@ -100,7 +103,9 @@ public struct HoldSpec: Sendable, Equatable {
     public var timeout: Duration?
     public var onTimeout: TimeoutOutcome
 
-    public init(name: String, releaseOn: EventReference? = nil, timeout: Duration? = nil, onTimeout: TimeoutOutcome = .release) {
+    public init(
+        name: String, releaseOn: EventReference? = nil, timeout: Duration? = nil, onTimeout: TimeoutOutcome = .release
+    ) {
         self.name = name
         self.releaseOn = releaseOn
         self.timeout = timeout

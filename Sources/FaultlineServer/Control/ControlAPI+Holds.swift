@@ -32,14 +32,16 @@ extension ControlAPI {
     /// `POST /v1/holds/{name}/release` with optional `{id, all, status, headers, body}`:
     /// `{released: [holds]}`; with `status` the flow is answered with that response instead.
     func release(_ name: String, _ request: ControlRequest) throws(ControlFailure) -> ControlReply {
-        let body = try ControlBody.object(request, allowed: ["id", "all", "status", "headers", "body"], required: false)
+        let body = try ControlBody.object(
+            request, allowed: ["id", "all", "status", "headers", "body"], required: false)
         let selection = try HoldSelection(body)
         var response: SyntheticResponse? = nil
         if let body {
             response = try ControlBody.read { () throws(ConfigError) -> SyntheticResponse? in
                 guard let status = try body.int("status", in: 200...599) else {
                     if let location = body.keyLocation("headers") ?? body.keyLocation("body") {
-                        throw ConfigError("'headers' and 'body' need 'status' (the response to answer with)", at: location)
+                        throw ConfigError(
+                            "'headers' and 'body' need 'status' (the response to answer with)", at: location)
                     }
                     return nil
                 }

@@ -65,7 +65,8 @@ extension ControlAPI {
                 for member in object.members {
                     if Mark.reservedKeys.contains(member.key) {
                         throw ConfigError(
-                            "attribute '\(member.key)' is reserved by the trace; use another name", at: member.keyLocation)
+                            "attribute '\(member.key)' is reserved by the trace; use another name",
+                            at: member.keyLocation)
                     }
                     attributes.append((member.key, try member.value.string("attribute '\(member.key)'")))
                 }

@@ -90,7 +90,9 @@ public struct ControlClient: Sendable {
     }
 
     private func request(_ method: String, _ path: String, body: ConfigValue?) -> [UInt8] {
-        var headers: HTTPHeaders = [("Host", address.description), ("Connection", "close"), ("Accept", "application/json")]
+        var headers: HTTPHeaders = [
+            ("Host", address.description), ("Connection", "close"), ("Accept", "application/json"),
+        ]
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
         let payload = body?.jsonBytes() ?? []
         if body != nil || method == "POST" || method == "PUT" {

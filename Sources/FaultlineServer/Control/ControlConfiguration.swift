@@ -33,7 +33,8 @@ public struct ControlConfiguration: Sendable {
     /// A control listener on `address` that accepts `token`.
     public init(
         address: SocketAddress, token: String, rulesDirectory: String? = nil, maximumBodyBytes: Int = 64 * 1024,
-        maximumStreamBacklog: Int = 8 * 1024 * 1024, maximumUIBacklog: Int = 1024 * 1024, uiHistoryBytes: Int = 4 * 1024 * 1024
+        maximumStreamBacklog: Int = 8 * 1024 * 1024, maximumUIBacklog: Int = 1024 * 1024,
+        uiHistoryBytes: Int = 4 * 1024 * 1024
     ) {
         self.address = address
         self.token = token

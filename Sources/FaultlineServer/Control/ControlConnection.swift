@@ -256,7 +256,8 @@ final class ControlConnection: StreamConnectionDelegate {
             return
         }
         var history = Array(
-            TraceLines.prefix(api.trace.recentLines(maxBytes: api.configuration.uiHistoryBytes), throughSeq: subscribedAfter))
+            TraceLines.prefix(
+                api.trace.recentLines(maxBytes: api.configuration.uiHistoryBytes), throughSeq: subscribedAfter))
         history.append(contentsOf: Array("{\"ui\":\"live\",\"after\":\(subscribedAfter)}\n".utf8))
         let allowance = api.configuration.maximumUIBacklog + history.count
         state = .streaming(stream, chunked: chunked, .dropping(unreported: 0, allowance: allowance))

@@ -24,7 +24,8 @@ enum ControlReply: Sendable {
     static func methodNotAllowed(_ request: ControlRequest, allowed: [String]) -> ControlReply {
         .json(
             status: 405,
-            ControlJSON.error("\(request.rawPath) does not take \(request.method); it takes \(allowed.joined(separator: ", "))"),
+            ControlJSON.error(
+                "\(request.rawPath) does not take \(request.method); it takes \(allowed.joined(separator: ", "))"),
             allow: allowed)
     }
 }

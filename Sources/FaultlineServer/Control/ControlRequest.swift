@@ -56,7 +56,8 @@ struct ControlRequest: Sendable {
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(HexDigit.value), let low = iterator.next().flatMap(HexDigit.value)
+                guard let high = iterator.next().flatMap(HexDigit.value),
+                    let low = iterator.next().flatMap(HexDigit.value)
                 else { return nil }
                 bytes.append(high << 4 | low)
             case UInt8(ascii: "+") where plusIsSpace:

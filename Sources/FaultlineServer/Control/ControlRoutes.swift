@@ -63,7 +63,8 @@ enum ControlRoutes {
             try api.fail(parameters[0], request)
         },
         ControlRoute("GET", "/v1/state") { api, _, _ in api.listStates() },
-        ControlRoute("POST", "/v1/state/reset") { api, request, _ throws(ControlFailure) in try api.resetState(request) },
+        ControlRoute("POST", "/v1/state/reset") { api, request, _ throws(ControlFailure) in try api.resetState(request)
+        },
         ControlRoute("PUT", "/v1/state/{scenario}") { api, request, parameters throws(ControlFailure) in
             try api.setState(parameters[0], request)
         },

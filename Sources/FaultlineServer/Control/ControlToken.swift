@@ -1,9 +1,10 @@
+import FaultlinePosix
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FaultlinePosix
 
 /// The control API's bearer token: how one is drawn and how a presented one is checked.
 public enum ControlToken {

@@ -77,10 +77,12 @@ final class ControlTraceStream: Sendable {
 
     /// Unsubscribes (idempotent). After it returns no new line is collected.
     func stop() {
-        guard let token = observer.withLock({ current -> TraceObserverToken? in
-            defer { current = nil }
-            return current
-        }) else { return }
+        guard
+            let token = observer.withLock({ current -> TraceObserverToken? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         trace.removeObserver(token)
     }
 }

@@ -29,7 +29,8 @@ extension ClientConnectionHandler {
             guard let self else { return }
             self.clientHandshakeTimer = nil
             guard self.client.tls?.isHandshakeComplete == false else { return }
-            self.clientTLSFailed(code: "handshake-timeout", message: "the client did not complete the TLS handshake in \(timeout)")
+            self.clientTLSFailed(
+                code: "handshake-timeout", message: "the client did not complete the TLS handshake in \(timeout)")
         }
         return true
     }
@@ -41,7 +42,8 @@ extension ClientConnectionHandler {
         interceptedFlow = interception.flow
         guard startClientTLS(certificateHost: interception.certificateHost) else { return }
         // Offer upstream only what the client offered and we speak (none if it offered none).
-        upstreams.alpn = (context.configuration.tls?.upstreamApplicationProtocols ?? []).filter(interception.offeredALPN.contains)
+        upstreams.alpn = (context.configuration.tls?.upstreamApplicationProtocols ?? []).filter(
+            interception.offeredALPN.contains)
         // The requests inside are for the name the client asked for in SNI (the certificate it
         // accepted names it, so the upstream's must too), sent to the address it CONNECTed to.
         let target = interception.target
@@ -50,7 +52,8 @@ extension ClientConnectionHandler {
             scheme: "https", host: name, port: target.port, connectHost: name == target.host ? nil : target.host)
         guard
             replaceSession(
-                configuration: context.proxyConfiguration(mode: .reverse(upstream), intercepting: false, keepsClientHost: true),
+                configuration: context.proxyConfiguration(
+                    mode: .reverse(upstream), intercepting: false, keepsClientHost: true),
                 http2: false)
         else { return }
         interception.clientBytes.withUnsafeBytes { clientTLSEvents(client.receive($0)) }
@@ -73,7 +76,8 @@ extension ClientConnectionHandler {
                 fields.append(.bool("intercepted", interceptedFlow != nil))
                 context.trace.record(.tlsHandshake, connection: client.id, flow: interceptedFlow, fields)
                 // The client chose h2 from what we offered (RFC 9113 §3.2): HTTP/2 from its first byte.
-                if info.alpn == HTTP2Connection.alpn, !replaceSession(configuration: sessionConfiguration, http2: true) {
+                if info.alpn == HTTP2Connection.alpn, !replaceSession(configuration: sessionConfiguration, http2: true)
+                {
                     return
                 }
             case .plaintext(let bytes):

@@ -291,7 +291,9 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         for link in upstreams.all where link.channel.socket.isOpen {
             if !everyLink, !link.channel.socket.isReadingPaused, scope != .flow(link.flow) { continue }
             let upstreamPaused = session.wantsUpstreamReadsPaused(flow: link.flow) || link.pausedForBackpressure
-            if upstreamPaused != link.channel.socket.isReadingPaused { link.channel.socket.setReadingPaused(upstreamPaused) }
+            if upstreamPaused != link.channel.socket.isReadingPaused {
+                link.channel.socket.setReadingPaused(upstreamPaused)
+            }
         }
     }
 

@@ -34,7 +34,8 @@ final class LoopContext: @unchecked Sendable {
     private var shutdownDone: (() -> Void)?
 
     init(
-        loop: EventLoop, configuration: ServerConfiguration, trace: TraceRecorder, resolver: HostResolver, ids: IDGenerator,
+        loop: EventLoop, configuration: ServerConfiguration, trace: TraceRecorder, resolver: HostResolver,
+        ids: IDGenerator,
         flowIDs: IDGenerator, rules: RuleRuntime
     ) {
         self.loop = loop
@@ -154,7 +155,9 @@ final class LoopContext: @unchecked Sendable {
                 let target = endpoint.hostHeaderValue
                 switch result {
                 case .failure(let error):
-                    completion(.failure(error.isTimeout ? .connectTimeout(target) : .connectRefused(target, error.description)))
+                    completion(
+                        .failure(error.isTimeout ? .connectTimeout(target) : .connectRefused(target, error.description))
+                    )
                 case .success(let socket):
                     if let tls {
                         startTLS(on: socket, to: endpoint, tls: tls, alpn: alpn, completion: completion)
@@ -187,7 +190,8 @@ final class LoopContext: @unchecked Sendable {
             return
         }
         let handshake = UpstreamHandshake(
-            channel: Channel(socket: socket, tls: connection), endpoint: endpoint, context: self, completion: completion)
+            channel: Channel(socket: socket, tls: connection), endpoint: endpoint, context: self, completion: completion
+        )
         handshakes[ObjectIdentifier(handshake)] = handshake
         handshake.start(timeout: tls.handshakeTimeout)
     }

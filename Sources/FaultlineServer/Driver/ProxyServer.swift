@@ -1,11 +1,11 @@
-public import FaultlinePosix
-public import FaultlineTrace
 import FaultlineCore
-import FaultlineFlow
-import FaultlineProxy
-import FaultlineTLS
 public import FaultlineExplore
+import FaultlineFlow
+public import FaultlinePosix
+import FaultlineProxy
 public import FaultlineRules
+import FaultlineTLS
+public import FaultlineTrace
 import Synchronization
 
 /// Faultline's proxy, running: listeners, event loops, the upstream pools and the trace.
@@ -83,7 +83,8 @@ public final class ProxyServer: Sendable {
             do {
                 let mode = listenerConfiguration.mode
                 if listenerConfiguration.tls, configuration.tls == nil {
-                    throw ServerError("the TLS listener \(listenerConfiguration.address) needs a CA (ServerConfiguration.tls)")
+                    throw ServerError(
+                        "the TLS listener \(listenerConfiguration.address) needs a CA (ServerConfiguration.tls)")
                 }
                 let listener = try Listener(address: listenerConfiguration.address, group: group, ids: ids) {
                     connection in
@@ -109,7 +110,8 @@ public final class ProxyServer: Sendable {
         var controlServer: ControlServer? = nil
         if let control {
             let infos = zip(configuration.listeners, listeners).map { configuration, listener in
-                ControlAPI.ListenerInfo(address: listener.localAddress.description, mode: configuration.mode.description)
+                ControlAPI.ListenerInfo(
+                    address: listener.localAddress.description, mode: configuration.mode.description)
             }
             let api = ControlAPI(runtime: rules, trace: trace, listeners: infos, configuration: control)
             do {
@@ -159,16 +161,22 @@ public final class ProxyServer: Sendable {
     /// thread; never call it from an event loop of the server. Safe to call twice.
     @discardableResult
     public func stop() -> ShutdownEnding {
-        guard let state = running.withLock({ current -> Running? in
-            defer { current = nil }
-            return current
-        }) else { return .drained }
+        guard
+            let state = running.withLock({ current -> Running? in
+                defer { current = nil }
+                return current
+            })
+        else { return .drained }
         for listener in state.listeners { listener.stop() }
         var ending = ShutdownEnding.drained
         let grace = configuration.shutdownGracePeriod
         if grace > .zero {
             let latch = CountdownLatch(count: state.contexts.count)
-            if drain.withLock({ $0.latch = latch; return $0.endedEarly }) { latch.abandon() }
+            if drain.withLock({
+                $0.latch = latch; return $0.endedEarly
+            }) {
+                latch.abandon()
+            }
             for context in state.contexts {
                 context.loop.execute { context.beginShutdown { latch.countDown() } }
             }

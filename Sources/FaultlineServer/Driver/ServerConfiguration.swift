@@ -1,6 +1,6 @@
-public import FaultlinePosix
 import FaultlineFlow
 public import FaultlineHTTP2
+public import FaultlinePosix
 public import FaultlineProxy
 
 /// One address to listen on and what to do with the requests that arrive there.

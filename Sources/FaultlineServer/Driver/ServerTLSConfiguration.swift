@@ -32,8 +32,10 @@ public struct ServerTLSConfiguration: Sendable {
     ) throws(TLSError) {
         self.authority = authority
         self.http2 = http2
-        self.serverContext = try TLSServerContext(authority: authority, alpn: http2 ? ["h2", "http/1.1"] : ["http/1.1"])
-        self.clientContext = try TLSClientContext(verify: verifyUpstream, extraTrustAnchorsPEMFile: upstreamTrustAnchorsFile)
+        self.serverContext = try TLSServerContext(
+            authority: authority, alpn: http2 ? ["h2", "http/1.1"] : ["http/1.1"])
+        self.clientContext = try TLSClientContext(
+            verify: verifyUpstream, extraTrustAnchorsPEMFile: upstreamTrustAnchorsFile)
         self.interception = interception
         self.handshakeTimeout = handshakeTimeout
         self.notices = notices

@@ -34,7 +34,8 @@ final class ExploreDriver: Sendable {
     private let observer = Mutex<TraceObserverToken?>(nil)
 
     init(configuration: ExploreConfiguration, holds: HoldRegistry, trace: TraceRecorder, loop: EventLoop) {
-        let scheduler = ExploreScheduler(strategy: configuration.strategy, settings: configuration.settings, now: .now())
+        let scheduler = ExploreScheduler(
+            strategy: configuration.strategy, settings: configuration.settings, now: .now())
         state = LoopBound(handingOff: State(scheduler), to: loop)
         self.holds = holds
         self.trace = trace

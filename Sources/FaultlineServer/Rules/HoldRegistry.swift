@@ -1,7 +1,7 @@
 public import FaultlineCore
-public import FaultlineRules
-import FaultlinePosix
 public import FaultlineFlow
+import FaultlinePosix
+public import FaultlineRules
 import Synchronization
 
 /// A flow stopped by a `hold` action, as the control API and the testing library see it.

@@ -57,7 +57,8 @@ extension ControlAPI {
         guard let asset = UIAssets.named(rest.first ?? "index.html"), rest.count <= 1 else {
             return UIPages.message(status: 404, title: "Not found", text: "There is no \(request.rawPath) here.")
         }
-        return .document(status: 200, contentType: asset.contentType, body: asset.bytes, headers: UIPages.securityHeaders)
+        return .document(
+            status: 200, contentType: asset.contentType, body: asset.bytes, headers: UIPages.securityHeaders)
     }
 
     /// `GET /ui/login?ticket=…`: spends the ticket and answers 303 to `/ui/` with the session

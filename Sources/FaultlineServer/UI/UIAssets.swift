@@ -18,7 +18,8 @@ enum UIAssets {
     private static let files: [String: Asset] = [
         "index.html": Asset(contentType: "text/html; charset=utf-8", bytes: PackageResources.index_html),
         "app.css": Asset(contentType: "text/css; charset=utf-8", bytes: PackageResources.app_css),
-        "app.js": Asset(contentType: "text/javascript; charset=utf-8", bytes: Array(scriptParts.joined(separator: [0x0A]))),
+        "app.js": Asset(
+            contentType: "text/javascript; charset=utf-8", bytes: Array(scriptParts.joined(separator: [0x0A]))),
     ]
 
     /// The file named `name` (`index.html`, `app.css`, `app.js`), or nil.

@@ -45,14 +45,20 @@ final class ReplayLink {
 
     func receive(_ bytes: [UInt8]) -> Progress {
         guard !asked else { return .incomplete }  // after a 101, whatever follows is not ours
-        if raw != nil, raw!.count + bytes.count <= Self.forwardableLimit { raw!.append(contentsOf: bytes) } else { raw = nil }
+        if raw != nil, raw!.count + bytes.count <= Self.forwardableLimit {
+            raw!.append(contentsOf: bytes)
+        } else {
+            raw = nil
+        }
         decoder.receive(bytes)
         do {
             while let event = try decoder.nextEvent() {
                 switch event {
                 case .head(let requestHead):
                     head = requestHead
-                    owesContinue = requestHead.version == .http1_1 && requestHead.headers.first(name: "expect")?.lowercased() == "100-continue"
+                    owesContinue =
+                        requestHead.version == .http1_1
+                        && requestHead.headers.first(name: "expect")?.lowercased() == "100-continue"
                 case .body(let chunk):
                     bodyLength += Int64(chunk.count)
                     let room = Self.matchedBodyLimit - body.count
@@ -60,7 +66,8 @@ final class ReplayLink {
                 case .end:
                     guard let head else { continue }
                     asked = true
-                    return .complete(UpstreamRequest(flow: flow, endpoint: endpoint, head: head, body: body, bodyLength: bodyLength))
+                    return .complete(
+                        UpstreamRequest(flow: flow, endpoint: endpoint, head: head, body: body, bodyLength: bodyLength))
                 }
             }
         } catch {
@@ -81,7 +88,9 @@ final class ReplayLink {
     static func encode(_ head: HTTPResponseHead, body: [UInt8], trailers: HTTPHeaders?) -> [UInt8] {
         var head = head
         head.version = .http1_1
-        for name in ["content-length", "transfer-encoding", "connection", "keep-alive"] { head.headers.remove(name: name) }
+        for name in ["content-length", "transfer-encoding", "connection", "keep-alive"] {
+            head.headers.remove(name: name)
+        }
         let bodiless = (100..<200).contains(head.status) || head.status == 204 || head.status == 304
         var bytes: [UInt8] = []
         if let trailers, !trailers.isEmpty, !bodiless {

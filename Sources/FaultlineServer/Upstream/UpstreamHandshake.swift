@@ -1,7 +1,7 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlineHTTP1
 import FaultlinePosix
-import FaultlineFlow
 import FaultlineProxy
 import FaultlineTLS
 import FaultlineTrace
@@ -52,7 +52,8 @@ final class UpstreamHandshake: StreamConnectionDelegate {
                 context.trace.record(
                     .tlsHandshake, connection: channel.id,
                     TLSTrace.handshake(
-                        side: .upstream, info, connection: tls, verifying: context.configuration.tls?.clientContext.verify ?? false)
+                        side: .upstream, info, connection: tls,
+                        verifying: context.configuration.tls?.clientContext.verify ?? false)
                 )
             case .plaintext, .closeNotify:
                 fail(
@@ -101,7 +102,9 @@ final class UpstreamHandshake: StreamConnectionDelegate {
 
     func streamConnectionDidReadEOF(_ connection: StreamConnection) {
         handle(channel.receiveEOF())
-        fail(code: "upstream-closed", status: 502, message: "\(endpoint.hostHeaderValue) closed during the TLS handshake")
+        fail(
+            code: "upstream-closed", status: 502, message: "\(endpoint.hostHeaderValue) closed during the TLS handshake"
+        )
     }
 
     func streamConnectionDidDrainOutbound(_ connection: StreamConnection) {}

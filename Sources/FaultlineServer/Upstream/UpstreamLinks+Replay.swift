@@ -16,13 +16,15 @@ extension UpstreamLinks {
                 flow,
                 UpstreamFailure(
                     code: "replay-offline", status: 502,
-                    description: "a replay answers the HTTP it recorded and opens no tunnel to \(endpoint.hostHeaderValue) "
+                    description:
+                        "a replay answers the HTTP it recorded and opens no tunnel to \(endpoint.hostHeaderValue) "
                         + "(start it with --unmatched forward to let traffic reach the network)"))
             return
         }
         let link = ReplayLink(flow: flow, endpoint: endpoint, id: ConnectionID(loopContext.ids.next()))
         replayLinks[flow] = link
-        owner?.upstreamConnected(flow, UpstreamConnectionInfo(id: link.id, remoteAddress: responder.upstreamName, reused: false))
+        owner?.upstreamConnected(
+            flow, UpstreamConnectionInfo(id: link.id, remoteAddress: responder.upstreamName, reused: false))
     }
 
     func replayWrite(_ link: ReplayLink, _ bytes: [UInt8]) {
@@ -31,7 +33,9 @@ extension UpstreamLinks {
         if link.owesContinue {
             // Not from inside this write: the owner is carrying out its session's actions.
             later(link.flow) { links, link in
-                if let interim = link.takeContinue() { interim.withUnsafeBytes { links.owner?.upstreamRead(link.flow, $0) } }
+                if let interim = link.takeContinue() {
+                    interim.withUnsafeBytes { links.owner?.upstreamRead(link.flow, $0) }
+                }
             }
         }
         switch progress {
@@ -39,14 +43,19 @@ extension UpstreamLinks {
             return
         case .malformed(let error):
             // The flow's own codec wrote this request, so this is our bug in spirit; still a value.
-            deliver(.unavailable(UpstreamFailure(code: "replay-bad-request", status: 502, description: error.description), trace: []), to: link)
+            deliver(
+                .unavailable(
+                    UpstreamFailure(code: "replay-bad-request", status: 502, description: error.description), trace: []),
+                to: link)
         case .complete(let request):
             if request.head.headers.contains(name: "upgrade") {
                 deliver(
                     .unavailable(
                         UpstreamFailure(
                             code: "replay-upgrade", status: 501,
-                            description: "a replay cannot serve a connection upgrade (WebSocket) to \(link.endpoint.hostHeaderValue)"),
+                            description:
+                                "a replay cannot serve a connection upgrade (WebSocket) to \(link.endpoint.hostHeaderValue)"
+                        ),
                         trace: []), to: link)
                 return
             }
@@ -118,11 +127,14 @@ extension UpstreamLinks {
                 flow,
                 UpstreamFailure(
                     code: "replay-too-large", status: 502,
-                    description: "the request is over \(ReplayLink.forwardableLimit) bytes, too large to send on after the replay did not match it"))
+                    description:
+                        "the request is over \(ReplayLink.forwardableLimit) bytes, too large to send on after the replay did not match it"
+                ))
             return
         }
         // The flow's codec already framed the request for HTTP/1.1 (the replay's connection).
-        loopContext.openConnection(to: link.endpoint, alpn: alpn.filter { $0 != HTTP2Connection.alpn }) { [weak self] result in
+        loopContext.openConnection(to: link.endpoint, alpn: alpn.filter { $0 != HTTP2Connection.alpn }) {
+            [weak self] result in
             guard let self, self.replayLinks[flow] === link else {
                 if case .success(let channel) = result { channel.socket.close() }
                 return

@@ -128,7 +128,8 @@ final class UpstreamLinks {
             }
             self.generations[flow] = nil
             switch result {
-            case .success(let channel): self.attach(channel, flow: flow, endpoint: endpoint, reused: false, http1Only: http1Only)
+            case .success(let channel):
+                self.attach(channel, flow: flow, endpoint: endpoint, reused: false, http1Only: http1Only)
             case .failure(let failure): owner.upstreamFailed(flow, failure)
             }
         }
@@ -138,8 +139,10 @@ final class UpstreamLinks {
         var channel = channel
         // HTTP/2 by ALPN, or with prior knowledge on plain TCP when asked (h2c, RFC 9113 §3.3).
         let priorKnowledge =
-            channel.tls == nil && endpoint.scheme == "http" && !http1Only && context.configuration.upstreamHTTP2PriorKnowledge
-        let negotiated = channel.tls?.sessionInfo?.alpn ?? (priorKnowledge || channel.http2 != nil ? HTTP2Connection.alpn : nil)
+            channel.tls == nil && endpoint.scheme == "http" && !http1Only
+            && context.configuration.upstreamHTTP2PriorKnowledge
+        let negotiated =
+            channel.tls?.sessionInfo?.alpn ?? (priorKnowledge || channel.http2 != nil ? HTTP2Connection.alpn : nil)
         // A new HTTP/2 connection gets its session here; it stays with the channel, pool included.
         if negotiated == HTTP2Connection.alpn, channel.http2 == nil {
             channel.http2 = try? HTTP2UpstreamConnection(scheme: channel.tls == nil ? "http" : "https")

@@ -1,7 +1,7 @@
 import FaultlineCore
+import FaultlineFlow
 import FaultlineHTTP1
 import FaultlinePosix
-import FaultlineFlow
 import FaultlineProxy
 
 /// Idle upstream connections kept alive for reuse, per endpoint, on one event loop.

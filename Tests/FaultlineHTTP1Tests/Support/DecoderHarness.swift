@@ -21,7 +21,8 @@ enum Item: Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .interim(let head): return "interim(\(head.status))"
-        case .requestHead(let head): return "head(\(head.method) \(head.target) \(head.headers.map { "\($0.name)=\($0.value)" }))"
+        case .requestHead(let head):
+            return "head(\(head.method) \(head.target) \(head.headers.map { "\($0.name)=\($0.value)" }))"
         case .responseHead(let head): return "head(\(head.status) \(head.headers.map { "\($0.name)=\($0.value)" }))"
         case .body(let bytes): return "body(\(String(decoding: bytes, as: UTF8.self).debugDescription))"
         case .end(let trailers): return "end(\(trailers.map { "\($0.map { "\($0.name)=\($0.value)" })" } ?? "nil"))"

@@ -71,10 +71,12 @@ import Testing
         let backend = ReferenceBackend()
         _ = try backend.start()
         let upstream: URL = try #require(backend.baseURL)
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("fixture-capture-\(UUID().uuidString).jsonl")
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fixture-capture-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: capture) }
         do {
-            let live = try TestProxy.start(upstream: upstream, rules: try FixtureRules.profileOnly(), capture: CaptureOptions())
+            let live = try TestProxy.start(
+                upstream: upstream, rules: try FixtureRules.profileOnly(), capture: CaptureOptions())
             defer { live.stop() }
             let client = Client(baseURL: try #require(live.baseURL))
             let tokens = try await client.login()
@@ -84,7 +86,8 @@ import Testing
         backend.stop()
 
         // The backend is gone: the replay answers, with fresh tokens the client presents back.
-        let replay = try TestProxy.start(replaying: capture, rules: try FixtureRules.profileOnly(), settings: ReplaySettings())
+        let replay = try TestProxy.start(
+            replaying: capture, rules: try FixtureRules.profileOnly(), settings: ReplaySettings())
         defer { replay.stop() }
         let client = Client(baseURL: try #require(replay.baseURL))
         let tokens = try await client.login()

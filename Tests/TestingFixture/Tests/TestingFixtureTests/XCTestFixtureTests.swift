@@ -14,7 +14,9 @@ final class XCTestFixtureTests: XCTestCase {
         if capturing { captured.append(issue.compactDescription) } else { super.record(issue) }
     }
     #else
-    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+    override func recordFailure(
+        withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+    ) {
         if capturing {
             captured.append(description)
         } else {
