@@ -24,6 +24,21 @@ struct ParsedArguments {
     /// The last value given for `name`.
     func value(_ name: String) -> String? { values(name).last }
 
+    /// The whole number given for `name`, or `value` when it was not given; one outside `range`
+    /// is refused with `faultline COMMAND: NAME takes UNIT from LOW to HIGH, not 'TEXT'`.
+    func integer(
+        _ name: String, default value: Int, in range: ClosedRange<Int>, command: String, unit: String = "a whole number"
+    ) throws(UsageError) -> Int {
+        guard let text = self.value(name) else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(
+                description:
+                    "faultline \(command): \(name) takes \(unit) from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
+            )
+        }
+        return number
+    }
+
     /// Puts an option first, as if the user had typed it before the others (a default that the
     /// options after it, a `--mode`, apply to).
     mutating func prepend(_ option: (name: String, value: String?)) { options.insert(option, at: 0) }

@@ -98,12 +98,8 @@ enum BackendCommand {
         }
         let locked = parsed.values("--locked")
         if !locked.isEmpty { configuration.lockedAccounts = Set(locked) }
-        if let loops = parsed.value("--loops") {
-            guard let count = Int(loops), (1...64).contains(count) else {
-                throw UsageError(description: "faultline backend: --loops takes a number from 1 to 64, not '\(loops)'")
-            }
-            configuration.loopCount = count
-        }
+        configuration.loopCount = try parsed.integer(
+            "--loops", default: configuration.loopCount, in: 1...64, command: "backend", unit: "a number")
         return configuration
     }
 }

@@ -10,13 +10,7 @@ import Foundation
 extension DemoCommand {
     static func exploreOptions(_ parsed: ParsedArguments) throws(UsageError) -> ExploreOptions {
         var options = ExploreOptions(strategy: .pct(depth: 3), seed: 1, schedules: 50, shrinkRuns: 30)
-        if let text = parsed.value("--schedules") {
-            guard let count = Int(text), (1...100_000).contains(count) else {
-                throw UsageError(
-                    description: "faultline demo: --schedules takes a whole number from 1 to 100000, not '\(text)'")
-            }
-            options.schedules = count
-        }
+        options.schedules = try parsed.integer("--schedules", default: 50, in: 1...100_000, command: "demo")
         switch parsed.value("--strategy") ?? "pct" {
         case "pct": options.strategy = .pct(depth: 3)
         case "random": options.strategy = .random
@@ -28,36 +22,18 @@ extension DemoCommand {
             }
             options.seed = seed
         }
-        options.settings.settle = .milliseconds(try milliseconds(parsed, "--settle", range: 1...10_000, default: 25))
+        options.settings.settle = .milliseconds(
+            try parsed.integer("--settle", default: 25, in: 1...10_000, command: "demo", unit: "milliseconds"))
         // The demo's clients log out on a timer (40 ms, or three settle windows when longer): a
         // wait a little longer than that finds the logout races, and a schedule that waits for
         // nothing costs less than with explore's one-second default.
         options.settings.maxWait = .milliseconds(
-            try milliseconds(parsed, "--max-wait", range: 0...10_000, default: 100))
+            try parsed.integer("--max-wait", default: 100, in: 0...10_000, command: "demo", unit: "milliseconds"))
         return options
     }
 
-    private static func milliseconds(
-        _ parsed: ParsedArguments, _ flag: String, range: ClosedRange<Int64>, default value: Int64
-    ) throws(UsageError) -> Int64 {
-        guard let text = parsed.value(flag) else { return value }
-        guard let milliseconds = Int64(text), range.contains(milliseconds) else {
-            throw UsageError(
-                description:
-                    "faultline demo: \(flag) takes milliseconds from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
-            )
-        }
-        return milliseconds
-    }
-
     static func explore(_ cases: [DemoCase], options: ExploreOptions, version: DemoHTTPVersion) async -> Int32 {
-        let runner: DemoRunner
-        do {
-            runner = try DemoRunner(httpVersion: version)
-        } catch {
-            printError("faultline demo: cannot start the reference backend: \(error)")
-            return 1
-        }
+        guard let runner = startRunner(version: version) else { return 1 }
         defer { runner.stop() }
         let speaks = version == .http1_1 ? "" : "; the client speaks \(version.rawValue)"
         print(

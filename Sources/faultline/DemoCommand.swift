@@ -123,14 +123,18 @@ enum DemoCommand {
         return String(cString: made)
     }
 
-    private static func play(_ cases: [DemoCase], traces: String?, version: DemoHTTPVersion) async -> Int32 {
-        let runner: DemoRunner
+    /// The demo's backend and in-process proxy, or nil after saying why they could not start.
+    static func startRunner(traces: String? = nil, version: DemoHTTPVersion) -> DemoRunner? {
         do {
-            runner = try DemoRunner(traceDirectory: traces, httpVersion: version)
+            return try DemoRunner(traceDirectory: traces, httpVersion: version)
         } catch {
             printError("faultline demo: cannot start the reference backend: \(error)")
-            return 1
+            return nil
         }
+    }
+
+    private static func play(_ cases: [DemoCase], traces: String?, version: DemoHTTPVersion) async -> Int32 {
+        guard let runner = startRunner(traces: traces, version: version) else { return 1 }
         defer { runner.stop() }
         let speaks = version == .http1_1 ? "" : "; the client speaks \(version.rawValue)"
         print(

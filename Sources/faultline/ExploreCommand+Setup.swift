@@ -307,14 +307,7 @@ extension ExploreCommand {
         static func count(
             _ parsed: ParsedArguments, _ name: String, default value: Int, range: ClosedRange<Int>
         ) throws(UsageError) -> Int {
-            guard let text = parsed.value(name) else { return value }
-            guard let number = Int(text), range.contains(number) else {
-                throw UsageError(
-                    description:
-                        "faultline explore: \(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
-                )
-            }
-            return number
+            try parsed.integer(name, default: value, in: range, command: "explore")
         }
     }
 }

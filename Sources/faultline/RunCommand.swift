@@ -353,11 +353,9 @@ enum RunCommand {
             listeners = [ListenerConfiguration(address: try address("127.0.0.1:8080"), mode: .forward)]
         }
         var configuration = ServerConfiguration(listeners: listeners)
-        if let loops = parsed.value("--loops") {
-            guard let count = Int(loops), (1...256).contains(count) else {
-                throw UsageError(description: "faultline run: --loops takes a number from 1 to 256, not '\(loops)'")
-            }
-            configuration.loopCount = count
+        if parsed.value("--loops") != nil {  // absent: one loop per CPU
+            configuration.loopCount = try parsed.integer(
+                "--loops", default: 1, in: 1...256, command: "run", unit: "a number")
         }
         if let seconds = try duration(parsed, "--connect-timeout") { configuration.connectTimeout = seconds }
         if let seconds = try duration(parsed, "--response-timeout") { configuration.proxy.responseTimeout = seconds }
