@@ -54,7 +54,7 @@ public enum FlowAction: Sendable {
     case duplicateEnd(FlowID, complete: Bool)
     /// Pace one side of the flow, or stop pacing with nil.
     case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
-    /// Tell the lineage tracker a step; the events it returns go to the trace.
+    /// A step for the lineage tracker; the driver traces the events it answers with.
     case stepLineage(FlowID, LineageStep)
     /// Write a trace event of the flow.
     case trace(FlowID, TraceEventKind, [TraceField])
@@ -125,18 +125,6 @@ public struct DuplicateRequest: Sendable, Equatable {
     public let spacing: Duration
     /// The body is over the rules' limit, so the copies start at once and get it as it arrives.
     public let streamed: Bool
-}
-
-/// A step of the lineage tracker (FaultlineRules' `LineageTracker`), which answers with the
-/// `lineage.*` events to trace.
-public enum LineageStep: Sendable {
-    /// The request went upstream (a logout closes its lineage here).
-    case requestSent(LineageTracker, role: String, credentials: [Credential])
-    /// The response was delivered (logins, refreshes, issued cookies, revocations); `reserved`
-    /// is the lineage numbered for a login when its response head arrived (in a capture).
-    case responseCompleted(
-        LineageTracker, role: String, credentials: [Credential], status: Int, headers: [(name: String, value: String)],
-        body: [UInt8]?, reserved: LineageID? = nil)
 }
 
 /// How a hold ended and what ended it, for the flow and for `hold.ended`.

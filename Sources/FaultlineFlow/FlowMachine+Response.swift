@@ -23,9 +23,8 @@ extension FlowMachine {
         guard !forwardedOnce else { return }
         forwardedOnce = true
         guard let decision else { return }
-        if let tracker = decision.tracker {
-            output.append(
-                .stepLineage(id, .requestSent(tracker, role: decision.role, credentials: decision.credentials)))
+        if decision.tracker != nil {
+            output.append(.stepLineage(id, .requestSent(role: decision.role, credentials: decision.credentials)))
         }
         observe(.forwarded, &output)
         if requestPlan.duplicate?.timing == .beforeResponse { scheduleDuplicates(&output) }
@@ -165,12 +164,12 @@ extension FlowMachine {
     /// The response reached the client: lineage bookkeeping, `delivered` observers, duplicates.
     mutating func responseDelivered(_ output: inout FlowOutput) {
         guard let decision else { return }
-        if let tracker = decision.tracker, let status = sentStatus {
+        if decision.tracker != nil, let status = sentStatus {
             output.append(
                 .stepLineage(
                     id,
                     .responseCompleted(
-                        tracker, role: decision.role, credentials: decision.credentials, status: status,
+                        role: decision.role, credentials: decision.credentials, status: status,
                         headers: (sentHeaders ?? HTTPHeaders()).map { (name: $0.name, value: $0.value) },
                         body: responseTee, reserved: capture?.reserved)))
         }

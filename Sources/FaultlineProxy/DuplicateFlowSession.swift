@@ -1,7 +1,7 @@
 public import FaultlineCore
 public import FaultlineFlow
 import FaultlineHTTP1
-public import FaultlineTrace
+import FaultlineTrace
 
 /// A copy of a request made by a `duplicate` rule, as a flow of its own with no client: the same
 /// flow core and HTTP/1.1 upstream path as any flow, with the same timeouts; its response is read
@@ -10,15 +10,16 @@ public struct DuplicateFlowSession {
     var flow: FlowMachine?
     var upstream: UpstreamCodec?
     let configuration: ProxyConfiguration
-    let trace: TraceRecorder
+    let tracing: FlowTracing
     public let id: FlowID
 
     /// A session for one copy of `request`; `start()` gives its first actions.
-    public init(id: FlowID, copying request: DuplicateRequest, configuration: ProxyConfiguration, trace: TraceRecorder)
-    {
+    public init(
+        id: FlowID, copying request: DuplicateRequest, configuration: ProxyConfiguration, tracing: FlowTracing
+    ) {
         self.id = id
         self.configuration = configuration
-        self.trace = trace
+        self.tracing = tracing
         self.pendingStart = request
     }
 
@@ -28,8 +29,7 @@ public struct DuplicateFlowSession {
         guard let request = pendingStart else { return [] }
         pendingStart = nil
         let environment = FlowEnvironment(
-            policy: nil, responseTimeout: configuration.responseTimeout,
-            makeBodyDigest: { [trace] in trace.makeBodyDigest() }, capture: trace.capture)
+            policy: nil, responseTimeout: configuration.responseTimeout, tracing: tracing)
         flow = FlowMachine(id: id, copying: request, environment: environment)
         var output = SessionOutput()
         perform(flow!.start(), &output)

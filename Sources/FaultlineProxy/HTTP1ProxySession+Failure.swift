@@ -18,12 +18,13 @@ extension HTTP1ProxySession {
         }
         let flowID = exchange?.flow
         if connect != nil { abortConnect(&output, reason: nil) }
-        trace.record(
-            .protocolError, connection: connectionID, flow: flowID,
-            [
-                .string("side", "client"), .string("code", error.code), .int("status", Int64(error.status)),
-                .string("message", error.description),
-            ])
+        output.trace(
+            TraceEntry(
+                .protocolError, connection: connectionID, flow: flowID,
+                [
+                    .string("side", "client"), .string("code", error.code), .int("status", Int64(error.status)),
+                    .string("message", error.description),
+                ]))
         exchange = nil
         answerWithErrorPage(status: error.status, code: error.code, message: error.description, flow: flowID, &output)
         close(&output, reason: "protocol-error")
@@ -33,9 +34,10 @@ extension HTTP1ProxySession {
     /// `CONNECT` it could not connect), framed to close the connection, traced as delivered.
     func answerWithErrorPage(status: Int, code: String, message: String, flow: FlowID?, _ output: inout SessionOutput) {
         output.writeToClient(ErrorResponse.make(status: status, code: code, message: message).encode(closing: true))
-        trace.record(
-            .responseDelivered, connection: connectionID, flow: flow,
-            [.int("status", Int64(status)), .bool("synthetic", true), .string("code", code)])
+        output.trace(
+            TraceEntry(
+                .responseDelivered, connection: connectionID, flow: flow,
+                [.int("status", Int64(status)), .bool("synthetic", true), .string("code", code)]))
     }
 }
 

@@ -6,7 +6,7 @@ import FaultlineTrace
 
 /// Carrying out what the flow core asks for: upstream actions go through the flow's
 /// `HTTP1UpstreamCodec`, client actions are encoded for HTTP/1 (HTTP1ProxySession+Response.swift),
-/// trace and lineage actions are recorded here, and the rest goes to the driver.
+/// and the rest (trace entries and lineage steps among them) goes to the driver.
 extension HTTP1ProxySession: UpstreamFlowHost {
     mutating func perform(_ actions: [FlowAction], _ output: inout SessionOutput) {
         for action in actions { perform(action, &output) }
@@ -85,19 +85,5 @@ extension HTTP1ProxySession: UpstreamFlowHost {
             flowUpstreamClosed(id, &output)
         }
         return output.finish()
-    }
-}
-
-extension LineageStep {
-    /// Tells the tracker; returns the events to trace.
-    func perform() -> [LineageEvent] {
-        switch self {
-        case .requestSent(let tracker, let role, let credentials):
-            return tracker.requestSent(role: role, credentials: credentials)
-        case .responseCompleted(let tracker, let role, let credentials, let status, let headers, let body, let reserved):
-            return tracker.responseCompleted(
-                role: role, requestCredentials: credentials, status: status, headers: headers, body: body,
-                reservedLineage: reserved)
-        }
     }
 }

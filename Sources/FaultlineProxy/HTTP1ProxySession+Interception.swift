@@ -12,9 +12,10 @@ extension HTTP1ProxySession {
     mutating func answerConnectEarly(_ output: inout SessionOutput) {
         guard let connect else { return }
         output.writeToClient(Self.connectEstablished)
-        trace.record(
-            .responseDelivered, connection: connectionID, flow: connect.flow,
-            [.int("status", 200), .bool("synthetic", true)])
+        output.trace(
+            TraceEntry(
+                .responseDelivered, connection: connectionID, flow: connect.flow,
+                [.int("status", 200), .bool("synthetic", true)]))
         self.connect?.answered = true
         state = .awaitingClientHello
         clientHello = requestDecoder.takeBufferedBytes()
@@ -54,9 +55,10 @@ extension HTTP1ProxySession {
         switch ClientHelloPeek.inspect(clientHello) {
         case .needMoreBytes:
             guard clientReachedEOF else { return }
-            trace.record(
-                .flowAborted, connection: connectionID, flow: connect.flow,
-                [.string("reason", "client closed the tunnel before its ClientHello was complete")])
+            output.trace(
+                TraceEntry(
+                    .flowAborted, connection: connectionID, flow: connect.flow,
+                    [.string("reason", "client closed the tunnel before its ClientHello was complete")]))
             self.connect = nil
             exchange = nil
             close(&output, reason: "client-closed")
@@ -82,13 +84,15 @@ extension HTTP1ProxySession {
     /// The client started but did not finish its ClientHello in time.
     private mutating func clientHelloTimedOut(_ output: inout SessionOutput) {
         guard let connect else { return }
-        trace.record(
-            .tlsFailed, connection: connectionID, flow: connect.flow,
-            [
-                .string("side", "client"), .string("code", "handshake-timeout"),
-                .string(
-                    "message", "the client did not finish its ClientHello within \(configuration.clientHelloTimeout)"),
-            ])
+        output.trace(
+            TraceEntry(
+                .tlsFailed, connection: connectionID, flow: connect.flow,
+                [
+                    .string("side", "client"), .string("code", "handshake-timeout"),
+                    .string(
+                        "message",
+                        "the client did not finish its ClientHello within \(configuration.clientHelloTimeout)"),
+                ]))
         self.connect = nil
         exchange = nil
         close(&output, reason: "tls-handshake-timeout")

@@ -55,9 +55,10 @@ extension HTTP1ProxySession {
 
     /// A `CONNECT` arrived: answer early to read the ClientHello (interception on), or connect.
     mutating func startConnect(_ id: FlowID, request: FlowRequest, _ output: inout SessionOutput) {
-        trace.record(
-            .requestReceived, connection: connectionID, flow: id,
-            FlowMachine.requestReceivedFields(request, routed: true))
+        output.trace(
+            TraceEntry(
+                .requestReceived, connection: connectionID, flow: id,
+                FlowMachine.requestReceivedFields(request, routed: true)))
         connect = ConnectRequest(flow: id, endpoint: request.endpoint)
         if let interception = configuration.interception {
             guard interception.intercepts(request.endpoint.host) else {
@@ -77,12 +78,14 @@ extension HTTP1ProxySession {
         guard let connect else { return }
         if !connect.answered {
             output.writeToClient(Self.connectEstablished)
-            trace.record(
-                .responseDelivered, connection: connectionID, flow: connect.flow,
-                [.int("status", 200), .bool("synthetic", true)])
+            output.trace(
+                TraceEntry(
+                    .responseDelivered, connection: connectionID, flow: connect.flow,
+                    [.int("status", 200), .bool("synthetic", true)]))
         }
         enterTunnel(
-            connect.flow, kind: .connect, target: connect.endpoint, reason: connect.tunnelReason, upstream: info)
+            connect.flow, kind: .connect, target: connect.endpoint, reason: connect.tunnelReason, upstream: info,
+            &output)
         self.connect = nil
         let early = clientHello + requestDecoder.takeBufferedBytes()
         clientHello = []
@@ -99,9 +102,10 @@ extension HTTP1ProxySession {
     /// The `CONNECT` target cannot be reached: 502/504 if the client has had no answer yet.
     mutating func connectFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
         guard let connect else { return }
-        trace.record(
-            .upstreamError, connection: connectionID, flow: connect.flow,
-            failure.traceFields(reaching: connect.endpoint))
+        output.trace(
+            TraceEntry(
+                .upstreamError, connection: connectionID, flow: connect.flow,
+                failure.traceFields(reaching: connect.endpoint)))
         self.connect = nil
         exchange = nil
         if connect.answered {
@@ -117,7 +121,8 @@ extension HTTP1ProxySession {
     mutating func abortConnect(_ output: inout SessionOutput, reason: String?) {
         guard let connect else { return }
         if let reason {
-            trace.record(.flowAborted, connection: connectionID, flow: connect.flow, [.string("reason", reason)])
+            output.trace(
+                TraceEntry(.flowAborted, connection: connectionID, flow: connect.flow, [.string("reason", reason)]))
         }
         output.append(.closeUpstream(connect.flow))
         self.connect = nil
@@ -130,7 +135,7 @@ extension HTTP1ProxySession {
         let fromUpstream = codec.takeBufferedBytes()
         upstream = nil
         self.exchange = nil
-        enterTunnel(exchange.flow, kind: .upgrade, target: target, reason: nil, upstream: codec.connection)
+        enterTunnel(exchange.flow, kind: .upgrade, target: target, reason: nil, upstream: codec.connection, &output)
         if !fromUpstream.isEmpty {
             tunnel?.bytesFromUpstream += Int64(fromUpstream.count)
             output.writeToClient(fromUpstream)
@@ -143,11 +148,14 @@ extension HTTP1ProxySession {
     }
 
     private mutating func enterTunnel(
-        _ id: FlowID, kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?
+        _ id: FlowID, kind: FlowKind, target: UpstreamEndpoint?, reason: String?,
+        upstream info: UpstreamConnectionInfo?,
+        _ output: inout SessionOutput
     ) {
-        trace.record(
-            .tunnelOpened, connection: connectionID, flow: id,
-            Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info))
+        output.trace(
+            TraceEntry(
+                .tunnelOpened, connection: connectionID, flow: id,
+                Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info)))
         tunnel = Tunnel(flow: id, kind: kind)
         exchange = nil
         state = .tunnelling
@@ -186,7 +194,8 @@ extension HTTP1ProxySession {
     /// Traces the tunnel's byte counts and closes both connections.
     mutating func finishTunnel(_ output: inout SessionOutput, reason: String) {
         guard let tunnel else { return }
-        trace.record(.tunnelClosed, connection: connectionID, flow: tunnel.flow, tunnel.closedFields(reason: reason))
+        output.trace(
+            TraceEntry(.tunnelClosed, connection: connectionID, flow: tunnel.flow, tunnel.closedFields(reason: reason)))
         self.tunnel = nil
         output.append(.closeUpstream(tunnel.flow))
         if closeReason == nil { closeReason = "tunnel-closed" }

@@ -2,7 +2,7 @@ public import FaultlineCore
 public import FaultlineFlow
 import FaultlineHTTP1
 import FaultlineRules
-public import FaultlineTrace
+import FaultlineTrace
 
 /// One HTTP/1.1 client connection, with no I/O of its own: the framing layer between the client's
 /// bytes and the flow core.
@@ -51,7 +51,6 @@ public struct HTTP1ProxySession {
 
     public let connectionID: ConnectionID
     let configuration: ProxyConfiguration
-    let trace: TraceRecorder
     let flowIDs: IDGenerator
     let environment: FlowEnvironment
     var state: State = .idle
@@ -79,16 +78,14 @@ public struct HTTP1ProxySession {
 
     /// Creates the session of a newly accepted client connection.
     public init(
-        connectionID: ConnectionID, configuration: ProxyConfiguration, trace: TraceRecorder, flowIDs: IDGenerator
+        connectionID: ConnectionID, configuration: ProxyConfiguration, tracing: FlowTracing, flowIDs: IDGenerator
     ) {
         self.connectionID = connectionID
         self.configuration = configuration
-        self.trace = trace
         self.flowIDs = flowIDs
         self.requestDecoder = HTTP1RequestDecoder(limits: configuration.limits)
         self.environment = FlowEnvironment(
-            policy: configuration.policy, responseTimeout: configuration.responseTimeout,
-            makeBodyDigest: { trace.makeBodyDigest() }, capture: trace.capture)
+            policy: configuration.policy, responseTimeout: configuration.responseTimeout, tracing: tracing)
     }
 
     /// Call once after creating the session: arms the idle timer for the first request.

@@ -50,26 +50,32 @@ extension HTTP2ProxySession {
                 }
                 forget(stream: stream)
             case .streamError(let stream, let reason):
-                trace.record(
-                    .protocolError, connection: connectionID, flow: streams[stream]?.flowID,
-                    [
-                        .string("side", "client"), .string("code", "http2-stream-error"), .int("stream", stream),
-                        .string("message", reason),
-                    ])
+                output.trace(
+                    TraceEntry(
+                        .protocolError, connection: connectionID, flow: streams[stream]?.flowID,
+                        [
+                            .string("side", "client"), .string("code", "http2-stream-error"), .int("stream", stream),
+                            .string("message", reason),
+                        ]))
                 streams[stream]?.flowInput(&output) { $0.clientGone(reason: "stream \(stream) was refused: \(reason)") }
             case .windowAvailable:
                 continue  // the driver asks `wantsUpstreamReadsPaused` again after every input
             case .settings(let settings):
-                trace.record(
-                    .http2Settings, connection: connectionID,
-                    [.string("side", "client"), .object("settings", settings.map { .int($0.name, Int64($0.value)) })])
+                output.trace(
+                    TraceEntry(
+                        .http2Settings, connection: connectionID,
+                        [
+                            .string("side", "client"),
+                            .object("settings", settings.map { .int($0.name, Int64($0.value)) }),
+                        ]))
             case .goAway(let lastStreamID, let code, let debug):
                 traceGoAway(sent: false, code: code, lastStreamID: lastStreamID, debug: debug, &output)
                 if state == .open { state = .goingAway }
             case .connectionError(let code, let reason):
-                trace.record(
-                    .protocolError, connection: connectionID,
-                    [.string("side", "client"), .string("code", "http2-\(code)"), .string("message", reason)])
+                output.trace(
+                    TraceEntry(
+                        .protocolError, connection: connectionID,
+                        [.string("side", "client"), .string("code", "http2-\(code)"), .string("message", reason)]))
                 // The GOAWAY that ends the connection is ours too (RFC 9113 §5.4.1); its debug
                 // data is the reason already traced.
                 traceGoAway(
@@ -93,8 +99,7 @@ extension HTTP2ProxySession {
         }
         let flowID = FlowID(flowIDs.next())
         let host = HTTP2Stream(
-            streamID: stream, connection: connection, configuration: configuration, trace: trace,
-            connectionID: connectionID,
+            streamID: stream, connection: connection, configuration: configuration, connectionID: connectionID,
             assignedFlow: flowID)
         host.requestEnded = endStream
         streams[stream] = host
@@ -186,9 +191,10 @@ extension HTTP2ProxySession {
             kind: .connect, method: head.method, endpoint: route.endpoint, path: route.path, query: route.query,
             outboundTarget: route.outboundTarget, url: route.url, version: "HTTP/2", headers: head.headers,
             authority: route.endpoint.hostHeaderValue, body: .none, stream: stream)
-        trace.record(
-            .requestReceived, connection: connectionID, flow: flow,
-            FlowMachine.requestReceivedFields(request, routed: true))
+        output.trace(
+            TraceEntry(
+                .requestReceived, connection: connectionID, flow: flow,
+                FlowMachine.requestReceivedFields(request, routed: true)))
         streams[stream]!.connectTarget = route.endpoint
         output.append(.connectUpstream(flow, route.endpoint, fresh: false))
     }
@@ -344,6 +350,6 @@ extension HTTP2ProxySession {
         var fields: [TraceField] = [.string("side", sent ? "proxy" : "client"), .string("code", code.description)]
         if let lastStreamID { fields.append(.int("last_stream_id", lastStreamID)) }
         if !debug.isEmpty { fields.append(.string("debug", debug)) }
-        trace.record(.http2GoAway, connection: connectionID, fields)
+        output.trace(TraceEntry(.http2GoAway, connection: connectionID, fields))
     }
 }

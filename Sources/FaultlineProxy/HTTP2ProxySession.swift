@@ -3,7 +3,7 @@ public import FaultlineFlow
 import FaultlineHTTP1
 public import FaultlineHTTP2
 import FaultlineRules
-public import FaultlineTrace
+import FaultlineTrace
 
 /// One HTTP/2 client connection (RFC 9113), with no I/O of its own: the framing layer between
 /// the client's frames and one flow per stream.
@@ -31,7 +31,6 @@ public import FaultlineTrace
 public struct HTTP2ProxySession {
     public let connectionID: ConnectionID
     let configuration: ProxyConfiguration
-    let trace: TraceRecorder
     let flowIDs: IDGenerator
     let environment: FlowEnvironment
     let connection: HTTP2Connection
@@ -60,16 +59,14 @@ public struct HTTP2ProxySession {
     /// A session for a client connection that speaks HTTP/2 (h2 chosen by ALPN, or h2c with
     /// prior knowledge, RFC 9113 §3.3).
     public init(
-        connectionID: ConnectionID, configuration: ProxyConfiguration, trace: TraceRecorder, flowIDs: IDGenerator,
+        connectionID: ConnectionID, configuration: ProxyConfiguration, tracing: FlowTracing, flowIDs: IDGenerator,
         limits: HTTP2Connection.Limits = HTTP2Connection.Limits()
     ) throws(HTTP2Error) {
         self.connectionID = connectionID
         self.configuration = configuration
-        self.trace = trace
         self.flowIDs = flowIDs
         self.environment = FlowEnvironment(
-            policy: configuration.policy, responseTimeout: configuration.responseTimeout,
-            makeBodyDigest: { trace.makeBodyDigest() }, capture: trace.capture)
+            policy: configuration.policy, responseTimeout: configuration.responseTimeout, tracing: tracing)
         connection = try HTTP2Connection(role: .server, limits: limits)
     }
 }

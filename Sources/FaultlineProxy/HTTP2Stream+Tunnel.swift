@@ -19,12 +19,13 @@ extension HTTP2Stream {
         }
         connectTarget = nil
         connection.sendResponseHead(stream: streamID, headers: [HTTP2Header(":status", "200")], endStream: false)
-        trace.record(
-            .responseDelivered, connection: connectionID, flow: assignedFlow,
-            [.int("status", 200), .bool("synthetic", true)])
+        output.trace(
+            TraceEntry(
+                .responseDelivered, connection: connectionID, flow: assignedFlow,
+                [.int("status", 200), .bool("synthetic", true)]))
         // Interception needs TLS on the connection itself; inside a stream the bytes pass untouched.
         let reason = configuration.interception == nil ? nil : "http2-connect"
-        openTunnel(kind: .connect, target: target, reason: reason, upstream: info)
+        openTunnel(kind: .connect, target: target, reason: reason, upstream: info, &output)
         let early = earlyClientBytes
         earlyClientBytes = []
         relayFromClient(early[...], endStream: requestEnded, &output)
@@ -34,8 +35,9 @@ extension HTTP2Stream {
     func connectTunnelFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
         guard let target = connectTarget else { return }
         connectTarget = nil
-        trace.record(
-            .upstreamError, connection: connectionID, flow: assignedFlow, failure.traceFields(reaching: target))
+        output.trace(
+            TraceEntry(
+                .upstreamError, connection: connectionID, flow: assignedFlow, failure.traceFields(reaching: target)))
         let answer = ErrorResponse.make(status: failure.status, code: failure.code, message: failure.description)
         let fields = ClientResponseFields.make(from: answer.head.headers, length: .known(Int64(answer.body.count)))
         connection.sendResponseHead(
@@ -43,18 +45,21 @@ extension HTTP2Stream {
             endStream: false)
         connection.sendData(stream: streamID, answer.body[...], endStream: true)
         // As HTTP/1.1 traces the page it answers a failed CONNECT with.
-        trace.record(
-            .responseDelivered, connection: connectionID, flow: assignedFlow,
-            [.int("status", Int64(answer.status)), .bool("synthetic", true), .string("code", failure.code)])
+        output.trace(
+            TraceEntry(
+                .responseDelivered, connection: connectionID, flow: assignedFlow,
+                [.int("status", Int64(answer.status)), .bool("synthetic", true), .string("code", failure.code)]))
         ended = true
     }
 
     private func openTunnel(
-        kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?
+        kind: FlowKind, target: UpstreamEndpoint?, reason: String?, upstream info: UpstreamConnectionInfo?,
+        _ output: inout SessionOutput
     ) {
-        trace.record(
-            .tunnelOpened, connection: connectionID, flow: assignedFlow,
-            Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info))
+        output.trace(
+            TraceEntry(
+                .tunnelOpened, connection: connectionID, flow: assignedFlow,
+                Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info)))
         tunnel = Tunnel(flow: assignedFlow, kind: kind)
     }
 
@@ -65,7 +70,7 @@ extension HTTP2Stream {
         let info = upstream?.connection
         let fromUpstream = upstream?.takeBufferedBytes() ?? []
         upstream = nil
-        openTunnel(kind: .upgrade, target: target, reason: nil, upstream: info)
+        openTunnel(kind: .upgrade, target: target, reason: nil, upstream: info, &output)
         relayFromUpstream(fromUpstream[...])
         let early = earlyClientBytes
         earlyClientBytes = []
@@ -129,7 +134,9 @@ extension HTTP2Stream {
 
     private func finishTunnel(reason: String, _ output: inout SessionOutput) {
         guard let tunnel else { return }
-        trace.record(.tunnelClosed, connection: connectionID, flow: assignedFlow, tunnel.closedFields(reason: reason))
+        output.trace(
+            TraceEntry(.tunnelClosed, connection: connectionID, flow: assignedFlow, tunnel.closedFields(reason: reason))
+        )
         self.tunnel = nil
         ended = true
         output.append(.closeUpstream(assignedFlow))

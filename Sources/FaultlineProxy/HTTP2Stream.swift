@@ -19,7 +19,6 @@ final class HTTP2Stream: UpstreamFlowHost {
     let streamID: Int32
     let connection: HTTP2Connection
     let configuration: ProxyConfiguration
-    let trace: TraceRecorder
     let connectionID: ConnectionID
     /// The flow this stream carries (kept after the flow ends, to drop the session's index entry).
     let assignedFlow: FlowID
@@ -51,13 +50,12 @@ final class HTTP2Stream: UpstreamFlowHost {
     var pacing: HTTP2StreamPacing?
 
     init(
-        streamID: Int32, connection: HTTP2Connection, configuration: ProxyConfiguration, trace: TraceRecorder,
+        streamID: Int32, connection: HTTP2Connection, configuration: ProxyConfiguration,
         connectionID: ConnectionID, assignedFlow: FlowID
     ) {
         self.streamID = streamID
         self.connection = connection
         self.configuration = configuration
-        self.trace = trace
         self.connectionID = connectionID
         self.assignedFlow = assignedFlow
     }

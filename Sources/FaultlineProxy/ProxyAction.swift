@@ -2,6 +2,7 @@ public import FaultlineCore
 public import FaultlineFlow
 public import FaultlineHTTP1
 public import FaultlineRules
+public import FaultlineTrace
 
 /// What a proxy session asks its driver to do. The session never touches a socket; the server
 /// carries these out in order and reports back through the session's input methods. Everything
@@ -49,6 +50,11 @@ public enum ProxyAction: Sendable, Equatable {
     case duplicateEnd(FlowID, complete: Bool)
     /// Pace writes to one side of a flow, or stop pacing with nil.
     case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
+    /// Record a trace event. A session's entries come before its other actions of the same input
+    /// (`SessionOutput`), so the trace reads as it did when sessions recorded as they went.
+    case trace(TraceEntry)
+    /// Tell the lineage tracker a flow's step and trace what it answers, naming `connection`.
+    case stepLineage(FlowID, connection: ConnectionID?, LineageStep)
     /// The client's bytes after `CONNECT` are a TLS ClientHello for a host to intercept: terminate
     /// TLS on the client connection and serve what it carries with a new session (this one is done).
     indirect case interceptTLS(TLSInterception)

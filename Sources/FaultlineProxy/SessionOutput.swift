@@ -1,9 +1,15 @@
 import FaultlineCore
+import FaultlineTrace
 
 /// Collects what one session input produces, coalescing consecutive writes to the same side into
 /// one buffer so that a response head and the body bytes read with it leave in one write.
+///
+/// Trace entries go first, ahead of everything else the input produced: they say what the input
+/// decided, the driver records them before it acts, and a trace entry between two writes would
+/// otherwise split one socket write into two.
 struct SessionOutput {
     private(set) var actions: [ProxyAction] = []
+    private var traces: [ProxyAction] = []
     private var toClient: [UInt8] = []
     private var toUpstream: [UInt8] = []
     private var upstreamFlow: FlowID?
@@ -38,10 +44,16 @@ struct SessionOutput {
         actions.append(action)
     }
 
-    /// The actions of this input, writes included.
+    /// Adds a trace entry (ahead of the input's other actions; see above).
+    mutating func trace(_ entry: TraceEntry) {
+        traces.append(.trace(entry))
+    }
+
+    /// The actions of this input, trace entries first, writes included.
     mutating func finish() -> [ProxyAction] {
         flushWrites()
-        return actions
+        guard !traces.isEmpty else { return actions }
+        return traces + actions
     }
 
     private mutating func flushWrites() {

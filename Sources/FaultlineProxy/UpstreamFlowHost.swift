@@ -7,12 +7,11 @@ import FaultlineTrace
 /// What a holder of a flow and its upstream (`UpstreamCodec`: HTTP/1.1, or a stream of an
 /// HTTP/2 connection the origin negotiated) shares, whether the flow has a client
 /// (`HTTP1ProxySession`) or not (`DuplicateFlowSession`): feeding the flow, carrying out its
-/// upstream, timer and trace actions, and turning what the upstream says into flow events.
+/// upstream and timer actions, passing on its trace and lineage actions, and turning what the upstream says into flow events.
 protocol UpstreamFlowHost {
     var flow: FlowMachine? { get set }
     var upstream: UpstreamCodec? { get set }
     var configuration: ProxyConfiguration { get }
-    var trace: TraceRecorder { get }
     /// The client connection the flow's trace events name, if it has one.
     var traceConnection: ConnectionID? { get }
     // Read in place by the conforming type: the code below reading `flow` or `upstream` through
@@ -36,7 +35,7 @@ extension UpstreamFlowHost {
     }
 
     /// The actions every host carries out the same way: the upstream through its codec, timers,
-    /// lineage steps and trace events.
+    /// and lineage steps and trace events passed on to the driver.
     mutating func performCommon(_ action: FlowAction, _ output: inout SessionOutput) {
         switch action {
         case .openUpstream(let id, let endpoint):
@@ -59,13 +58,11 @@ extension UpstreamFlowHost {
         case .cancelTimer(let id, let timer):
             output.append(.cancelTimer(.flow(id, timer)))
         case .stepLineage(let id, let step):
-            for event in step.perform() {
-                trace.record(event.traceKind, connection: traceConnection, flow: id, event.traceFields)
-            }
+            output.append(.stepLineage(id, connection: traceConnection, step))
         case .trace(let id, let kind, let fields):
-            trace.record(kind, connection: traceConnection, flow: id, fields)
+            output.trace(TraceEntry(kind, connection: traceConnection, flow: id, fields))
         default:
-            preconditionFailure("\(action) is not an upstream, timer or trace action")
+            preconditionFailure("\(action) is not an upstream, timer, lineage or trace action")
         }
     }
 

@@ -2,7 +2,7 @@
 ///
 /// Secrets are typed, so that the writer, not each caller, redacts them: `.headers`, `.target`,
 /// `.secret` and `.body` are written redacted according to the recorder's `RedactionPolicy`.
-public enum TraceFieldValue: Sendable {
+public enum TraceFieldValue: Sendable, Equatable {
     /// A plain string, written as is.
     case string(String)
     /// An integer.
@@ -35,7 +35,7 @@ public enum TraceFieldValue: Sendable {
 ///
 /// The keys `seq`, `wall`, `mono_ns`, `event`, `conn` and `flow` belong to the line itself and
 /// must not be used as top-level field keys.
-public struct TraceField: Sendable {
+public struct TraceField: Sendable, Equatable {
     /// The JSON key.
     public let key: String
     /// The value, redacted on writing according to its case.
@@ -75,4 +75,25 @@ public struct TraceField: Sendable {
     public static func body(_ key: String, _ value: BodySummary) -> Self { Self(key, .body(value)) }
     /// A captured-body field.
     public static func content(_ key: String, _ value: CapturedBody) -> Self { Self(key, .content(value)) }
+}
+
+extension TraceFieldValue {
+    /// Equal when they would be written the same way before redaction (header lists compare
+    /// pair by pair: tuples have no `==` of their own).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.string(let a), .string(let b)), (.target(let a), .target(let b)), (.secret(let a), .secret(let b)):
+            return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b || (a.isNaN && b.isNaN)
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.null, .null): return true
+        case (.strings(let a), .strings(let b)): return a == b
+        case (.object(let a), .object(let b)): return a == b
+        case (.headers(let a), .headers(let b)): return a.elementsEqual(b) { $0 == $1 }
+        case (.body(let a), .body(let b)): return a == b
+        case (.content(let a), .content(let b)): return a == b
+        default: return false
+        }
+    }
 }

@@ -112,8 +112,8 @@ struct FlowActionRenderer {
             return "throttle \(side == .upstream ? "upstream" : "client") \(rate.map(String.init) ?? "off")"
         case .stepLineage(_, let step):
             switch step {
-            case .requestSent(_, let role, _): return "lineage requestSent role=\(role)"
-            case .responseCompleted(_, let role, _, let status, _, let body, _):
+            case .requestSent(let role, _): return "lineage requestSent role=\(role)"
+            case .responseCompleted(let role, _, let status, _, let body, _):
                 return "lineage responseCompleted role=\(role) status=\(status)"
                     + (body.map { " body=\($0.count)" } ?? "")
             }

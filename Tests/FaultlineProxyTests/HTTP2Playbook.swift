@@ -83,6 +83,7 @@ struct HTTP2Playbook {
     let configuration: ProxyConfiguration
     /// The session's trace, in memory (read it with ``events()``).
     let trace: TraceRecorder
+    private let driverTrace: DriverTrace
     /// The in-memory HTTP/2 client.
     let client: HTTP2Connection
     /// Whether the client credits every DATA byte it receives at once (`consumed`). Turn it off
@@ -130,9 +131,10 @@ struct HTTP2Playbook {
         }
         self.trace = trace
         self.configuration = configuration
+        driverTrace = DriverTrace(recorder: trace, policy: configuration.policy)
         session = try HTTP2ProxySession(
-            connectionID: ConnectionID(1), configuration: configuration, trace: trace, flowIDs: IDGenerator(),
-            limits: sessionLimits)
+            connectionID: ConnectionID(1), configuration: configuration, tracing: FlowTracing(of: trace),
+            flowIDs: IDGenerator(), limits: sessionLimits)
         client = try HTTP2Connection(role: .client, limits: clientLimits)
         record(session.start())
         if handshake { pump() }
@@ -502,7 +504,7 @@ struct HTTP2Playbook {
     }
 
     private mutating func record(_ actions: [ProxyAction]) {
-        for action in actions {
+        for action in actions where !driverTrace.perform(action) {
             switch action {
             case .writeToClient(let bytes):
                 take(client.receive(bytes))
@@ -536,6 +538,8 @@ struct HTTP2Playbook {
             case .shutdownUpstreamWrite, .shutdownClientWrite, .resetClient, .observed, .ruleFired, .duplicate,
                 .duplicateBody, .duplicateEnd, .throttle, .interceptTLS:
                 break
+            case .trace, .stepLineage:
+                continue  // recorded by `driverTrace`
             }
             log.append(action)
         }

@@ -52,6 +52,7 @@ struct Playbook {
 
     private(set) var session: HTTP1ProxySession
     let trace: TraceRecorder
+    private let driverTrace: DriverTrace
     /// Everything the session wrote to the client / upstream so far.
     private(set) var toClient: [UInt8] = []
     private(set) var toUpstream: [UInt8] = []
@@ -75,8 +76,10 @@ struct Playbook {
         if let ruleSet {
             configuration.policy = FlowPolicy(ruleSet: ruleSet) { trace.fingerprint($0) }
         }
+        driverTrace = DriverTrace(recorder: trace, policy: configuration.policy)
         session = HTTP1ProxySession(
-            connectionID: ConnectionID(1), configuration: configuration, trace: trace, flowIDs: IDGenerator())
+            connectionID: ConnectionID(1), configuration: configuration, tracing: FlowTracing(of: trace),
+            flowIDs: IDGenerator())
         record(session.start())
     }
 
@@ -185,7 +188,7 @@ struct Playbook {
     private(set) var lastConnectWasHTTP1Only = false
 
     private mutating func record(_ actions: [ProxyAction]) {
-        for action in actions {
+        for action in actions where !driverTrace.perform(action) {
             switch action {
             case .writeToClient(let bytes): toClient += bytes
             case .writeToUpstream(_, let bytes): toUpstream += bytes
@@ -217,6 +220,7 @@ struct Playbook {
             case .duplicateEnd(_, let complete): log.append(.duplicateEnd(complete: complete))
             case .throttle(_, let side, let rate): log.append(.throttle(side, bytesPerSecond: rate))
             case .interceptTLS(let interception): log.append(.interceptTLS(interception))
+            case .trace, .stepLineage: break  // recorded by `driverTrace`
             }
         }
     }

@@ -64,7 +64,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     init(client: StreamConnection, configuration: ProxyConfiguration, context: LoopContext) {
         self.client = Channel(socket: client)
         self.session = HTTP1ProxySession(
-            connectionID: client.id, configuration: configuration, trace: context.trace, flowIDs: context.flowIDs)
+            connectionID: client.id, configuration: configuration, tracing: context.tracing, flowIDs: context.flowIDs)
         self.sessionConfiguration = configuration
         self.context = context
         self.upstreams = UpstreamLinks(context: context)
@@ -222,6 +222,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
             context.endDuplicates(of: flow, complete: complete)
         case .throttle(let flow, let side, let rate):
             if side == .upstream { upstreams.throttle(flow, rate) } else { throttleClient(rate) }
+        case .trace(let entry):
+            context.trace.record(entry)
+        case .stepLineage(let flow, let connection, let step):
+            context.rules.perform(step, flow: flow, connection: connection, trace: context.trace)
         case .interceptTLS(let interception):
             queue.append(.interception(interception))
         }

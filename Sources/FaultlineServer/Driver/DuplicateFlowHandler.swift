@@ -62,6 +62,10 @@ final class DuplicateFlowHandler: UpstreamLinksOwner {
             timers.arm(timer, after: delay)
         case .cancelTimer(.flow(_, let timer)):
             timers.cancel(timer)
+        case .trace(let entry):
+            context.trace.record(entry)
+        case .stepLineage(let flow, let connection, let step):
+            context.rules.perform(step, flow: flow, connection: connection, trace: context.trace)
         default:
             break  // a copy has no client, no holds and no rules
         }

@@ -17,6 +17,8 @@ final class LoopContext: @unchecked Sendable {
     let loop: EventLoop
     let configuration: ServerConfiguration
     let trace: TraceRecorder
+    /// What the sessions' flows take from the trace: its body-digest key and capture settings.
+    let tracing: FlowTracing
     let resolver: HostResolver
     /// Connection IDs, for client and upstream connections alike.
     let ids: IDGenerator
@@ -41,6 +43,7 @@ final class LoopContext: @unchecked Sendable {
         self.loop = loop
         self.configuration = configuration
         self.trace = trace
+        self.tracing = FlowTracing(of: trace)
         self.resolver = resolver
         self.ids = ids
         self.flowIDs = flowIDs
@@ -97,10 +100,11 @@ final class LoopContext: @unchecked Sendable {
         connectionID: ConnectionID, configuration proxy: ProxyConfiguration, http2: Bool
     ) throws(HTTP2Error) -> any ClientSession {
         guard http2 else {
-            return HTTP1ProxySession(connectionID: connectionID, configuration: proxy, trace: trace, flowIDs: flowIDs)
+            return HTTP1ProxySession(
+                connectionID: connectionID, configuration: proxy, tracing: tracing, flowIDs: flowIDs)
         }
         return try HTTP2ProxySession(
-            connectionID: connectionID, configuration: proxy, trace: trace, flowIDs: flowIDs,
+            connectionID: connectionID, configuration: proxy, tracing: tracing, flowIDs: flowIDs,
             limits: configuration.http2Limits)
     }
 
@@ -210,7 +214,8 @@ final class LoopContext: @unchecked Sendable {
             let handlers = (0..<request.count).map { _ in
                 DuplicateFlowHandler(
                     DuplicateFlowSession(
-                        id: FlowID(flowIDs.next()), copying: request, configuration: configuration.proxy, trace: trace),
+                        id: FlowID(flowIDs.next()), copying: request, configuration: configuration.proxy,
+                        tracing: tracing),
                     context: self)
             }
             streamedCopies[request.original] = handlers
@@ -224,7 +229,8 @@ final class LoopContext: @unchecked Sendable {
             let delay = request.spacing * (index + 1)
             let start = { [self] in
                 let session = DuplicateFlowSession(
-                    id: FlowID(flowIDs.next()), copying: request, configuration: configuration.proxy, trace: trace)
+                    id: FlowID(flowIDs.next()), copying: request, configuration: configuration.proxy,
+                    tracing: tracing)
                 let handler = DuplicateFlowHandler(session, context: self)
                 duplicates[ObjectIdentifier(handler)] = handler
                 handler.start()

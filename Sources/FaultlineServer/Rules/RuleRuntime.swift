@@ -1,6 +1,8 @@
+public import FaultlineCore
 public import FaultlineFlow
 import FaultlineProxy
 public import FaultlineRules
+public import FaultlineTrace
 import Synchronization
 
 /// The rules side of a running server, shared by every loop: the flow policy (rules engine and
@@ -30,6 +32,16 @@ public final class RuleRuntime: Sendable {
     public func publish(_ event: ObservedEvent) {
         policy?.engine.observe(event)
         holds.observe(event)
+    }
+
+    /// Tells the lineage tracker a flow's step and traces the `lineage.*` events it answers with.
+    /// The tracker is the profile's as the step happens: a profile reloaded between a flow's
+    /// request and its response gets the response.
+    public func perform(_ step: LineageStep, flow: FlowID, connection: ConnectionID?, trace: TraceRecorder) {
+        guard let tracker = policy?.tracker else { return }
+        for event in tracker.perform(step) {
+            trace.record(event.traceKind, connection: connection, flow: flow, event.traceFields)
+        }
     }
 
     /// A rule fired; holds waiting for `rule:<name>` are released.
