@@ -54,6 +54,8 @@ public enum FlowAction: Sendable {
     case duplicateEnd(FlowID, complete: Bool)
     /// Pace one side of the flow, or stop pacing with nil.
     case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
+    /// Ask the rules; the driver answers with `FlowMachine.decided` before the flow's next input.
+    case decide(FlowID, RuleQuestion)
     /// A step for the lineage tracker; the driver traces the events it answers with.
     case stepLineage(FlowID, LineageStep)
     /// Write a trace event of the flow.
@@ -70,7 +72,8 @@ public enum FlowAction: Sendable {
             .sendResponseEnd(let flow, _), .breakClient(let flow, _), .goAwayClient(let flow, _, _),
             .armTimer(let flow, _, _),
             .cancelTimer(let flow, _), .unregisterHold(let flow), .observed(let flow, _), .ruleFired(let flow, _),
-            .throttle(let flow, _, _), .stepLineage(let flow, _), .trace(let flow, _, _), .ended(let flow, _),
+            .throttle(let flow, _, _), .decide(let flow, _), .stepLineage(let flow, _), .trace(let flow, _, _),
+            .ended(let flow, _),
             .duplicateBody(let flow, _), .duplicateEnd(let flow, _):
             return flow
         case .hold(let request): return request.flow

@@ -1,11 +1,12 @@
+public import FaultlineRules
 public import FaultlineTrace
 
-/// What a flow is handed besides its request: the rules (engine and lineage tracker), the
-/// response deadline and a way to fingerprint bodies. The one interface between the core and the
+/// What a flow is handed besides its request: what the rules need (flags; decisions are asked
+/// for with `FlowAction.decide`), the response deadline and a way to fingerprint bodies. The one interface between the core and the
 /// rest of the proxy; everything else goes out as `FlowAction`s.
 public struct FlowEnvironment: Sendable {
-    /// Rules and the auth profile; nil forwards every flow unchanged and costs nothing.
-    public var policy: FlowPolicy?
+    /// What the rules and the auth profile need; nil forwards every flow unchanged and costs nothing.
+    public var rules: (any FlowRules)?
     /// How long to wait for the upstream's response head once the request is on its way (504 after).
     public var responseTimeout: Duration
     /// A keyed body digest for the trace (`TraceRecorder.makeBodyDigest`).
@@ -15,10 +16,10 @@ public struct FlowEnvironment: Sendable {
     public var capture: CaptureOptions?
 
     public init(
-        policy: FlowPolicy?, responseTimeout: Duration, makeBodyDigest: @escaping @Sendable () -> BodyDigest,
+        rules: (any FlowRules)?, responseTimeout: Duration, makeBodyDigest: @escaping @Sendable () -> BodyDigest,
         capture: CaptureOptions? = nil
     ) {
-        self.policy = policy
+        self.rules = rules
         self.responseTimeout = responseTimeout
         self.makeBodyDigest = makeBodyDigest
         self.capture = capture

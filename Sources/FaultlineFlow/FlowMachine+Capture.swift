@@ -47,15 +47,13 @@ extension FlowMachine {
     }
 
     /// At the upstream's head: which lineage the response's credentials join. A 2xx answer to a
-    /// login numbers the lineage it will start now (`LineageTracker.reserveLineage`).
-    mutating func captureResponseHead(_ head: HTTPResponseHead) {
+    /// login starts the lineage the decision `reserved` for it (`reservesLineage`).
+    mutating func captureResponseHead(_ head: HTTPResponseHead, reserved: LineageID?) {
         guard let capture else { return }
         capture.responseContentType = head.headers.first(name: "content-type")
-        if let decision, let tracker = decision.tracker, decision.role == FlowRole.login,
-            (200...299).contains(head.status)
-        {
-            capture.reserved = tracker.reserveLineage()
-            capture.issuingLineage = capture.reserved
+        if let reserved {
+            capture.reserved = reserved
+            capture.issuingLineage = reserved
         } else {
             capture.issuingLineage = decision?.lineage
         }

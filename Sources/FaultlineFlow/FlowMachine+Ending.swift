@@ -108,6 +108,11 @@ extension FlowMachine {
     public mutating func upstreamBroke(code: String, message: String) -> [FlowAction] {
         var output = FlowOutput()
         guard !isEnded else { return [] }
+        if case .awaitingResponseDecision(var awaited) = state {
+            awaited.inputs.append(.broke(code: code, message: message))
+            state = .awaitingResponseDecision(awaited)
+            return []
+        }
         output.trace(
             id, .protocolError,
             [.string("side", "upstream"), .string("code", code), .int("status", 502), .string("message", message)])
@@ -186,7 +191,7 @@ extension FlowMachine {
         routed: Bool
     ) -> [FlowAction] {
         var plain = environment
-        plain.policy = nil
+        plain.rules = nil
         var flow = FlowMachine(id: id, request: request, duplicateOf: nil, environment: plain)
         var output = FlowOutput()
         flow.traceRequestReceived(routed: routed, &output)

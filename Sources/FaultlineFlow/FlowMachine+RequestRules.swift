@@ -1,20 +1,43 @@
 import FaultlineCore
 import FaultlineHTTP1
-import FaultlineRules
+public import FaultlineRules
 import FaultlineTrace
 
 /// Request-phase rules: the flow reads what the decision needs (the head, and the body when a rule
-/// or the auth profile looks at it), asks the `FlowPolicy`, and follows the `RequestPlan` through
-/// its gate: fault, hold, delay, then a rule's response or the (edited, routed) upstream request.
+/// or the auth profile looks at it), asks the rules (`RuleQuestion.request`), and follows the
+/// `RequestPlan` of the answer through its gate: fault, hold, delay, then a rule's response or the
+/// (edited, routed) upstream request.
 extension FlowMachine {
-    /// Classifies the request, evaluates request-phase rules and follows the plan.
+    /// Asks the rules to classify the request and evaluate the request phase; with nothing to
+    /// decide, goes on at once.
     mutating func decideRequest(_ output: inout FlowOutput) {
-        guard let policy = environment.policy else { return }
-        let body = requestComplete ? collected : nil
-        let decision = policy.decideRequest(flowView(body: body))
+        guard let rules = environment.rules else { return }
+        guard rules.decidesRequests else { return follow(.untouched, &output) }
+        state = .awaitingRequestDecision
+        output.append(.decide(id, .request(flowView(body: requestComplete ? collected : nil))))
+    }
+
+    /// The rules' answer to this flow's question.
+    public mutating func decided(_ answer: RuleAnswer) -> [FlowAction] {
+        var output = FlowOutput()
+        switch (answer, state) {
+        case (.request(let decision), .awaitingRequestDecision):
+            state = .deciding
+            follow(decision, &output)
+        case (.response(let decision), .awaitingResponseDecision(let awaited)):
+            follow(decision, awaited, &output)
+        default:
+            break  // the flow ended while the question was out (the client left)
+        }
+        return output.actions
+    }
+
+    /// Follows the request-phase decision: trace it, then the plan's gate.
+    private mutating func follow(_ decision: RequestDecision, _ output: inout FlowOutput) {
         self.decision = decision
         requestPlan = RequestPlan(decision.fired)
-        if requestPlan.duplicate == nil, !policy.engine.needsRequestBodyAtResponse, !requestPlan.needsWholeBody {
+        let keepsBody = environment.rules?.needsRequestBodyAtResponse ?? false
+        if requestPlan.duplicate == nil, !keepsBody, !requestPlan.needsWholeBody {
             collected = nil
         }
         traceRequestReceived(&output)
@@ -123,7 +146,7 @@ extension FlowMachine {
     /// Reports that the flow reached a stage, when a rule condition or a hold waits for stages;
     /// its delivery is also each fired rule's `delivered:<rule>`.
     func observe(_ stage: FlowStage, _ output: inout FlowOutput) {
-        guard let decision, environment.policy?.wantsFlowEvents == true else { return }
+        guard let decision, environment.rules?.wantsFlowEvents == true else { return }
         output.append(.observed(id, .flow(role: decision.role, stage: stage, lineage: decision.lineage)))
         guard stage == .delivered else { return }
         for rule in firedRules { output.append(.observed(id, .ruleDelivered(rule, lineage: decision.lineage))) }

@@ -23,7 +23,7 @@ extension FlowMachine {
         guard !forwardedOnce else { return }
         forwardedOnce = true
         guard let decision else { return }
-        if decision.tracker != nil {
+        if decision.tracksLineage {
             output.append(.stepLineage(id, .requestSent(role: decision.role, credentials: decision.credentials)))
         }
         observe(.forwarded, &output)
@@ -46,20 +46,62 @@ extension FlowMachine {
         var output = FlowOutput()
         guard case .forwarding = state else { return [] }
         cancel(.responseHead, &output)
-        captureResponseHead(head)
+        if let decision, let rules = environment.rules {
+            let reservesLineage = reservesLineage(decision, head)
+            if rules.decidesResponses || reservesLineage {
+                state = .awaitingResponseDecision(AwaitedResponse(head: head, length: length))
+                var view = flowView(body: requestComplete ? collected : nil)
+                view.status = head.status
+                view.responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
+                output.append(
+                    .decide(
+                        id,
+                        .response(
+                            view, setCookies: head.headers.values(name: "set-cookie"),
+                            reservesLineage: reservesLineage)))
+                return output.actions
+            }
+        }
+        receivedHead(head, length: length, decision: decision.map { _ in ResponseDecision(fired: []) }, &output)
+        return output.actions
+    }
+
+    /// The upstream's head, with the response-phase decision when the flow has rules.
+    mutating func receivedHead(
+        _ head: HTTPResponseHead, length: FlowBodyLength, decision: ResponseDecision?, _ output: inout FlowOutput
+    ) {
+        captureResponseHead(head, reserved: decision?.reservedLineage)
         traceResponseReceived(head, &output)
-        if decision != nil {
-            decideResponse(head, length: length, &output)
+        if let decision {
+            follow(decision, head, length: length, &output)
         } else {
             state = .streaming
             sendResponseHead(head, length, &output)
         }
-        return output.actions
+    }
+
+    /// Follows the response-phase answer to the head that waited for it, then takes up the
+    /// upstream inputs that arrived meanwhile, in order.
+    mutating func follow(_ decision: ResponseDecision, _ awaited: AwaitedResponse, _ output: inout FlowOutput) {
+        state = .forwarding
+        receivedHead(awaited.head, length: awaited.length, decision: decision, &output)
+        for input in awaited.inputs {
+            switch input {
+            case .body(let bytes): output.append(contentsOf: upstreamBody(bytes))
+            case .end(let trailers): output.append(contentsOf: upstreamEnd(trailers: trailers))
+            case .broke(let code, let message): output.append(contentsOf: upstreamBroke(code: code, message: message))
+            }
+        }
     }
 
     /// Upstream response body bytes.
     public mutating func upstreamBody(_ bytes: ArraySlice<UInt8>) -> [FlowAction] {
         var output = FlowOutput()
+        if case .awaitingResponseDecision(var awaited) = state {
+            awaited.inputs.append(.body(bytes))
+            state = .awaitingResponseDecision(awaited)
+            return []
+        }
         captureResponseBody(bytes)
         switch state {
         case .streaming:
@@ -67,13 +109,14 @@ extension FlowMachine {
         case .responseGated(let gate, var pending):
             pending.body.append(contentsOf: bytes)
             state = .responseGated(gate, pending)
-            if case .collecting = gate, pending.body.count > (environment.policy?.bodyLimit ?? 0) {
+            if case .collecting = gate, pending.body.count > (environment.rules?.bodyLimit ?? 0) {
                 // Too large to edit: the JSON edit is skipped and the body streams through unchanged.
                 output.trace(id, .ruleSkipped, [.string("action", "rewrite"), .string("reason", Self.tooLargeToEdit)])
                 responsePlan.rewrites = responsePlan.rewrites.map { $0.withoutJSONEdits }
                 openResponseGate(&output)
             }
-        case .draining, .deciding, .requestHeld, .requestDelayed, .collectingRequest, .forwarding, .stalled, .ended:
+        case .draining, .deciding, .awaitingRequestDecision, .awaitingResponseDecision, .requestHeld, .requestDelayed,
+            .collectingRequest, .forwarding, .stalled, .ended:
             break
         }
         return output.actions
@@ -82,6 +125,11 @@ extension FlowMachine {
     /// The upstream's response is complete.
     public mutating func upstreamEnd(trailers: HTTPHeaders?) -> [FlowAction] {
         var output = FlowOutput()
+        if case .awaitingResponseDecision(var awaited) = state {
+            awaited.inputs.append(.end(trailers))
+            state = .awaitingResponseDecision(awaited)
+            return []
+        }
         switch state {
         case .streaming, .draining, .responseGated: traceCapturedResponse(trailers: trailers, &output)
         default: break
@@ -97,7 +145,8 @@ extension FlowMachine {
             pending.trailers = trailers
             state = .responseGated(gate, pending)
             if case .collecting = gate { openResponseGate(&output) }
-        case .deciding, .requestHeld, .requestDelayed, .collectingRequest, .forwarding, .stalled, .ended:
+        case .deciding, .awaitingRequestDecision, .awaitingResponseDecision, .requestHeld, .requestDelayed,
+            .collectingRequest, .forwarding, .stalled, .ended:
             break
         }
         return output.actions
@@ -126,7 +175,7 @@ extension FlowMachine {
             cut = (current.remaining - bytes.count, current.reset)
         }
         responseDigest.update(bytes)
-        if responseTee != nil, let limit = environment.policy?.bodyLimit {
+        if responseTee != nil, let limit = environment.rules?.bodyLimit {
             if responseTee!.count + bytes.count <= limit {
                 responseTee!.append(contentsOf: bytes)
             } else {
@@ -164,7 +213,7 @@ extension FlowMachine {
     /// The response reached the client: lineage bookkeeping, `delivered` observers, duplicates.
     mutating func responseDelivered(_ output: inout FlowOutput) {
         guard let decision else { return }
-        if decision.tracker != nil, let status = sentStatus {
+        if decision.tracksLineage, let status = sentStatus {
             output.append(
                 .stepLineage(
                     id,
@@ -189,7 +238,7 @@ extension FlowMachine {
                     .int("count", 0),
                     .string(
                         "skipped",
-                        "the request body is over the rules' body limit of \(environment.policy?.bodyLimit ?? BodyReadLimit.bytes) bytes"
+                        "the request body is over the rules' body limit of \(environment.rules?.bodyLimit ?? BodyReadLimit.bytes) bytes"
                     ),
                 ])
             return

@@ -2,28 +2,27 @@ import FaultlineHTTP1
 import FaultlineRules
 import FaultlineTrace
 
-/// Response-phase rules: at the upstream head the flow evaluates response rules and follows the
-/// `ResponsePlan` through the response gate: fault, hold, delay, whole-body collection for JSON
+/// Response-phase rules: at the upstream head the flow asks the rules (`RuleQuestion.response`)
+/// and follows the `ResponsePlan` of the answer through the response gate: fault, hold, delay, whole-body collection for JSON
 /// edits, then a replacement response or the rewritten upstream one. Body bytes that arrive while
 /// the gate is closed wait in the gate's `PendingResponse`.
 extension FlowMachine {
-    /// The upstream response head arrived on a flow that has a decision: evaluate response rules.
-    mutating func decideResponse(_ head: HTTPResponseHead, length: FlowBodyLength, _ output: inout FlowOutput) {
-        guard let policy = environment.policy, let decision else { return }
-        if policy.engine.replaysCookies {
-            policy.cookies.remember(setCookieValues: head.headers.values(name: "set-cookie"))
-        }
-        var fired: [FiredRule] = []
-        if policy.engine.hasRules(in: .response) {
-            // A response rule may match on the request body: the copy kept since the request phase.
-            var view = flowView(body: requestComplete ? collected : nil)
-            view.status = head.status
-            view.responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
-            fired = policy.engine.evaluate(view, phase: .response)
-        }
+    /// A 2xx answer to a login of a capture numbers the lineage it starts as its head arrives,
+    /// so the capture's `response.body` can name it (the driver reserves it when asked).
+    func reservesLineage(_ decision: RequestDecision, _ head: HTTPResponseHead) -> Bool {
+        capture != nil && decision.tracksLineage && decision.role == FlowRole.login && (200...299).contains(head.status)
+    }
+
+    /// Follows the response-phase answer for the upstream head of a flow that has a decision.
+    mutating func follow(
+        _ answer: ResponseDecision, _ head: HTTPResponseHead, length: FlowBodyLength, _ output: inout FlowOutput
+    ) {
+        guard let decision else { return }
+        let fired = answer.fired
         responsePlan = ResponsePlan(fired)
+        replayedCookies = answer.replayedCookies
         if requestPlan.duplicate == nil { collected = nil }
-        if decision.role != FlowRole.business, decision.tracker != nil { responseTee = [] }
+        if decision.role != FlowRole.business, decision.tracksLineage { responseTee = [] }
         traceRulesFired(fired, &output)
         observe(.responded, &output)
         let pending = PendingResponse(head: head, length: length)
@@ -80,7 +79,7 @@ extension FlowMachine {
             replaceResponse(with: response, upstreamEnded: pending.ended, &output)
             return
         }
-        var edited = ResponseEditor.apply(plan, to: pending.head, cookies: environment.policy?.cookies)
+        var edited = ResponseEditor.apply(plan, to: pending.head, replayedCookies: replayedCookies)
         var replacement = edited.body
         if replacement == nil, plan.needsWholeBody {
             replacement = ResponseEditor.applyJSONEdits(plan, to: pending.body)

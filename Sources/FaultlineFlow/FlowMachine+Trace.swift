@@ -1,6 +1,6 @@
 public import FaultlineCore
 import FaultlineHTTP1
-import FaultlineRules
+public import FaultlineRules
 public import FaultlineTrace
 
 /// Collects the actions of one input.
@@ -14,6 +14,10 @@ struct FlowOutput {
 
     mutating func append(_ action: FlowAction) {
         actions.append(action)
+    }
+
+    mutating func append(contentsOf more: [FlowAction]) {
+        actions.append(contentsOf: more)
     }
 
     mutating func trace(_ flow: FlowID, _ kind: TraceEventKind, _ fields: [TraceField]) {
@@ -33,7 +37,7 @@ extension FlowMachine {
 
     /// The fields of `request.received`, also for the flows that never reach the core (`CONNECT`).
     public static func requestReceivedFields(
-        _ request: FlowRequest, routed: Bool, decision: FlowPolicy.RequestDecision? = nil, duplicateOf: FlowID? = nil
+        _ request: FlowRequest, routed: Bool, decision: RequestDecision? = nil, duplicateOf: FlowID? = nil
     ) -> [TraceField] {
         var fields: [TraceField] = [.string("method", request.method), .target("url", request.url)]
         if routed {

@@ -13,6 +13,11 @@ import FaultlineTrace
 /// source) feeds it the response. Each input returns `FlowAction`s, every one tagged with the
 /// flow's ID, for the framing, the upstream and the driver to carry out in order.
 ///
+/// A decision is a question and its answer: `decide(question)` goes out, the flow waits in an
+/// `awaiting…Decision` state, and the driver answers with `decided(_:)` before anything else
+/// reaches the flow. What arrives meanwhile from the client or the upstream in the same read is
+/// kept and taken up after the answer.
+///
 /// ```
 ///   start ─▶ deciding ─▶ requestHeld ─▶ requestDelayed ─▶ collectingRequest ─▶ forwarding
 ///     │         (body the rules read)  (hold)      (delay)     (request jsonSet)    │ upstream head
@@ -29,6 +34,10 @@ public struct FlowMachine {
     enum State {
         /// Reading the request body the rules or the profile look at.
         case deciding
+        /// The request-phase question is out; request body bytes wait in `pendingBody`.
+        case awaitingRequestDecision
+        /// The response-phase question is out; the upstream's head and what followed it wait.
+        case awaitingResponseDecision(AwaitedResponse)
         case requestHeld(HoldSpec)
         case requestDelayed
         /// Reading the whole request body for a request-phase JSON edit.
@@ -54,6 +63,18 @@ public struct FlowMachine {
         case collecting
         /// A `stall` fault: nothing is sent until its deadline.
         case stalled
+    }
+
+    /// An upstream response head waiting for its decision, and the upstream inputs after it.
+    struct AwaitedResponse {
+        enum Input {
+            case body(ArraySlice<UInt8>)
+            case end(HTTPHeaders?)
+            case broke(code: String, message: String)
+        }
+        var head: HTTPResponseHead
+        var length: FlowBodyLength
+        var inputs: [Input] = []
     }
 
     /// The upstream response waiting behind the gate.
@@ -90,7 +111,7 @@ public struct FlowMachine {
     var collected: [UInt8]?
     let requestDigest: BodyDigest
     var requestSummary: BodySummary?
-    var decision: FlowPolicy.RequestDecision?
+    var decision: RequestDecision?
     var requestPlan = RequestPlan()
 
     // Response side.
@@ -99,6 +120,8 @@ public struct FlowMachine {
     var sentStatus: Int?
     var sentHeaders: HTTPHeaders?
     let responseDigest: BodyDigest
+    /// The cookies the fired response rules replay, as the decision read them.
+    var replayedCookies: [String: String] = [:]
     /// A copy of the response body for the lineage tracker (login and refresh responses).
     var responseTee: [UInt8]?
     /// A `close-mid-body` or `truncate` fault: body bytes still allowed before the cut.
@@ -123,7 +146,7 @@ public struct FlowMachine {
     /// dropped (`response.discarded`). Its body is sent whole, or as the original's arrives.
     public init(id: FlowID, copying original: DuplicateRequest, environment: FlowEnvironment) {
         var plain = environment
-        plain.policy = nil
+        plain.rules = nil
         self.init(id: id, request: original.request, duplicateOf: original.original, environment: plain)
         outbound = original.outbound
         pendingBody = original.body
@@ -159,15 +182,15 @@ public struct FlowMachine {
 
     /// The first steps of an ordinary flow: without rules, straight upstream.
     private mutating func begin(_ output: inout FlowOutput) {
-        guard let policy = environment.policy else {
+        guard let rules = environment.rules else {
             traceRequestReceived(&output)
             openUpstream(&output)
             return
         }
-        if policy.needsRequestBody || policy.engine.needsRequestBodyAtResponse, request.body.carriesBody {
+        if rules.needsRequestBody || rules.needsRequestBodyAtResponse, request.body.carriesBody {
             collected = []
         }
-        if policy.needsRequestBody, request.body.carriesBody {
+        if rules.needsRequestBody, request.body.carriesBody {
             state = .deciding  // decided by `requestBody` or `requestEnd`
             return
         }
@@ -212,7 +235,7 @@ public struct FlowMachine {
         guard !isEnded else { return [] }
         var output = FlowOutput()
         if collected != nil {
-            if let limit = environment.policy?.bodyLimit, collected!.count + bytes.count <= limit {
+            if let limit = environment.rules?.bodyLimit, collected!.count + bytes.count <= limit {
                 collected!.append(contentsOf: bytes)
             } else {
                 let prefix = collected! + bytes
@@ -226,17 +249,17 @@ public struct FlowMachine {
         case .deciding:
             pendingBody.append(contentsOf: bytes)
             if collected == nil { decideRequest(&output) }
-        case .requestHeld, .requestDelayed:
+        case .awaitingRequestDecision, .requestHeld, .requestDelayed:
             pendingBody.append(contentsOf: bytes)
         case .collectingRequest:
             pendingBody.append(contentsOf: bytes)
-            if pendingBody.count > environment.policy?.bodyLimit ?? 0 {
+            if pendingBody.count > environment.rules?.bodyLimit ?? 0 {
                 // Too large to edit: the edit is skipped and the body streams through unchanged.
                 output.trace(id, .ruleSkipped, [.string("action", "rewrite"), .string("reason", Self.tooLargeToEdit)])
                 requestPlan.rewrites = requestPlan.rewrites.map { $0.withoutJSONEdits }
                 openUpstream(&output)
             }
-        case .forwarding, .responseGated, .streaming, .draining:
+        case .forwarding, .awaitingResponseDecision, .responseGated, .streaming, .draining:
             if upstreamRequested, !requestPlan.replacesBody, requestSummary == nil { sendUpstream(bytes, &output) }
         case .stalled, .ended:
             break
@@ -254,14 +277,14 @@ public struct FlowMachine {
             pendingTrailers = trailers
             requestComplete = true
             decideRequest(&output)
-        case .requestHeld, .requestDelayed:
+        case .awaitingRequestDecision, .requestHeld, .requestDelayed:
             pendingTrailers = trailers
             requestComplete = true
         case .collectingRequest:
             pendingTrailers = trailers
             requestComplete = true
             openUpstream(&output)
-        case .forwarding, .responseGated, .streaming, .draining:
+        case .forwarding, .awaitingResponseDecision, .responseGated, .streaming, .draining:
             requestComplete = true
             finishRequest(trailers: trailers, &output)
         case .stalled, .ended:

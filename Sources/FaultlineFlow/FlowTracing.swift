@@ -1,3 +1,4 @@
+public import FaultlineRules
 public import FaultlineTrace
 
 /// What flows need of the trace besides handing it entries: a keyed body digest, so a body's
@@ -22,9 +23,9 @@ public struct FlowTracing: Sendable {
 
 extension FlowEnvironment {
     /// An environment whose digests and capture settings come from `tracing`.
-    public init(policy: FlowPolicy?, responseTimeout: Duration, tracing: FlowTracing) {
+    public init(rules: (any FlowRules)?, responseTimeout: Duration, tracing: FlowTracing) {
         self.init(
-            policy: policy, responseTimeout: responseTimeout, makeBodyDigest: tracing.makeBodyDigest,
+            rules: rules, responseTimeout: responseTimeout, makeBodyDigest: tracing.makeBodyDigest,
             capture: tracing.capture)
     }
 }

@@ -11,9 +11,9 @@ public enum ResponseEditor {
     }
 
     /// Applies rewrites in order (status, headers set/add/remove, body), then strips and adds
-    /// Set-Cookie fields. `replay` cookies come from `cookies`; when none was seen the action adds
-    /// nothing.
-    static func apply(_ plan: ResponsePlan, to head: HTTPResponseHead, cookies: CookieMemory?) -> Edited {
+    /// Set-Cookie fields. `replay` cookies come from `replayedCookies` (as the decision read them);
+    /// when none was seen the action adds nothing.
+    static func apply(_ plan: ResponsePlan, to head: HTTPResponseHead, replayedCookies: [String: String]) -> Edited {
         var edited = Edited(head: head, body: nil)
         for rewrite in plan.rewrites {
             if let status = rewrite.status {
@@ -35,7 +35,7 @@ public enum ResponseEditor {
             case .literal(let value):
                 edited.head.headers.add(name: "Set-Cookie", value: value)
             case .replay(let name):
-                if let value = cookies?.lastSetCookie(named: name) {
+                if let value = replayedCookies[name] {
                     edited.head.headers.add(name: "Set-Cookie", value: value)
                 }
             }

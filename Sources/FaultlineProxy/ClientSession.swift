@@ -1,5 +1,6 @@
 public import FaultlineCore
 public import FaultlineFlow
+public import FaultlineRules
 
 /// What the server drives for one client connection, whatever protocol it speaks: HTTP/1.1
 /// (`HTTP1ProxySession`) or HTTP/2 (one connection, a flow per stream). Inputs are what happened
@@ -20,6 +21,8 @@ public protocol ClientSession {
     mutating func upstreamDidRead(flow id: FlowID, _ bytes: UnsafeRawBufferPointer) -> [ProxyAction]
     mutating func upstreamDidReadEOF(flow id: FlowID) -> [ProxyAction]
     mutating func upstreamDidClose(flow id: FlowID) -> [ProxyAction]
+    /// The rules' answer to the `decide` action of `flow`, given before any other input.
+    mutating func ruleDecided(flow id: FlowID, _ answer: RuleAnswer) -> [ProxyAction]
     /// The server is stopping (`ProxyServer.stop` with a grace period): the actions that end
     /// this connection. HTTP/2 ends gracefully (GOAWAY, the open streams finish, then the
     /// connection closes, RFC 9113 §6.8); HTTP/1.1 has no such ending and is closed at once. The

@@ -29,7 +29,7 @@ public struct DuplicateFlowSession {
         guard let request = pendingStart else { return [] }
         pendingStart = nil
         let environment = FlowEnvironment(
-            policy: nil, responseTimeout: configuration.responseTimeout, tracing: tracing)
+            rules: nil, responseTimeout: configuration.responseTimeout, tracing: tracing)
         flow = FlowMachine(id: id, copying: request, environment: environment)
         var output = SessionOutput()
         perform(flow!.start(), &output)
@@ -106,7 +106,7 @@ extension DuplicateFlowSession: UpstreamFlowHost {
         for action in actions {
             switch action {
             case .openUpstream, .sendRequestHead, .sendRequestBody, .sendRequestEnd, .releaseUpstream, .closeUpstream,
-                .armTimer, .cancelTimer, .stepLineage, .trace:
+                .armTimer, .cancelTimer, .decide, .stepLineage, .trace:
                 performCommon(action, &output)
             case .ended:
                 flow = nil

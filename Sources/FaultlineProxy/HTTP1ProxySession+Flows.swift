@@ -1,7 +1,7 @@
 public import FaultlineCore
 public import FaultlineFlow
 import FaultlineHTTP1
-import FaultlineRules
+public import FaultlineRules
 import FaultlineTrace
 
 /// Carrying out what the flow core asks for: upstream actions go through the flow's
@@ -15,7 +15,7 @@ extension HTTP1ProxySession: UpstreamFlowHost {
     private mutating func perform(_ action: FlowAction, _ output: inout SessionOutput) {
         switch action {
         case .openUpstream, .sendRequestHead, .sendRequestBody, .sendRequestEnd, .releaseUpstream, .closeUpstream,
-            .armTimer, .cancelTimer, .stepLineage, .trace:
+            .armTimer, .cancelTimer, .decide, .stepLineage, .trace:
             performCommon(action, &output)
         case .sendInterim(_, let head):
             sendInterim(head, &output)
@@ -73,6 +73,13 @@ extension HTTP1ProxySession: UpstreamFlowHost {
     public mutating func upstreamDidReadEOF(flow id: FlowID) -> [ProxyAction] {
         var output = SessionOutput()
         if case .tunnelling = state { tunnelUpstreamEOF(&output) } else { flowUpstreamEOF(id, &output) }
+        return output.finish()
+    }
+
+    /// The rules answered the flow's question.
+    public mutating func ruleDecided(flow id: FlowID, _ answer: RuleAnswer) -> [ProxyAction] {
+        var output = SessionOutput()
+        if flowID == id { flowInput(&output) { $0.decided(answer) } }
         return output.finish()
     }
 

@@ -85,7 +85,7 @@ public struct HTTP1ProxySession {
         self.flowIDs = flowIDs
         self.requestDecoder = HTTP1RequestDecoder(limits: configuration.limits)
         self.environment = FlowEnvironment(
-            policy: configuration.policy, responseTimeout: configuration.responseTimeout, tracing: tracing)
+            rules: configuration.rules, responseTimeout: configuration.responseTimeout, tracing: tracing)
     }
 
     /// Call once after creating the session: arms the idle timer for the first request.

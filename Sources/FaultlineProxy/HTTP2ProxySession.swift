@@ -2,7 +2,7 @@ public import FaultlineCore
 public import FaultlineFlow
 import FaultlineHTTP1
 public import FaultlineHTTP2
-import FaultlineRules
+public import FaultlineRules
 import FaultlineTrace
 
 /// One HTTP/2 client connection (RFC 9113), with no I/O of its own: the framing layer between
@@ -66,7 +66,7 @@ public struct HTTP2ProxySession {
         self.configuration = configuration
         self.flowIDs = flowIDs
         self.environment = FlowEnvironment(
-            policy: configuration.policy, responseTimeout: configuration.responseTimeout, tracing: tracing)
+            rules: configuration.rules, responseTimeout: configuration.responseTimeout, tracing: tracing)
         connection = try HTTP2Connection(role: .server, limits: limits)
     }
 }
@@ -170,6 +170,10 @@ extension HTTP2ProxySession: ClientSession {
                 stream.flowUpstreamFailed(id, failure, &output)
             }
         } ?? []
+    }
+
+    public mutating func ruleDecided(flow id: FlowID, _ answer: RuleAnswer) -> [ProxyAction] {
+        upstreamInput(id) { stream, output in stream.flowInput(&output) { $0.decided(answer) } } ?? []
     }
 
     public mutating func upstreamDidRead(flow id: FlowID, _ bytes: UnsafeRawBufferPointer) -> [ProxyAction] {

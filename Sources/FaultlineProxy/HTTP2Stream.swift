@@ -71,7 +71,7 @@ final class HTTP2Stream: UpstreamFlowHost {
         for action in actions {
             switch action {
             case .openUpstream, .sendRequestHead, .sendRequestBody, .sendRequestEnd, .releaseUpstream, .closeUpstream,
-                .armTimer, .cancelTimer, .stepLineage, .trace:
+                .armTimer, .cancelTimer, .decide, .stepLineage, .trace:
                 var host = self  // the protocol's helper is `mutating`; a class changes in place
                 host.performCommon(action, &output)
             case .throttle(_, .client, let rate):

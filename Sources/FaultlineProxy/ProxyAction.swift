@@ -50,6 +50,9 @@ public enum ProxyAction: Sendable, Equatable {
     case duplicateEnd(FlowID, complete: Bool)
     /// Pace writes to one side of a flow, or stop pacing with nil.
     case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
+    /// Ask the rules for `flow` (`RuleQuestion`); answer with `ClientSession.ruleDecided` at once,
+    /// before any other input of the session.
+    case decide(FlowID, RuleQuestion)
     /// Record a trace event. A session's entries come before its other actions of the same input
     /// (`SessionOutput`), so the trace reads as it did when sessions recorded as they went.
     case trace(TraceEntry)

@@ -1,5 +1,6 @@
-public import FaultlineFlow
+import FaultlineFlow
 public import FaultlineHTTP1
+public import FaultlineRules
 
 /// How one listener's proxy sessions behave.
 public struct ProxyConfiguration: Sendable {
@@ -15,8 +16,9 @@ public struct ProxyConfiguration: Sendable {
     public var viaPseudonym: String?
     /// Request bytes buffered while the upstream connection is being set up before client reads pause.
     public var maximumPendingUpstreamBytes: Int
-    /// Rules and auth profile; nil forwards every flow unchanged (and costs nothing).
-    public var policy: FlowPolicy?
+    /// What the rules and the auth profile need of a flow (the driver answers their questions);
+    /// nil forwards every flow unchanged (and costs nothing).
+    public var rules: (any FlowRules)?
     /// Which `CONNECT` targets have their TLS terminated and their HTTP run through the proxy;
     /// nil tunnels every `CONNECT` unchanged (the driver has no TLS set up).
     public var interception: InterceptionPolicy?
@@ -36,7 +38,7 @@ public struct ProxyConfiguration: Sendable {
         clientIdleTimeout: Duration = .seconds(120),
         viaPseudonym: String? = "faultline",
         maximumPendingUpstreamBytes: Int = 256 * 1024,
-        policy: FlowPolicy? = nil,
+        rules: (any FlowRules)? = nil,
         interception: InterceptionPolicy? = nil,
         clientHelloTimeout: Duration = .seconds(10),
         silentClientTunnelDelay: Duration = .seconds(1),
@@ -48,7 +50,7 @@ public struct ProxyConfiguration: Sendable {
         self.clientIdleTimeout = clientIdleTimeout
         self.viaPseudonym = viaPseudonym
         self.maximumPendingUpstreamBytes = maximumPendingUpstreamBytes
-        self.policy = policy
+        self.rules = rules
         self.interception = interception
         self.clientHelloTimeout = clientHelloTimeout
         self.silentClientTunnelDelay = silentClientTunnelDelay

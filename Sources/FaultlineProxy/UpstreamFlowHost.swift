@@ -57,6 +57,8 @@ extension UpstreamFlowHost {
             output.append(.setTimer(.flow(id, timer), delay))
         case .cancelTimer(let id, let timer):
             output.append(.cancelTimer(.flow(id, timer)))
+        case .decide(let id, let question):
+            output.append(.decide(id, question))
         case .stepLineage(let id, let step):
             output.append(.stepLineage(id, connection: traceConnection, step))
         case .trace(let id, let kind, let fields):

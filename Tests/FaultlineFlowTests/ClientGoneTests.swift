@@ -12,7 +12,7 @@ import Testing
         let play = StrictPlaybook(
             FlowFixtures.post(length: 2), rules: #"{ name: "h", actions: [{ hold: { name: "gate", timeout: 30 } }] }"#)
         play.expect(
-            ["trace request.received role=business"] + Lines.fired("h") + [
+            Lines.decidedBusiness + Lines.fired("h") + [
                 "hold gate (request)", "arm holdDeadline 30s",
                 "trace hold.started name=gate phase=request timeout_s=30",
             ])
@@ -58,7 +58,7 @@ import Testing
     /// Before the upstream was asked for there is no upstream to close.
     @Test func aClientThatLeavesWhileItsRequestIsDelayed() {
         let play = StrictPlaybook(FlowFixtures.get(), rules: #"{ name: "slow", actions: [{ delay: 4 }] }"#)
-        play.expect(["trace request.received role=business"] + Lines.fired("slow") + ["arm delay 4s"])
+        play.expect(Lines.decidedBusiness + Lines.fired("slow") + ["arm delay 4s"])
         play.clientGone("client-closed")
         play.expect(["trace flow.aborted reason=client-closed", "cancel delay", "ended client-gone"])
         play.everyInput()

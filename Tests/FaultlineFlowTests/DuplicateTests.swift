@@ -20,7 +20,7 @@ import Testing
         play.expectNothing()
         play.requestEnd()
         play.expect(
-            ["trace request.received role=business"] + Lines.fired("twice") + [
+            Lines.decidedBusiness + Lines.fired("twice") + [
                 "open http://api.test:80", "send head POST /jobs/7/complete known(2)", "send body 2", "send end",
             ])
         play.connected()
@@ -41,7 +41,7 @@ import Testing
 
     @Test func afterResponseCopiesStartOnceTheResponseIsDelivered() throws {
         let play = StrictPlaybook(FlowFixtures.get(), rules: #"{ name: "again", actions: [{ duplicate: {} }] }"#)
-        play.expect(["trace request.received role=business"] + Lines.fired("again") + Lines.sendGet)
+        play.expect(Lines.decidedBusiness + Lines.fired("again") + Lines.sendGet)
         play.connected()
         play.upstreamHead(200, length: .known(2))
         play.upstreamBody("ok")
@@ -62,7 +62,7 @@ import Testing
     @Test func aRetriedRequestIsNotCopiedAgain() {
         let play = StrictPlaybook(
             FlowFixtures.get(), rules: #"{ name: "d", actions: [{ duplicate: { timing: "before-response" } }] }"#)
-        play.expect(["trace request.received role=business"] + Lines.fired("d") + Lines.sendGet)
+        play.expect(Lines.decidedBusiness + Lines.fired("d") + Lines.sendGet)
         play.connected(reused: true)
         play.expect(
             Lines.forwarded() + [
@@ -84,7 +84,7 @@ import Testing
         play.requestEnd()
         play.connected()
         play.expect(
-            ["trace request.received role=business"] + Lines.fired("d") + [
+            Lines.decidedBusiness + Lines.fired("d") + [
                 "open http://api.test:80", "send head POST /v2/jobs known(4)", "send body 4", "send end",
             ] + Lines.forwarded(body: 4) + [
                 "trace duplicate.scheduled count=1 spacing_s=0 timing=before-response", "duplicate x1",
@@ -103,7 +103,7 @@ import Testing
             bodyLimit: 4)
         play.requestBody("12345")
         play.expect(
-            ["trace request.received role=business"] + Lines.fired("d") + [
+            Lines.decidedBusiness + Lines.fired("d") + [
                 "trace duplicate.scheduled count=2 spacing_s=0 timing=streamed", "duplicate x2 streamed body=5",
                 "open http://api.test:80", "send head POST /jobs known(6)", "send body 5",
             ])
@@ -128,7 +128,7 @@ import Testing
             FlowFixtures.post(length: 10), rules: #"{ name: "d", actions: [{ duplicate: {} }] }"#, bodyLimit: 4)
         play.requestBody("12345")
         play.expect(
-            ["trace request.received role=business"] + Lines.fired("d") + [
+            Lines.decidedBusiness + Lines.fired("d") + [
                 "trace duplicate.scheduled count=1 spacing_s=0 timing=streamed", "duplicate x1 streamed body=5",
                 "open http://api.test:80", "send head POST /jobs known(10)", "send body 5",
             ])
@@ -154,7 +154,7 @@ import Testing
         original.requestEnd()
         original.connected()
         original.expect(
-            ["trace request.received role=business"] + Lines.fired("d") + [
+            Lines.decidedBusiness + Lines.fired("d") + [
                 "open http://api.test:80", "send head POST /jobs known(2)", "send body 2", "send end",
             ] + Lines.forwarded(body: 2) + [
                 "trace duplicate.scheduled count=1 spacing_s=0 timing=before-response", "duplicate x1",
@@ -185,7 +185,7 @@ import Testing
             FlowFixtures.get(), rules: #"{ name: "d", actions: [{ duplicate: { timing: "before-response" } }] }"#)
         original.connected()
         original.expect(
-            ["trace request.received role=business"] + Lines.fired("d") + Lines.sendGet + Lines.forwarded()
+            Lines.decidedBusiness + Lines.fired("d") + Lines.sendGet + Lines.forwarded()
                 + ["trace duplicate.scheduled count=1 spacing_s=0 timing=before-response", "duplicate x1"])
         let copy = StrictPlaybook(duplicate: try #require(original.duplicates.first), id: FlowID(5))
         copy.expect(["trace request.received duplicate_of=1"] + Lines.sendGet)

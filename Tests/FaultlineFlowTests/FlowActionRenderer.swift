@@ -41,7 +41,8 @@ struct FlowActionRenderer {
             .sendResponseHead(let id, _, _, _), .sendResponseBody(let id, _), .sendResponseEnd(let id, _),
             .breakClient(let id, _), .goAwayClient(let id, _, _), .armTimer(let id, _, _), .cancelTimer(let id, _),
             .unregisterHold(let id),
-            .observed(let id, _), .ruleFired(let id, _), .throttle(let id, _, _), .stepLineage(let id, _),
+            .observed(let id, _), .ruleFired(let id, _), .throttle(let id, _, _), .decide(let id, _),
+            .stepLineage(let id, _),
             .trace(let id, _, _), .ended(let id, _), .duplicateBody(let id, _), .duplicateEnd(let id, _):
             return id
         case .hold(let request): return request.flow
@@ -110,6 +111,11 @@ struct FlowActionRenderer {
             return complete ? "duplicate end" : "duplicate end incomplete"
         case .throttle(_, let side, let rate):
             return "throttle \(side == .upstream ? "upstream" : "client") \(rate.map(String.init) ?? "off")"
+        case .decide(_, .request):
+            return "decide request"
+        case .decide(_, .response(let view, _, let reservesLineage)):
+            return "decide response \(view.status.map(String.init) ?? "?")"
+                + (reservesLineage ? " reserve lineage" : "")
         case .stepLineage(_, let step):
             switch step {
             case .requestSent(let role, _): return "lineage requestSent role=\(role)"

@@ -62,7 +62,10 @@ import Testing
         play.connected()
         play.expect(["trace request.forwarded body=0", "arm responseHead 60s"])
         play.upstreamHead(200, length: .known(2))
-        play.expect(["cancel responseHead", "trace response.received status=200", "client head 200 known(2) upstream"])
+        play.expect([
+            "cancel responseHead", "decide response 200", "trace response.received status=200",
+            "client head 200 known(2) upstream",
+        ])
         play.upstreamBody("ok")
         play.upstreamEnd()
         play.expect([
@@ -76,7 +79,8 @@ import Testing
             FlowFixtures.get(),
             rules: #"{ name: "expired", actions: [{ respond: { status: 401, json: { error: "invalid_token" } } }] }"#)
         play.expect([
-            "trace request.received role=business", "trace rule.fired rule=s/expired phase=request", "fired s/expired",
+            "decide request", "trace request.received role=business", "trace rule.fired rule=s/expired phase=request",
+            "fired s/expired",
             "client head 401 known(25) rule", "client body 25", "client end",
             "trace response.delivered status=401 synthetic=true body=25", "ended answered",
         ])
@@ -90,7 +94,8 @@ import Testing
     @Test func aHoldReleasedWithAStatusAnswers() {
         let play = StrictPlaybook(FlowFixtures.get(), rules: #"{ name: "h", actions: [{ hold: { name: "gate" } }] }"#)
         play.expect([
-            "trace request.received role=business", "trace rule.fired rule=s/h phase=request", "fired s/h",
+            "decide request", "trace request.received role=business", "trace rule.fired rule=s/h phase=request",
+            "fired s/h",
             "hold gate (request)", "trace hold.started name=gate phase=request",
         ])
         play.holdEnded(.release(SyntheticResponse(status: 503, body: Array("busy".utf8))))
@@ -177,7 +182,7 @@ import Testing
             FlowFixtures.request(
                 "POST", "http://api.test/jobs", headers: [("Transfer-Encoding", "chunked")], body: .unknown),
             rules: #"{ name: "slow", actions: [{ delay: 1 }] }"#)
-        play.expect(["trace request.received role=business"] + Lines.fired("slow") + ["arm delay 1s"])
+        play.expect(Lines.decidedBusiness + Lines.fired("slow") + ["arm delay 1s"])
         play.requestBody("abc")
         play.requestEnd(trailers: HTTPHeaders([("X-Sum", "1")]))
         play.expectNothing()

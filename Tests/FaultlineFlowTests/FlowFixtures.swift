@@ -100,6 +100,15 @@ enum Lines {
         ["cancel responseHead", "trace response.received status=\(status)"]
     }
 
+    /// The upstream's head arrived on a flow with response rules: its deadline is cancelled, the
+    /// rules are asked, and the head traced once they answered.
+    static func respondedByRules(_ status: Int = 200) -> [String] {
+        ["cancel responseHead", "decide response \(status)", "trace response.received status=\(status)"]
+    }
+
+    /// The rules were asked about the request and found it a business request.
+    static let decidedBusiness = ["decide request", "trace request.received role=business"]
+
     /// The client has the whole upstream response; the upstream goes back to the pool.
     static func delivered(_ status: Int = 200, body: Int) -> [String] {
         ["client end", "trace response.delivered status=\(status) body=\(body)", "release upstream", "ended finished"]

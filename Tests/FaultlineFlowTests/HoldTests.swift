@@ -7,7 +7,7 @@ import Testing
 /// Holds in both phases and every way one ends: the control API, the awaited event, the deadline
 /// with each `onTimeout`, a failure.
 @Suite struct HoldTests {
-    static let held = ["trace request.received role=business"] + Lines.fired("h")
+    static let held = Lines.decidedBusiness + Lines.fired("h")
 
     @Test func aHeldRequestGoesUpstreamWithItsBodyOnlyWhenReleased() {
         let play = StrictPlaybook(
@@ -141,7 +141,7 @@ import Testing
         play.upstreamHead(200, length: .known(4), sourceLocation: sourceLocation)
         play.upstreamBody("late", sourceLocation: sourceLocation)
         play.expect(
-            Lines.forwarded() + Lines.responded() + Lines.fired("h", phase: "response") + lines,
+            Lines.forwarded() + Lines.respondedByRules() + Lines.fired("h", phase: "response") + lines,
             sourceLocation: sourceLocation)
         return play
     }
@@ -256,7 +256,7 @@ import Testing
         play.upstreamHead(200, length: .known(0))
         play.upstreamEnd()
         play.expect(
-            ["trace request.received role=business"] + Lines.sendGet + Lines.forwarded() + Lines.responded()
+            ["trace request.received role=business"] + Lines.sendGet + Lines.forwarded() + Lines.respondedByRules()
                 + Lines.fired("h", phase: "response") + [
                     "hold late (response)", "trace hold.started name=late phase=response",
                 ])

@@ -13,7 +13,8 @@ import Testing
         let play = StrictPlaybook(
             FlowFixtures.get(),
             rules: #"{ name: "later", match: { path: "/none" }, when: { after: "business.delivered" } }"#)
-        play.expect(["trace request.received role=business", "observed business.received"] + Lines.sendGet)
+        play.expect(
+            ["decide request", "trace request.received role=business", "observed business.received"] + Lines.sendGet)
         play.connected()
         play.expect(Lines.forwarded() + ["observed business.forwarded"])
         play.upstreamHead(200, length: .known(0))
@@ -36,12 +37,13 @@ import Testing
                 { name: "other", match: { path: "/none" }, phase: "response", actions: [{ delay: 0 }] },
                 { name: "later", match: { path: "/none" }, when: { after: "delivered:seen" } }
                 """#)
-        play.expect(["trace request.received role=business", "observed business.received"] + Lines.sendGet)
+        play.expect(
+            ["decide request", "trace request.received role=business", "observed business.received"] + Lines.sendGet)
         play.connected()
         play.expect(Lines.forwarded() + ["observed business.forwarded"])
         play.upstreamHead(200, length: .known(0))
         play.expect(
-            Lines.responded() + Lines.fired("seen", phase: "response")
+            Lines.respondedByRules() + Lines.fired("seen", phase: "response")
                 + ["observed business.responded", "client head 200 known(0) upstream"])
         play.upstreamEnd()
         play.expect([
@@ -62,7 +64,7 @@ import Testing
         policy.externalEventListeners.store(1, ordering: .relaxed)
         let play = StrictPlaybook(FlowFixtures.get(), policy: policy)
         play.expect(
-            ["trace request.received role=business"] + Lines.fired("r") + [
+            Lines.decidedBusiness + Lines.fired("r") + [
                 "observed business.received", "client head 204 known(0) rule", "client end",
                 "trace response.delivered status=204 synthetic=true body=0", "observed business.delivered",
                 "observed delivered:s/r", "ended answered",
@@ -75,7 +77,8 @@ import Testing
         let play = StrictPlaybook(
             FlowFixtures.post("http://api.test/oauth/token", length: 3), rules: "", profile: FlowFixtures.loginProfile)
         play.expect([
-            "trace request.received role=login", "open http://api.test:80", "send head POST /oauth/token known(3)",
+            "decide request", "trace request.received role=login", "open http://api.test:80",
+            "send head POST /oauth/token known(3)",
         ])
         play.requestBody("a=b")
         play.requestEnd()
@@ -101,7 +104,7 @@ import Testing
             rules: #"{ name: "later", match: { path: "/none" }, when: { after: "login.delivered" } }"#,
             profile: FlowFixtures.loginProfile)
         play.expect([
-            "trace request.received role=login", "observed login.received", "open http://api.test:80",
+            "decide request", "trace request.received role=login", "observed login.received", "open http://api.test:80",
             "send head POST /oauth/token", "send end",
         ])
         play.connected(reused: true)

@@ -7,7 +7,7 @@ import Testing
 /// Request-phase rule actions, each as the whole sequence of a flow: faults, delay, throttle,
 /// request rewrites, routes, and the request body the decision reads.
 @Suite struct RequestActionTests {
-    static let received = ["trace request.received role=business"]
+    static let received = Lines.decidedBusiness
 
     // MARK: Faults
 

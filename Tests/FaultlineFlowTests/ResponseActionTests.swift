@@ -27,7 +27,7 @@ import Testing
         )
         play.upstreamHead(500, length: .known(6))
         play.expect(
-            Lines.responded(500) + Lines.fired("r", phase: "response") + [
+            Lines.respondedByRules(500) + Lines.fired("r", phase: "response") + [
                 "client head 200 known(4) rule", "client body 4", "client end",
                 "trace response.delivered status=200 body=4",
             ])
@@ -47,7 +47,8 @@ import Testing
               actions: [{ rewrite: { status: 503, headers: { set: { "X-Env": "test" }, add: { "X-Tag": "t" }, remove: ["Server"] } } }] }
             """#)
         play.upstreamHead(200, [("Server", "origin"), ("X-Env", "prod")], length: .known(2))
-        play.expect(Lines.responded() + Lines.fired("rw", phase: "response") + ["client head 503 known(2) upstream"])
+        play.expect(
+            Lines.respondedByRules() + Lines.fired("rw", phase: "response") + ["client head 503 known(2) upstream"])
         play.upstreamBody("ok")
         play.upstreamEnd()
         play.expect(["client body 2"] + Lines.delivered(503, body: 2))
@@ -64,7 +65,7 @@ import Testing
             #"{ name: "rw", phase: "response", actions: [{ rewrite: { body: "replaced" } }] }"#)
         play.upstreamHead(200, [("Content-Length", "2")], length: .known(2))
         play.expect(
-            Lines.responded() + Lines.fired("rw", phase: "response") + [
+            Lines.respondedByRules() + Lines.fired("rw", phase: "response") + [
                 "client head 200 known(8) upstream", "client body 8", "client end",
                 "trace response.delivered status=200 body=8",
             ])
@@ -81,7 +82,7 @@ import Testing
         let play = Self.forwardedGet(
             #"{ name: "js", phase: "response", actions: [{ rewrite: { jsonSet: { "/plan": "pro" } } }] }"#)
         play.upstreamHead(200, [("Content-Type", "application/json")], length: .known(Int64(body.utf8.count)))
-        play.expect(Lines.responded() + Lines.fired("js", phase: "response"))
+        play.expect(Lines.respondedByRules() + Lines.fired("js", phase: "response"))
         play.upstreamBody(String(body.prefix(20)))
         play.upstreamBody(String(body.dropFirst(20)))
         play.expectNothing()
@@ -99,7 +100,7 @@ import Testing
         play.upstreamHead(200, [("Set-Cookie", "session=abc"), ("Set-Cookie", "theme=dark")], length: .known(0))
         play.upstreamEnd()
         play.expect(
-            Lines.responded() + Lines.fired("c", phase: "response") + ["client head 200 known(0) upstream"]
+            Lines.respondedByRules() + Lines.fired("c", phase: "response") + ["client head 200 known(0) upstream"]
                 + Lines.delivered(body: 0))
         #expect(play.responseHeads[0].headers.values(name: "set-cookie") == ["theme=dark", "flag=1; Path=/"])
     }
@@ -117,7 +118,8 @@ import Testing
         first.upstreamHead(200, [("Set-Cookie", "session=abc; Path=/")], length: .known(0))
         first.upstreamEnd()
         let firstLines: [String] = ["trace request.received role=business"] + Lines.sendGet + Lines.forwarded()
-        first.expect(firstLines + Lines.responded() + ["client head 200 known(0) upstream"] + Lines.delivered(body: 0))
+        first.expect(
+            firstLines + Lines.respondedByRules() + ["client head 200 known(0) upstream"] + Lines.delivered(body: 0))
         let later = StrictPlaybook(FlowFixtures.get("http://api.test/later"), policy: policy, id: FlowID(2))
         later.connected()
         later.upstreamHead(200, length: .known(0))
@@ -125,7 +127,7 @@ import Testing
         let sent: [String] = [
             "trace request.received role=business", "open http://api.test:80", "send head GET /later", "send end",
         ]
-        let responded: [String] = Lines.responded() + Lines.fired("again", phase: "response")
+        let responded: [String] = Lines.respondedByRules() + Lines.fired("again", phase: "response")
         later.expect(
             sent + Lines.forwarded() + responded + ["client head 200 known(0) upstream"] + Lines.delivered(body: 0))
         #expect(later.responseHeads[0].headers.values(name: "set-cookie") == ["session=abc; Path=/"])
@@ -137,7 +139,7 @@ import Testing
     @Test func aResponseDelayKeepsTheResponseUntilItsTimer() {
         let play = Self.forwardedGet(#"{ name: "slow", phase: "response", actions: [{ delay: 2 }] }"#)
         play.upstreamHead(200, length: .known(4))
-        play.expect(Lines.responded() + Lines.fired("slow", phase: "response") + ["arm delay 2s"])
+        play.expect(Lines.respondedByRules() + Lines.fired("slow", phase: "response") + ["arm delay 2s"])
         play.upstreamBody("ok")
         play.expectNothing()
         #expect(play.machine?.bufferedResponseBytes == 2)
@@ -152,7 +154,7 @@ import Testing
     @Test func aDelayedResponseWhoseClientLeavesCancelsItsTimer() {
         let play = Self.forwardedGet(#"{ name: "slow", phase: "response", actions: [{ delay: 2 }] }"#)
         play.upstreamHead(200, length: .known(4))
-        play.expect(Lines.responded() + Lines.fired("slow", phase: "response") + ["arm delay 2s"])
+        play.expect(Lines.respondedByRules() + Lines.fired("slow", phase: "response") + ["arm delay 2s"])
         play.clientGone("client-reset")
         play.expect(["trace flow.aborted reason=client-reset", "close upstream", "cancel delay", "ended client-gone"])
         play.everyInput()
@@ -165,7 +167,7 @@ import Testing
         play.upstreamBody("ok")
         play.upstreamEnd()
         play.expect(
-            Lines.responded() + Lines.fired("t", phase: "response") + [
+            Lines.respondedByRules() + Lines.fired("t", phase: "response") + [
                 "client head 200 known(2) upstream", "throttle client 100", "client body 2", "client end",
                 "trace response.delivered status=200 body=2", "release upstream", "throttle client off",
                 "ended finished",
@@ -181,11 +183,11 @@ import Testing
                 #"{ name: "up", actions: [{ throttle: 100 }] }, { name: "down", phase: "response", actions: [{ throttle: 50 }] }"#
         )
         play.expect(
-            ["trace request.received role=business"] + Lines.fired("up") + ["throttle upstream 100"] + Lines.sendGet)
+            Lines.decidedBusiness + Lines.fired("up") + ["throttle upstream 100"] + Lines.sendGet)
         play.connected()
         play.upstreamHead(200, length: .known(0))
         play.expect(
-            Lines.forwarded() + Lines.responded() + Lines.fired("down", phase: "response") + [
+            Lines.forwarded() + Lines.respondedByRules() + Lines.fired("down", phase: "response") + [
                 "client head 200 known(0) upstream", "throttle client 50",
             ])
         play.upstreamEnd()
@@ -203,7 +205,7 @@ import Testing
             #"{ name: "f", phase: "response", actions: [{ fault: { kind: "close-mid-body", bytes: 3 } }] }"#)
         play.upstreamHead(200, length: .known(10))
         play.expect(
-            Lines.responded() + Lines.fired("f", phase: "response") + [
+            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
                 "trace fault.injected fault=close-mid-body phase=response", "client head 200 known(10) upstream",
             ])
         play.upstreamBody("hello")
@@ -218,7 +220,7 @@ import Testing
         let play = Self.forwardedGet(#"{ name: "f", phase: "response", actions: [{ fault: "close-mid-body" }] }"#)
         play.upstreamHead(200, length: .known(10))
         play.expect(
-            Lines.responded() + Lines.fired("f", phase: "response") + [
+            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
                 "trace fault.injected fault=close-mid-body phase=response", "client head 200 known(10) upstream",
                 "close upstream", "break reset", "ended aborted",
             ])
@@ -233,7 +235,7 @@ import Testing
             #"{ name: "f", phase: "response", actions: [{ delay: 1 }, { fault: "close-mid-body" }] }"#)
         play.upstreamHead(200, length: .known(10))
         play.expect(
-            Lines.responded() + Lines.fired("f", phase: "response") + [
+            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
                 "trace fault.injected fault=close-mid-body phase=response", "arm delay 1s",
             ])
         play.upstreamBody("hello")
@@ -249,7 +251,7 @@ import Testing
             #"{ name: "f", phase: "response", actions: [{ fault: { kind: "truncate", bytes: 3 } }] }"#)
         play.upstreamHead(200, length: .known(10))
         play.expect(
-            Lines.responded() + Lines.fired("f", phase: "response") + [
+            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
                 "trace fault.injected fault=truncate phase=response", "client head 200 known(10) upstream",
             ])
         play.upstreamBody("he")
@@ -266,7 +268,7 @@ import Testing
         let play = Self.forwardedGet(#"{ name: "f", phase: "response", actions: [{ fault: "malformed-chunk" }] }"#)
         play.upstreamHead(200, length: .known(10))
         play.expect(
-            Lines.responded() + Lines.fired("f", phase: "response") + [
+            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
                 "trace fault.injected fault=malformed-chunk phase=response", "client head 200 unknown upstream",
                 "close upstream", "break malformed-body", "ended aborted",
             ])
@@ -279,7 +281,7 @@ import Testing
             #"{ name: "f", phase: "response", actions: [{ fault: { kind: "stall", seconds: 3 } }] }"#)
         play.upstreamHead(200, length: .known(2))
         play.expect(
-            Lines.responded() + Lines.fired("f", phase: "response") + [
+            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
                 "trace fault.injected fault=stall phase=response", "arm stall 3s",
             ])
         play.upstreamBody("ok")
@@ -297,7 +299,7 @@ import Testing
         let play = Self.forwardedGet(#"{ name: "f", phase: "response", actions: [{ fault: "\#(fault)" }] }"#)
         play.upstreamHead(200, length: .known(2))
         play.expect(
-            Lines.responded() + Lines.fired("f", phase: "response") + [
+            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
                 "trace fault.injected fault=\(fault) phase=response", "close upstream", line, "ended aborted",
             ])
         play.everyInput()
@@ -322,7 +324,7 @@ import Testing
             play.upstreamHead(200, length: .known(0))
             play.upstreamEnd()
             play.expect(
-                Lines.responded() + (fires ? Lines.fired("b", phase: "response") : []) + [
+                Lines.respondedByRules() + (fires ? Lines.fired("b", phase: "response") : []) + [
                     "client head 200 known(0) upstream"
                 ]
                     + Lines.delivered(body: 0))

@@ -42,15 +42,22 @@ final class StrictPlaybook {
     private(set) var holds: [HoldRequest] = []
     private(set) var duplicates: [DuplicateRequest] = []
     private(set) var traces: [(kind: TraceEventKind, fields: [TraceField])] = []
+    /// Every question the flow asked the rules, in order.
+    private(set) var questions: [RuleQuestion] = []
+    /// Scripted answers to the flow's questions, in place of a rules engine.
+    let answers: ((RuleQuestion) -> RuleAnswer)?
 
     /// A flow for `request` under `rules` (the text inside a scenario's `rules: [...]`, see
     /// `FlowFixtures.ruleSet`), or under `policy` when several flows share one; without either,
-    /// the proxy runs without rules.
+    /// the proxy runs without rules. With `scripted` flags and `answers`, no engine runs: the
+    /// test answers the flow's questions itself.
     init(
         _ request: FlowRequest, rules: String? = nil, profile: String? = nil, policy: FlowPolicy? = nil,
+        scripted: (any FlowRules)? = nil, answers: ((RuleQuestion) -> RuleAnswer)? = nil,
         bodyLimit: Int = BodyReadLimit.bytes, responseTimeout: Duration = .seconds(60), id: FlowID = FlowID(1),
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
+        self.answers = answers
         let trace = try! TraceRecorder(output: .memory, flushInterval: .zero)
         self.trace = trace
         if let policy {
@@ -64,7 +71,8 @@ final class StrictPlaybook {
             self.policy = nil
         }
         environment = FlowEnvironment(
-            policy: self.policy, responseTimeout: responseTimeout, makeBodyDigest: { trace.makeBodyDigest() })
+            rules: scripted ?? self.policy, responseTimeout: responseTimeout, makeBodyDigest: { trace.makeBodyDigest() }
+        )
         self.id = id
         createdAt = sourceLocation
         var machine = FlowMachine(id: id, request: request, environment: environment)
@@ -75,11 +83,12 @@ final class StrictPlaybook {
 
     /// A copy made by a `duplicate` rule, started as flow `id`.
     init(duplicate: DuplicateRequest, id: FlowID, sourceLocation: SourceLocation = #_sourceLocation) {
+        answers = nil
         let trace = try! TraceRecorder(output: .memory, flushInterval: .zero)
         self.trace = trace
         policy = nil
         environment = FlowEnvironment(
-            policy: nil, responseTimeout: .seconds(60), makeBodyDigest: { trace.makeBodyDigest() })
+            rules: nil, responseTimeout: .seconds(60), makeBodyDigest: { trace.makeBodyDigest() })
         self.id = id
         createdAt = sourceLocation
         var machine = FlowMachine(id: id, copying: duplicate, environment: environment)
@@ -93,11 +102,12 @@ final class StrictPlaybook {
         refusing request: FlowRequest, status: Int, code: String, message: String, routed: Bool, id: FlowID = FlowID(1),
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
+        answers = nil
         let trace = try! TraceRecorder(output: .memory, flushInterval: .zero)
         self.trace = trace
         policy = nil
         environment = FlowEnvironment(
-            policy: nil, responseTimeout: .seconds(60), makeBodyDigest: { trace.makeBodyDigest() })
+            rules: nil, responseTimeout: .seconds(60), makeBodyDigest: { trace.makeBodyDigest() })
         self.id = id
         createdAt = sourceLocation
         machine = nil
@@ -279,12 +289,25 @@ final class StrictPlaybook {
             }
             record(action)
             pending.append(action)
+            if case .decide(_, let question) = action { answer(question, from: input, at: location) }
         }
         if let machine, machine.isEnded != (outcome != nil) {
             Issue.record(
                 "after \(input) the machine says isEnded=\(machine.isEnded) but its actions say \(outcome.map { "ended \($0)" } ?? "not ended")",
                 sourceLocation: location)
         }
+    }
+
+    /// Answers a question as the driver does, at once: with `answers` when the test scripts the
+    /// rules, else with the policy's engine. The answer's actions follow the question's line.
+    private func answer(_ question: RuleQuestion, from input: String, at location: SourceLocation) {
+        guard let reply = answers?(question) ?? policy?.answer(question) else {
+            Issue.record("\(input) asked the rules, and this playbook has none", sourceLocation: location)
+            return
+        }
+        questions.append(question)
+        let actions = machine!.decided(reply)
+        receive(actions, from: "the answer to \(input)", at: location)
     }
 
     private func record(_ action: FlowAction) {

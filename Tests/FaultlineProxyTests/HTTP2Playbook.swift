@@ -83,7 +83,7 @@ struct HTTP2Playbook {
     let configuration: ProxyConfiguration
     /// The session's trace, in memory (read it with ``events()``).
     let trace: TraceRecorder
-    private let driverTrace: DriverTrace
+    private let driver: DriverServices
     /// The in-memory HTTP/2 client.
     let client: HTTP2Connection
     /// Whether the client credits every DATA byte it receives at once (`consumed`). Turn it off
@@ -126,12 +126,11 @@ struct HTTP2Playbook {
         var configuration = ProxyConfiguration(mode: mode)
         configure(&configuration)
         let trace = try TraceRecorder(output: .memory, flushInterval: .zero)
-        if let ruleSet {
-            configuration.policy = FlowPolicy(ruleSet: ruleSet) { trace.fingerprint($0) }
-        }
         self.trace = trace
         self.configuration = configuration
-        driverTrace = DriverTrace(recorder: trace, policy: configuration.policy)
+        let policy = ruleSet.map { ruleSet in FlowPolicy(ruleSet: ruleSet) { trace.fingerprint($0) } }
+        configuration.rules = policy
+        driver = DriverServices(recorder: trace, policy: policy)
         session = try HTTP2ProxySession(
             connectionID: ConnectionID(1), configuration: configuration, tracing: FlowTracing(of: trace),
             flowIDs: IDGenerator(), limits: sessionLimits)
@@ -504,7 +503,7 @@ struct HTTP2Playbook {
     }
 
     private mutating func record(_ actions: [ProxyAction]) {
-        for action in actions where !driverTrace.perform(action) {
+        for action in actions where !driver.record(action) {
             switch action {
             case .writeToClient(let bytes):
                 take(client.receive(bytes))
@@ -538,8 +537,11 @@ struct HTTP2Playbook {
             case .shutdownUpstreamWrite, .shutdownClientWrite, .resetClient, .observed, .ruleFired, .duplicate,
                 .duplicateBody, .duplicateEnd, .throttle, .interceptTLS:
                 break
+            case .decide(let flow, let question):
+                record(session.ruleDecided(flow: flow, driver.answer(question)))
+                continue
             case .trace, .stepLineage:
-                continue  // recorded by `driverTrace`
+                continue  // recorded by `driver`
             }
             log.append(action)
         }

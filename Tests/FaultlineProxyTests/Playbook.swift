@@ -52,7 +52,7 @@ struct Playbook {
 
     private(set) var session: HTTP1ProxySession
     let trace: TraceRecorder
-    private let driverTrace: DriverTrace
+    private let driver: DriverServices
     /// Everything the session wrote to the client / upstream so far.
     private(set) var toClient: [UInt8] = []
     private(set) var toUpstream: [UInt8] = []
@@ -73,10 +73,9 @@ struct Playbook {
         configure(&configuration)
         let trace = try! TraceRecorder(output: .memory, flushInterval: .zero)
         self.trace = trace
-        if let ruleSet {
-            configuration.policy = FlowPolicy(ruleSet: ruleSet) { trace.fingerprint($0) }
-        }
-        driverTrace = DriverTrace(recorder: trace, policy: configuration.policy)
+        let policy = ruleSet.map { ruleSet in FlowPolicy(ruleSet: ruleSet) { trace.fingerprint($0) } }
+        configuration.rules = policy
+        driver = DriverServices(recorder: trace, policy: policy)
         session = HTTP1ProxySession(
             connectionID: ConnectionID(1), configuration: configuration, tracing: FlowTracing(of: trace),
             flowIDs: IDGenerator())
@@ -188,7 +187,7 @@ struct Playbook {
     private(set) var lastConnectWasHTTP1Only = false
 
     private mutating func record(_ actions: [ProxyAction]) {
-        for action in actions where !driverTrace.perform(action) {
+        for action in actions where !driver.record(action) {
             switch action {
             case .writeToClient(let bytes): toClient += bytes
             case .writeToUpstream(_, let bytes): toUpstream += bytes
@@ -220,7 +219,8 @@ struct Playbook {
             case .duplicateEnd(_, let complete): log.append(.duplicateEnd(complete: complete))
             case .throttle(_, let side, let rate): log.append(.throttle(side, bytesPerSecond: rate))
             case .interceptTLS(let interception): log.append(.interceptTLS(interception))
-            case .trace, .stepLineage: break  // recorded by `driverTrace`
+            case .decide(let flow, let question): record(session.ruleDecided(flow: flow, driver.answer(question)))
+            case .trace, .stepLineage: break  // recorded by `driver`
             }
         }
     }

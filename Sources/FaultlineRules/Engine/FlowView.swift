@@ -82,3 +82,14 @@ enum ASCIICase {
         text.utf8.count >= prefix.utf8.count && equal(String(text.prefix(prefix.count)), prefix)
     }
 }
+
+extension FlowView: Equatable {
+    /// Field by field; header lists pair by pair (tuples have no `==` of their own).
+    public static func == (lhs: FlowView, rhs: FlowView) -> Bool {
+        lhs.method == rhs.method && lhs.scheme == rhs.scheme && lhs.host == rhs.host && lhs.port == rhs.port
+            && lhs.path == rhs.path && lhs.query == rhs.query && lhs.body == rhs.body && lhs.role == rhs.role
+            && lhs.lineage == rhs.lineage && lhs.status == rhs.status
+            && lhs.headers.elementsEqual(rhs.headers) { $0 == $1 }
+            && lhs.responseHeaders.elementsEqual(rhs.responseHeaders) { $0 == $1 }
+    }
+}

@@ -3,6 +3,7 @@ import FaultlineFlow
 import FaultlineHTTP2
 import FaultlinePosix
 import FaultlineProxy
+import FaultlineRules
 import FaultlineTLS
 import FaultlineTrace
 
@@ -222,6 +223,13 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
             context.endDuplicates(of: flow, complete: complete)
         case .throttle(let flow, let side, let rate):
             if side == .upstream { upstreams.throttle(flow, rate) } else { throttleClient(rate) }
+        case .decide(let flow, let question):
+            // Answered on the loop, before the session sees anything else: a `times: 1` rule
+            // fires for one flow only, and the flow never waits on another thread.
+            guard let policy = context.rules.policy else {
+                preconditionFailure("a flow asked rules that are not loaded")
+            }
+            for next in session.ruleDecided(flow: flow, policy.answer(question)) { perform(next) }
         case .trace(let entry):
             context.trace.record(entry)
         case .stepLineage(let flow, let connection, let step):

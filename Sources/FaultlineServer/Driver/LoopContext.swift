@@ -88,7 +88,7 @@ final class LoopContext: @unchecked Sendable {
         var proxy = configuration.proxy
         proxy.mode = mode
         proxy.keepsClientHost = keepsClientHost
-        proxy.policy = rules.policy
+        proxy.rules = rules.policy
         proxy.interception = intercepting ? configuration.tls?.interception : nil
         if let timeout = configuration.tls?.handshakeTimeout { proxy.clientHelloTimeout = timeout }
         return proxy

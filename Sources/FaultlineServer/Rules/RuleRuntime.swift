@@ -1,5 +1,5 @@
 public import FaultlineCore
-public import FaultlineFlow
+import FaultlineFlow
 import FaultlineProxy
 public import FaultlineRules
 public import FaultlineTrace

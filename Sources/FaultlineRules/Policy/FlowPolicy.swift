@@ -1,37 +1,27 @@
-public import FaultlineRules
 public import Synchronization
 
-/// The rules and the auth profile a proxy consults for every flow, shared by all sessions.
+/// The rules and the auth profile a proxy consults for every flow, shared by all sessions: what
+/// the driver answers the flows' `RuleQuestion`s with.
 ///
 /// It wraps the pure `RuleEngine` and the `LineageTracker` (both thread-safe) and remembers the
 /// last raw Set-Cookie per cookie name so `setCookie: { replay }` can re-send an old session's
 /// cookie. Reloading swaps the rule set in place, so sessions already running see new rules on
 /// their next flow.
-public final class FlowPolicy: Sendable {
-    /// What the request-phase decision found out about a flow.
-    public struct RequestDecision: Sendable {
-        public var role: String
-        public var credentials: [Credential]
-        public var lineage: LineageID?
-        public var fired: [FiredRule]
-        /// The profile's tracker when the decision was made, kept for the flow's later steps.
-        public var tracker: LineageTracker?
-    }
-
+public final class FlowPolicy: FlowRules {
     public let engine: RuleEngine
     /// Bodies larger than this are not read for rules or the profile (they stream unread);
     /// `BodyReadLimit.bytes` unless a test asks for less.
     public let bodyLimit: Int
     private let profileState: Mutex<(profile: AuthProfile?, tracker: LineageTracker?, readsBodies: Bool)>
     private let fingerprint: @Sendable (String, String) -> String
-    let cookies = CookieMemory()
+    public let cookies = CookieMemory()
     /// Listeners outside the engine that wait for flow events (holds released by an event); the
     /// server keeps it current. With none, and no rule condition on a flow stage, sessions do not
     /// report stages at all.
     public let externalEventListeners = Atomic<Int>(0)
 
     /// True when someone needs to hear that a flow reached a stage.
-    var wantsFlowEvents: Bool {
+    public var wantsFlowEvents: Bool {
         engine.observesFlowEvents || externalEventListeners.load(ordering: .relaxed) > 0
     }
 
@@ -82,19 +72,47 @@ public final class FlowPolicy: Sendable {
         engine.needsRequestBody || engine.duplicatesRequests || profileState.withLock { $0.readsBodies }
     }
 
-    /// Classifies the request, finds its lineage and evaluates request-phase rules (atomically).
-    /// `view` is built only when a rule or the profile needs to look at the request.
-    public func decideRequest(_ makeView: @autoclosure () -> FlowView) -> RequestDecision {
-        let tracker = self.tracker
-        guard tracker != nil || engine.hasRules(in: .request) else {
-            return RequestDecision(role: FlowRole.business, credentials: [], lineage: nil, fired: [], tracker: nil)
+    public var needsRequestBodyAtResponse: Bool { engine.needsRequestBodyAtResponse }
+
+    public var decidesRequests: Bool { engine.hasRules(in: .request) || tracker != nil }
+
+    public var decidesResponses: Bool { engine.hasRules(in: .response) || engine.replaysCookies }
+
+    /// Answers a flow's question (see `RuleQuestion`).
+    public func answer(_ question: RuleQuestion) -> RuleAnswer {
+        switch question {
+        case .request(let view):
+            return .request(decideRequest(view))
+        case .response(let view, let setCookies, let reservesLineage):
+            return .response(decideResponse(view, setCookies: setCookies, reservesLineage: reservesLineage))
         }
-        var view = makeView()
+    }
+
+    /// Classifies the request, finds its lineage and evaluates request-phase rules (atomically).
+    public func decideRequest(_ view: FlowView) -> RequestDecision {
+        let tracker = self.tracker
+        var view = view
         let identity = tracker?.identify(view)
         view.role = identity?.role ?? FlowRole.business
         view.lineage = identity?.lineage
         return RequestDecision(
             role: view.role, credentials: identity?.credentials ?? [], lineage: view.lineage,
-            fired: engine.evaluate(view, phase: .request), tracker: tracker)
+            fired: engine.evaluate(view, phase: .request),
+            tracksLineage: tracker != nil)
+    }
+
+    /// Remembers the response's cookies (when a rule replays cookies), evaluates response-phase
+    /// rules, reads the cookies they replay, and numbers a login's lineage when asked.
+    public func decideResponse(_ view: FlowView, setCookies: [String], reservesLineage: Bool) -> ResponseDecision {
+        if engine.replaysCookies { cookies.remember(setCookieValues: setCookies) }
+        let fired = engine.hasRules(in: .response) ? engine.evaluate(view, phase: .response) : []
+        var replayed: [String: String] = [:]
+        for rule in fired {
+            for case .setCookie(.replay(let name)) in rule.actions {
+                replayed[name] = cookies.lastSetCookie(named: name)
+            }
+        }
+        return ResponseDecision(
+            fired: fired, reservedLineage: reservesLineage ? tracker?.reserveLineage() : nil, replayedCookies: replayed)
     }
 }

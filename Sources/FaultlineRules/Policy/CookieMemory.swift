@@ -2,12 +2,12 @@ import Synchronization
 
 /// The last Set-Cookie field value seen from any upstream, per cookie name, so a rule can replay
 /// an old session's cookie after logout. Values live only in memory; the trace never sees them.
-final class CookieMemory: Sendable {
+public final class CookieMemory: Sendable {
     private let values = Mutex<[String: String]>([:])
 
     /// Remembers every Set-Cookie of a response that sets a cookie; one that deletes it (empty
     /// value, `Max-Age` of zero or less, RFC 6265 §5.2.2) is not a value worth replaying.
-    func remember(setCookieValues: [String]) {
+    public func remember(setCookieValues: [String]) {
         guard !setCookieValues.isEmpty else { return }
         values.withLock { values in
             for value in setCookieValues where !Self.isDeletion(value) {
@@ -31,12 +31,12 @@ final class CookieMemory: Sendable {
     }
 
     /// The last Set-Cookie value for `name`.
-    func lastSetCookie(named name: String) -> String? {
+    public func lastSetCookie(named name: String) -> String? {
         values.withLock { $0[name] }
     }
 
     /// The cookie name of a Set-Cookie value: the text before the first `=` (RFC 6265 §5.2).
-    static func cookieName(_ setCookie: String) -> String? {
+    public static func cookieName(_ setCookie: String) -> String? {
         guard let equals = setCookie.firstIndex(of: "=") else { return nil }
         let name = setCookie[..<equals].trimmed(of: " \t")
         return name.isEmpty ? nil : name
