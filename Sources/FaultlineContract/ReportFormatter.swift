@@ -39,14 +39,7 @@ public enum ReportFormatter {
     /// The report as JSON (pretty-printed, keys sorted): `format`, `passed`, `violations` with
     /// their witnesses and timelines, the clause lists, `traceProblems`, counts and lineages.
     public static func json(_ report: ContractReport) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return String(decoding: try encoder.encode(report), as: UTF8.self) + "\n"
-        } catch {
-            // Every field is a string, number, bool, array or object of those.
-            preconditionFailure("a contract report failed to encode: \(error)")
-        }
+        ReportJSON.text(report, what: "a contract report")
     }
 
     /// One line: `TRACE: FAILED: 2 violations of logout-boundary (…)`, `TRACE: PASSED: …` when every

@@ -104,12 +104,7 @@ public struct ViolationTimeline: Sendable, Equatable {
                         request: Self.request(event), status: event.status ?? span?.status, note: event.note,
                         isOffending: event.marker == .offending, isRefresh: refresh,
                         isBoundary: event.marker == .boundary))
-                if event.marker == .boundary {
-                    lanes[lane].marks.append(
-                        Mark(
-                            seq: event.seq, offsetNanoseconds: event.offsetNanoseconds, kind: .boundary,
-                            event: event.event, note: event.note))
-                }
+                if event.marker == .boundary { lanes[lane].marks.append(Mark(event, kind: .boundary)) }
                 continue
             }
             if Self.answers.contains(event.event), event.method != nil,
@@ -122,12 +117,7 @@ public struct ViolationTimeline: Sendable, Equatable {
                 if let status = event.status { lanes[lane].bars[open].status = status }
                 if event.marker == .offending { lanes[lane].bars[open].isOffending = true }
                 // A failed dependency's answer is the boundary: its line crosses every lane.
-                if event.marker == .boundary {
-                    lanes[lane].marks.append(
-                        Mark(
-                            seq: event.seq, offsetNanoseconds: event.offsetNanoseconds, kind: .boundary,
-                            event: event.event, note: event.note))
-                }
+                if event.marker == .boundary { lanes[lane].marks.append(Mark(event, kind: .boundary)) }
                 continue
             }
             let kind: Mark.Kind =
@@ -136,10 +126,7 @@ public struct ViolationTimeline: Sendable, Equatable {
                 case .offending: .offending
                 case .context: refresh ? .refresh : .event
                 }
-            lanes[lane].marks.append(
-                Mark(
-                    seq: event.seq, offsetNanoseconds: event.offsetNanoseconds, kind: kind, event: event.event,
-                    note: event.note))
+            lanes[lane].marks.append(Mark(event, kind: kind))
         }
         lanes.sort { ($0.lineage == nil ? 1 : 0) < ($1.lineage == nil ? 1 : 0) }
         self.lanes = lanes
@@ -175,5 +162,14 @@ public struct ViolationTimeline: Sendable, Equatable {
     static func request(_ event: WitnessEvent) -> String {
         guard let method = event.method else { return event.event }
         return method + " " + (event.path ?? "")
+    }
+}
+
+extension ViolationTimeline.Mark {
+    /// The mark of a witness, drawn as `kind` (an extension, so the memberwise initializer stays).
+    init(_ event: WitnessEvent, kind: Kind) {
+        self.init(
+            seq: event.seq, offsetNanoseconds: event.offsetNanoseconds, kind: kind, event: event.event,
+            note: event.note)
     }
 }

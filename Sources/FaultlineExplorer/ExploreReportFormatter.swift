@@ -101,13 +101,7 @@ public enum ExploreReportFormatter {
 
     /// The report as JSON: pretty, keys sorted.
     public static func json(_ report: ExploreReport) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return String(decoding: try encoder.encode(report), as: UTF8.self) + "\n"
-        } catch {
-            preconditionFailure("an explore report failed to encode: \(error)")
-        }
+        ReportJSON.text(report, what: "an explore report")
     }
 
     /// Reads a report `json` wrote; throws when it is not one.

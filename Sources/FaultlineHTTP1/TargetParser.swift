@@ -82,15 +82,23 @@ package enum TargetParser {
     private static func parseOrigin(
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int
     ) throws(HTTP1Error) -> ParsedTarget {
-        if ASCII.firstIndex(of: ASCII.hash, in: bytes, from: start, to: end) != nil { throw .invalidRequestTarget }
         var target = ParsedTarget(form: .origin)
+        try readPathAndQuery(bytes, start, end, into: &target)
+        return target
+    }
+
+    /// `path [ "?" query ]` from `start` to `end` into `target`; a fragment is refused (RFC 9112
+    /// §3.2: a request target carries none).
+    private static func readPathAndQuery(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, into target: inout ParsedTarget
+    ) throws(HTTP1Error) {
+        if ASCII.firstIndex(of: ASCII.hash, in: bytes, from: start, to: end) != nil { throw .invalidRequestTarget }
         if let question = ASCII.firstIndex(of: ASCII.question, in: bytes, from: start, to: end) {
             target.path = start..<question
             target.query = (question + 1)..<end
         } else {
             target.path = start..<end
         }
-        return target
     }
 
     /// RFC 9112 §3.2.2: `absolute-URI`, here required to carry an authority (`scheme "://" authority`),
@@ -121,15 +129,7 @@ package enum TargetParser {
         }
         target.host = authority.host
         target.port = authority.port
-        if ASCII.firstIndex(of: ASCII.hash, in: bytes, from: authorityEnd, to: end) != nil {
-            throw .invalidRequestTarget
-        }
-        if let question = ASCII.firstIndex(of: ASCII.question, in: bytes, from: authorityEnd, to: end) {
-            target.path = authorityEnd..<question
-            target.query = (question + 1)..<end
-        } else {
-            target.path = authorityEnd..<end
-        }
+        try readPathAndQuery(bytes, authorityEnd, end, into: &target)
         return target
     }
 

@@ -29,33 +29,31 @@ public enum FileIO {
     /// Reads exactly `count` bytes (from a device such as `/dev/urandom`); an early end of file
     /// is an `EIO` failure.
     public static func readExactly(_ descriptor: Int32, count: Int) throws(SystemError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = try bytes.withUnsafeMutableBytes { buffer in
-                Result { () throws(SystemError) in
-                    try Posix.blockingCall("read") {
-                        systemRead(descriptor, buffer.baseAddress! + filled, count - filled)
-                    }
-                }
-            }.get()
-            guard got > 0 else { throw SystemError(errno: EIO, call: "read") }
-            filled += got
-        }
+        let bytes = try fill(count: count, "read") { start, wanted, _ in systemRead(descriptor, start, wanted) }
+        guard bytes.count == count else { throw SystemError(errno: EIO, call: "read") }
         return bytes
     }
 
     /// Reads up to `count` bytes at `offset` without moving the file position; fewer when the
     /// file ends first.
     public static func read(_ descriptor: Int32, count: Int, at offset: Int) throws(SystemError) -> [UInt8] {
+        try fill(count: count, "pread") { start, wanted, filled in
+            pread(descriptor, start, wanted, off_t(offset + filled))
+        }
+    }
+
+    /// Reads up to `count` bytes, calling `next(start, wanted, filled)` (`wanted` bytes to
+    /// `start`, `filled` already read) until they are all there or it returns 0 (the end of the
+    /// file); returns what was read.
+    private static func fill(
+        count: Int, _ call: StaticString, _ next: (UnsafeMutableRawPointer, Int, Int) -> Int
+    ) throws(SystemError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
             let got = try bytes.withUnsafeMutableBytes { buffer in
                 Result { () throws(SystemError) in
-                    try Posix.blockingCall("pread") {
-                        pread(descriptor, buffer.baseAddress! + filled, count - filled, off_t(offset + filled))
-                    }
+                    try Posix.blockingCall(call) { next(buffer.baseAddress! + filled, count - filled, filled) }
                 }
             }.get()
             if got == 0 { break }
@@ -81,6 +79,15 @@ public enum FileIO {
             }
         }
         return true
+    }
+
+    /// Writes all of `bytes` to a blocking descriptor (`write` returns only when every byte is
+    /// written; a non-blocking one that would block keeps the rest).
+    public static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(SystemError) {
+        var written = 0
+        _ = try bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemError) in try write(descriptor, buffer, from: &written) }
+        }.get()
     }
 
     private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {

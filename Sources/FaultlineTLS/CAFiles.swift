@@ -61,11 +61,8 @@ enum CAFiles {
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw systemError(TLSError.caWriteFailed, "Creating \(temporary)") }
-        var written = 0
         do {
-            _ = try bytes.withUnsafeBytes { buffer in
-                Result { () throws(SystemError) in try FileIO.write(descriptor, buffer, from: &written) }
-            }.get()
+            try FileIO.writeAll(descriptor, bytes)
         } catch {
             close(descriptor)
             unlink(temporary)

@@ -22,17 +22,10 @@ public final class TLSClientContext: @unchecked Sendable {
     /// certificate, and ``TLSSessionInfo/peerVerificationError`` says what verification would have
     /// said. Throws `trust-anchors-unreadable` when `extraTrustAnchorsPEMFile` cannot be loaded.
     public init(verify: Bool = true, extraTrustAnchorsPEMFile: String? = nil) throws(TLSError) {
-        OpenSSLErrorQueue.clear()
-        guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw OpenSSLErrorQueue.error(TLSError.internalFailure, "Creating the client TLS context failed")
-        }
+        let context = try TLSContextPolicy.makeContext(TLS_client_method(), side: "client")
         self.context = context
         self.verify = verify
         self.extraTrustAnchorsPEMFile = extraTrustAnchorsPEMFile
-        guard faultline_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
-            throw OpenSSLErrorQueue.error(TLSError.internalFailure, "Setting the minimum TLS version failed")
-        }
-        SSL_CTX_set_options(context, faultline_SSL_OP_NO_RENEGOTIATION())
         // A missing system store is not an error here: verification then fails per connection
         // with "unable to get local issuer certificate", which names the problem.
         _ = SSL_CTX_set_default_verify_paths(context)

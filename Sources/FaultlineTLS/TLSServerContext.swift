@@ -28,19 +28,12 @@ public final class TLSServerContext: @unchecked Sendable {
     /// `openssl-failure` if OpenSSL cannot set up the context.
     public init(authority: CertificateAuthority, alpn: [String] = ["http/1.1"]) throws(TLSError) {
         let wire = try ALPN.wire(alpn)
-        OpenSSLErrorQueue.clear()
-        guard let context = SSL_CTX_new(TLS_server_method()) else {
-            throw OpenSSLErrorQueue.error(TLSError.internalFailure, "Creating the server TLS context failed")
-        }
+        let context = try TLSContextPolicy.makeContext(TLS_server_method(), side: "server")
         alpnWire = .allocate(capacity: wire.count)
         _ = alpnWire.initialize(from: wire)
         self.context = context
         self.authority = authority
         self.alpn = alpn
-        guard faultline_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
-            throw OpenSSLErrorQueue.error(TLSError.internalFailure, "Setting the minimum TLS version failed")
-        }
-        SSL_CTX_set_options(context, faultline_SSL_OP_NO_RENEGOTIATION())
         _ = faultline_SSL_CTX_set_tlsext_servername_callback(context, serverNameCallback)
         if !alpn.isEmpty {
             SSL_CTX_set_alpn_select_cb(context, alpnSelectCallback, nil)

@@ -92,6 +92,47 @@ struct ParsedArguments {
     }
 }
 
+/// The start every command shares: the options parsed, `--help` answered, stray arguments refused.
+extension ParsedArguments {
+    /// Parses `arguments`; for `--help` prints `help` and returns nil, for which the command exits 0.
+    static func parse(
+        _ arguments: [String], specs: [OptionSpec], command: String, help: String
+    ) throws(UsageError) -> ParsedArguments? {
+        let parsed = try parse(arguments, specs: specs, command: command)
+        if parsed.has("--help") {
+            print(help)
+            return nil
+        }
+        return parsed
+    }
+
+    /// Runs a command whose only usage errors are its options': a parse failure is printed and
+    /// exits 2, `--help` exits 0, anything else is `body`'s to answer.
+    static func run(
+        _ arguments: [String], specs: [OptionSpec], command: String, help: String,
+        _ body: (ParsedArguments) -> Int32
+    ) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            guard let given = try parse(arguments, specs: specs, command: command, help: help) else { return 0 }
+            parsed = given
+        } catch {
+            printError("\(error)")
+            return 2
+        }
+        return body(parsed)
+    }
+
+    /// Refuses positional arguments after the first `allowed`: `faultline COMMAND: unexpected
+    /// argument 'X'; see 'faultline COMMAND --help'`.
+    func refuseExtraPositionals(beyond allowed: Int = 0, command: String) throws(UsageError) {
+        guard positionals.count > allowed else { return }
+        let extra = positionals[allowed]
+        throw UsageError(
+            description: "faultline \(command): unexpected argument '\(extra)'; see 'faultline \(command) --help'")
+    }
+}
+
 /// An address option's value: `HOST:PORT`, `[V6]:PORT` or a bare port (on 127.0.0.1);
 /// `localhost` means 127.0.0.1. The error names the option and says what is wrong (a port out of
 /// range, a host that is no IP literal) before the expected form.
@@ -116,10 +157,15 @@ func helpText(command: String, synopsis: String, summary: String, specs: [Option
     var lines = ["usage: faultline \(command) \(synopsis)", "", summary, "", "options:"]
     // `--help` is accepted by every command; a reader of the help has already found it.
     let listed = specs.filter { $0.name != "--help" }
-    let labels = listed.map { spec in spec.value.map { "\(spec.name) \($0)" } ?? spec.name }
-    let width = (labels.map(\.count).max() ?? 0) + 2
-    for (label, spec) in zip(labels, listed) {
-        lines.append("  " + label + String(repeating: " ", count: width - label.count) + spec.help)
-    }
+    if !listed.isEmpty { lines.append(optionLines(listed)) }
     return lines.joined(separator: "\n")
+}
+
+/// The options of a help, one a line: `  --name VALUE  what it does`, the descriptions in one column.
+func optionLines(_ specs: [OptionSpec]) -> String {
+    let labels = specs.map { spec in spec.value.map { "\(spec.name) \($0)" } ?? spec.name }
+    let width = (labels.map(\.count).max() ?? 0) + 2
+    return zip(labels, specs).map { label, spec in
+        "  " + label + String(repeating: " ", count: width - label.count) + spec.help
+    }.joined(separator: "\n")
 }

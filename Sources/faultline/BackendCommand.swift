@@ -47,15 +47,9 @@ enum BackendCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let configuration: BackendConfiguration
         do {
-            let parsed = try ParsedArguments.parse(arguments, specs: specs, command: "backend")
-            if parsed.has("--help") {
-                print(help)
-                return 0
-            }
-            if let extra = parsed.positionals.first {
-                throw UsageError(
-                    description: "faultline backend: unexpected argument '\(extra)'; see 'faultline backend --help'")
-            }
+            guard let parsed = try ParsedArguments.parse(arguments, specs: specs, command: "backend", help: help)
+            else { return 0 }
+            try parsed.refuseExtraPositionals(command: "backend")
             configuration = try backendConfiguration(parsed)
         } catch {
             printError("\(error)")

@@ -133,10 +133,7 @@ enum CACommand {
             let names = owners.map { "'faultline ca \($0.name)'" }.joined(separator: " or ")
             throw UsageError(description: "\(command): \(option.name) goes with \(names)")
         }
-        if parsed.positionals.count > 1 {
-            let extra = parsed.positionals[1]
-            throw UsageError(description: "\(command): unexpected argument '\(extra)'; see '\(command) --help'")
-        }
+        try parsed.refuseExtraPositionals(beyond: 1, command: "ca \(subcommand.name)")
     }
 
     // MARK: Subcommands
@@ -216,22 +213,10 @@ enum CACommand {
 
     /// Writes all of `bytes`, retrying short writes and EINTR; EPIPE and the rest are failures.
     static func writeAll(_ bytes: [UInt8], to descriptor: Int32, name: String) throws(CommandFailure) {
-        var written = 0
         do {
-            // A blocking descriptor: FileIO.write returns only when every byte is written.
-            _ = try bytes.withUnsafeBytes { buffer in
-                Result { () throws(SystemError) in try FileIO.write(descriptor, buffer, from: &written) }
-            }.get()
+            try FileIO.writeAll(descriptor, bytes)
         } catch {
             throw CommandFailure("cannot write \(name): \(String(cString: strerror(error.errno)))")
         }
-    }
-
-    static func optionLines(_ specs: [OptionSpec]) -> String {
-        let labels = specs.map { spec in spec.value.map { "\(spec.name) \($0)" } ?? spec.name }
-        let width = (labels.map(\.count).max() ?? 0) + 2
-        return zip(labels, specs).map { label, spec in
-            "  " + label + String(repeating: " ", count: width - label.count) + spec.help
-        }.joined(separator: "\n")
     }
 }

@@ -62,17 +62,11 @@ enum CheckCommand {
     static let formats = ["text", "json", "junit", "html", "svg"]
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try ParsedArguments.parse(arguments, specs: specs, command: "check")
-        } catch {
-            printError("\(error)")
-            return 2
-        }
-        if parsed.has("--help") {
-            print(help)
-            return 0
-        }
+        ParsedArguments.run(arguments, specs: specs, command: "check", help: help, check)
+    }
+
+    /// `faultline check` with its options parsed.
+    static func check(_ parsed: ParsedArguments) -> Int32 {
         let format = parsed.value("--format") ?? "text"
         guard formats.contains(format) else {
             var message = "faultline check: unknown format '\(format)'; use text, json, junit, html or svg"

@@ -79,19 +79,22 @@ enum ControlCommand {
         return json
     }
 
-    /// The usual command preamble: parse, answer `--help`, check the positional count.
-    static func parse(
-        _ arguments: [String], specs: [OptionSpec], command: String, help: String, positionals: ClosedRange<Int>
-    ) throws -> ParsedArguments? {
-        let parsed = try ParsedArguments.parse(arguments, specs: specs, command: command)
-        if parsed.has("--help") {
-            print(help)
-            return nil
+    /// Runs a control command (see ``run(_:_:)``) after the usual preamble: parse, answer
+    /// `--help` (exit 0), check the positional count.
+    static func run(
+        _ arguments: [String], specs: [OptionSpec], command: String, help: String, positionals: ClosedRange<Int>,
+        _ body: (ParsedArguments) throws -> Int32
+    ) -> Int32 {
+        run(command) {
+            guard let parsed = try ParsedArguments.parse(arguments, specs: specs, command: command, help: help) else {
+                return 0
+            }
+            guard positionals.contains(parsed.positionals.count) else {
+                throw UsageError(
+                    description: "faultline \(command): wrong arguments; see 'faultline \(command) --help'")
+            }
+            return try body(parsed)
         }
-        guard positionals.contains(parsed.positionals.count) else {
-            throw UsageError(description: "faultline \(command): wrong arguments; see 'faultline \(command) --help'")
-        }
-        return parsed
     }
 
     /// Prints `value` as indented JSON.

@@ -56,17 +56,11 @@ enum DemoCommand {
         specs: specs)
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try ParsedArguments.parse(arguments, specs: specs, command: "demo")
-        } catch {
-            printError("\(error)")
-            return 2
-        }
-        if parsed.has("--help") {
-            print(help)
-            return 0
-        }
+        ParsedArguments.run(arguments, specs: specs, command: "demo", help: help, demo)
+    }
+
+    /// `faultline demo` with its options parsed.
+    static func demo(_ parsed: ParsedArguments) -> Int32 {
         let directory: String?
         do {
             directory = try traceDirectory(parsed)

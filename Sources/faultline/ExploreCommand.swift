@@ -117,11 +117,10 @@ enum ExploreCommand {
         let client = split.map { Array(arguments[arguments.index(after: $0)...]) } ?? []
         let setup: Setup
         do {
-            let parsed = try ParsedArguments.parse(optionArguments, specs: allSpecs, command: "explore")
-            if parsed.has("--help") {
-                print(help)
-                return 0
-            }
+            guard
+                let parsed = try ParsedArguments.parse(
+                    optionArguments, specs: allSpecs, command: "explore", help: help)
+            else { return 0 }
             if let stray = parsed.positionals.first {
                 throw UsageError(
                     description: "faultline explore: unexpected argument '\(stray)'; the client command goes after --")

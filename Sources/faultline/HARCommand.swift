@@ -99,12 +99,11 @@ enum HARCommand {
     }
 
     static func export(_ arguments: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments.parse(arguments, specs: exportSpecs, command: "har export")
-        if parsed.has("--help") {
-            print(exportHelp)
-            return 0
-        }
-        let input = try onlyInput(parsed, command: "har export", what: "a trace or capture file")
+        guard
+            case let (parsed, input)? = try parse(
+                arguments, specs: exportSpecs, command: "har export", help: exportHelp, input: "a trace or capture file"
+            )
+        else { return 0 }
         let capture = try CaptureLoader.load(path: input)
         for note in capture.notes { printError(note) }
         let har = HARExporter.har(from: capture)
@@ -126,12 +125,10 @@ enum HARCommand {
     }
 
     static func importHAR(_ arguments: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments.parse(arguments, specs: importSpecs, command: "har import")
-        if parsed.has("--help") {
-            print(importHelp)
-            return 0
-        }
-        let input = try onlyInput(parsed, command: "har import", what: "a HAR file")
+        guard
+            case let (parsed, input)? = try parse(
+                arguments, specs: importSpecs, command: "har import", help: importHelp, input: "a HAR file")
+        else { return 0 }
         guard let output = output(parsed) else {
             throw UsageError(description: "faultline har import: -o CAPTURE is required (the capture file to write)")
         }
@@ -161,15 +158,21 @@ enum HARCommand {
         return 0
     }
 
-    /// The one positional argument, or a usage error saying what is expected.
-    static func onlyInput(_ parsed: ParsedArguments, command: String, what: String) throws(UsageError) -> String {
+    /// The options and the one input file (`what` names it in the error when it is missing);
+    /// nil when `--help` was answered.
+    static func parse(
+        _ arguments: [String], specs: [OptionSpec], command: String, help: String, input what: String
+    ) throws(UsageError) -> (ParsedArguments, input: String)? {
+        guard let parsed = try ParsedArguments.parse(arguments, specs: specs, command: command, help: help) else {
+            return nil
+        }
         guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
             let problem =
                 parsed.positionals.count > 1
                 ? "expected one input file, got \(parsed.positionals.count)" : "\(what) is required"
             throw UsageError(description: "faultline \(command): \(problem); see 'faultline \(command) --help'")
         }
-        return input
+        return (parsed, input)
     }
 
     /// `--output` or `-o`, whichever came last.

@@ -22,11 +22,7 @@ enum HoldsCommand {
         specs: specs)
 
     static func run(_ arguments: [String]) -> Int32 {
-        ControlCommand.run("holds") {
-            guard
-                let parsed = try ControlCommand.parse(
-                    arguments, specs: specs, command: "holds", help: help, positionals: 0...2)
-            else { return 0 }
+        ControlCommand.run(arguments, specs: specs, command: "holds", help: help, positionals: 0...2) { parsed in
             let positionals = parsed.positionals
             if positionals.isEmpty {
                 if parsed.has("--timeout") {

@@ -13,11 +13,7 @@ enum MarkCommand {
         specs: specs)
 
     static func run(_ arguments: [String]) -> Int32 {
-        ControlCommand.run("mark") {
-            guard
-                let parsed = try ControlCommand.parse(
-                    arguments, specs: specs, command: "mark", help: help, positionals: 1...Int.max)
-            else { return 0 }
+        ControlCommand.run(arguments, specs: specs, command: "mark", help: help, positionals: 1...Int.max) { parsed in
             let label = parsed.positionals[0]
             var attributes: [ConfigMember] = []
             for pair in parsed.positionals.dropFirst() {

@@ -38,11 +38,8 @@ enum ReleaseCommand {
         specs: failSpecs)
 
     static func release(_ arguments: [String]) -> Int32 {
-        ControlCommand.run("release") {
-            guard
-                let parsed = try ControlCommand.parse(
-                    arguments, specs: releaseSpecs, command: "release", help: releaseHelp, positionals: 1...1)
-            else { return 0 }
+        ControlCommand.run(arguments, specs: releaseSpecs, command: "release", help: releaseHelp, positionals: 1...1) {
+            parsed in
             var members = try selection(parsed, command: "release")
             if let text = parsed.value("--status") {
                 guard let status = Int(text), (200...599).contains(status) else {
@@ -80,11 +77,7 @@ enum ReleaseCommand {
     }
 
     static func fail(_ arguments: [String]) -> Int32 {
-        ControlCommand.run("fail") {
-            guard
-                let parsed = try ControlCommand.parse(
-                    arguments, specs: failSpecs, command: "fail", help: failHelp, positionals: 1...1)
-            else { return 0 }
+        ControlCommand.run(arguments, specs: failSpecs, command: "fail", help: failHelp, positionals: 1...1) { parsed in
             let members = try selection(parsed, command: "fail")
             let client = try ControlCommand.client(parsed, command: "fail")
             let result = try ControlCommand.call(

@@ -78,11 +78,9 @@ enum ReplayClientCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let invocation: Invocation
         do {
-            let parsed = try ParsedArguments.parse(arguments, specs: specs, command: "replay client")
-            if parsed.has("--help") {
-                print(help)
-                return 0
-            }
+            guard
+                let parsed = try ParsedArguments.parse(arguments, specs: specs, command: "replay client", help: help)
+            else { return 0 }
             invocation = try Invocation(parsed)
         } catch {
             printError("\(error)")

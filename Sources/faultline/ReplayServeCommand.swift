@@ -68,11 +68,9 @@ enum ReplayServeCommand {
         let capture: Capture
         let settings: ReplaySettings
         do {
-            parsed = try ParsedArguments.parse(arguments, specs: allSpecs, command: command)
-            if parsed.has("--help") {
-                print(help)
-                return 0
-            }
+            guard let given = try ParsedArguments.parse(arguments, specs: allSpecs, command: command, help: help)
+            else { return 0 }
+            parsed = given
             guard parsed.positionals.count == 1, let path = parsed.positionals.first else {
                 throw UsageError(
                     description:

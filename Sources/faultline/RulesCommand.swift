@@ -81,11 +81,11 @@ enum RulesCommand {
         let capture: Capture
         var timeout = 10
         do {
-            parsed = try ParsedArguments.parse(arguments, specs: fromCaptureSpecs, command: "rules from-capture")
-            if parsed.has("--help") {
-                print(help)
-                return 0
-            }
+            guard
+                let given = try ParsedArguments.parse(
+                    arguments, specs: fromCaptureSpecs, command: "rules from-capture", help: help)
+            else { return 0 }
+            parsed = given
             guard parsed.positionals.count == 1 else {
                 throw UsageError(
                     description: "faultline rules from-capture: expected one CAPTURE file; see 'faultline rules --help'"

@@ -8,13 +8,10 @@ enum RulesControlCommand {
         [OptionSpec(name: "--json", value: nil, help: "print the API's JSON")] + ControlCommand.connectionSpecs
 
     static func run(_ subcommand: String, _ arguments: [String]) -> Int32 {
-        ControlCommand.run("rules \(subcommand)") {
-            let wanted = subcommand == "enable" || subcommand == "disable" ? 1...1 : 0...0
-            guard
-                let parsed = try ControlCommand.parse(
-                    arguments, specs: specs, command: "rules \(subcommand)", help: RulesCommand.help,
-                    positionals: wanted)
-            else { return 0 }
+        let wanted = subcommand == "enable" || subcommand == "disable" ? 1...1 : 0...0
+        return ControlCommand.run(
+            arguments, specs: specs, command: "rules \(subcommand)", help: RulesCommand.help, positionals: wanted
+        ) { parsed in
             let client = try ControlCommand.client(parsed, command: "rules \(subcommand)")
             switch subcommand {
             case "list":

@@ -104,15 +104,12 @@ enum RunCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let parsed: ParsedArguments
         do {
-            parsed = try ParsedArguments.parse(arguments, specs: specs + CAOptions.specs, command: "run")
-            if parsed.has("--help") {
-                print(help)
-                return 0
-            }
-            if let extra = parsed.positionals.first {
-                throw UsageError(
-                    description: "faultline run: unexpected argument '\(extra)'; see 'faultline run --help'")
-            }
+            guard
+                let given = try ParsedArguments.parse(
+                    arguments, specs: specs + CAOptions.specs, command: "run", help: help)
+            else { return 0 }
+            try given.refuseExtraPositionals(command: "run")
+            parsed = given
         } catch {
             printError("\(error)")
             return 2

@@ -20,11 +20,7 @@ enum StateCommand {
         specs: specs)
 
     static func run(_ arguments: [String]) -> Int32 {
-        ControlCommand.run("state") {
-            guard
-                let parsed = try ControlCommand.parse(
-                    arguments, specs: specs, command: "state", help: help, positionals: 0...3)
-            else { return 0 }
+        ControlCommand.run(arguments, specs: specs, command: "state", help: help, positionals: 0...3) { parsed in
             let positionals = parsed.positionals
             if parsed.has("--lineage") && positionals.first != "set" {
                 throw UsageError(description: "faultline state: --lineage goes with 'state set'")

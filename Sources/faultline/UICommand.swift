@@ -16,11 +16,7 @@ enum UICommand {
         specs: specs)
 
     static func run(_ arguments: [String]) -> Int32 {
-        ControlCommand.run("ui") {
-            guard
-                let parsed = try ControlCommand.parse(
-                    arguments, specs: specs, command: "ui", help: help, positionals: 0...0)
-            else { return 0 }
+        ControlCommand.run(arguments, specs: specs, command: "ui", help: help, positionals: 0...0) { parsed in
             let client = try ControlCommand.client(parsed, command: "ui")
             let answer = try ControlCommand.call(client, "POST", "/v1/ui/tickets")
             guard let path = answer["path"]?.text else {

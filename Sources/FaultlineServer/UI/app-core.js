@@ -186,10 +186,8 @@ function applyToFlow(flow, event) {
       flow.rules.push(event.rule);
       break;
     case "hold.started":
-      flow.hold = "held: " + event.name;
       flow.holdEnded = undefined;
-      flow.waitingFor = undefined;
-      flow.holds.push({ from: event.mono_ns });
+      startHeldStretch(flow, "held: " + event.name, undefined, event.mono_ns);
       break;
     case "hold.ended":
       flow.hold = "";
@@ -203,9 +201,7 @@ function applyToFlow(flow, event) {
       break;
     case "replay.waiting":
       // A replayed answer held for the recorded order (replay serve --order recorded).
-      flow.hold = "held: recorded order";
-      flow.waitingFor = event.waiting_for || [];
-      flow.holds.push({ from: event.mono_ns });
+      startHeldStretch(flow, "held: recorded order", event.waiting_for || [], event.mono_ns);
       break;
     case "replay.released":
       flow.hold = "released (recorded order)";
@@ -245,6 +241,13 @@ function adoptAsCopy(flow, originalID) {
   if (!flow.role) flow.role = original.role;
   if (original.lineage) joinLineage(flow, original.lineage);
   dirtyFlows.add(original);
+}
+
+// A stretch the flow is held begins: its label, what it waits for, and where the timeline draws it from.
+function startHeldStretch(flow, label, waitingFor, nanos) {
+  flow.hold = label;
+  flow.waitingFor = waitingFor;
+  flow.holds.push({ from: nanos });
 }
 
 function endHeldStretch(flow, nanos) {
