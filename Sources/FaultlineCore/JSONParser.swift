@@ -284,11 +284,11 @@ package struct JSONParser {
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
         } else {
-            guard skipDigits() > 0 else { throw failure("expected a digit, found \(describeCurrent())") }
+            guard skipDigits() > 0 else { throw missing("a digit") }
         }
         if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
             position += 1
-            guard skipDigits() > 0 else { throw failure("expected a digit after '.', found \(describeCurrent())") }
+            guard skipDigits() > 0 else { throw missing("a digit after '.'") }
         }
         if position < bytes.count && (bytes[position] | 0x20) == UInt8(ascii: "e") {
             position += 1
@@ -296,9 +296,7 @@ package struct JSONParser {
             {
                 position += 1
             }
-            guard skipDigits() > 0 else {
-                throw failure("expected a digit in the exponent, found \(describeCurrent())")
-            }
+            guard skipDigits() > 0 else { throw missing("a digit in the exponent") }
         }
         let number = JSONNumber(validatedText: String(decoding: bytes.slice(start, position), as: UTF8.self))
         if options.refusesHugeNumbers, !number.isFinite {
@@ -350,6 +348,11 @@ package struct JSONParser {
 
     private func failure(_ message: String) -> Failure {
         Failure(reason: .invalid(message), offset: position)
+    }
+
+    /// `expected` is not at the position: the text is truncated there, or has something else.
+    private func missing(_ expected: String) -> Failure {
+        position < bytes.count ? failure("expected \(expected), found \(describeCurrent())") : truncated(expected)
     }
 
     private func truncated(_ expected: String) -> Failure {
