@@ -179,10 +179,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlinePosixTests", dependencies: ["FaultlinePosix"], swiftSettings: strictSettings),
         .testTarget(name: "FaultlineHTTP1Tests", dependencies: ["FaultlineCore", "FaultlineHTTP1"], swiftSettings: strictSettings),
-        .testTarget(name: "FaultlineConfigTests", dependencies: ["FaultlineConfig"], swiftSettings: strictSettings),
+        .testTarget(name: "FaultlineConfigTests", dependencies: ["FaultlineConfig", "FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineRulesTests", dependencies: ["FaultlineRules", "FaultlineConfig", "FaultlineCore"], swiftSettings: strictSettings),
-        .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace"], swiftSettings: strictSettings),
+        .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace", "FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineReplayTests",
             dependencies: ["FaultlineReplay", "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineServer", "FaultlineTrace"],
@@ -201,7 +201,7 @@ let package = Package(
         .testTarget(
             name: "FaultlineHTTP2Tests", dependencies: ["FaultlineCore", "FaultlineHTTP2", "FaultlineHTTP1"], swiftSettings: strictSettings),
         .testTarget(
-            name: "FaultlineContractTests", dependencies: ["FaultlineContract", "FaultlineConfig", "FaultlineTrace"],
+            name: "FaultlineContractTests", dependencies: ["FaultlineContract", "FaultlineConfig", "FaultlineCore", "FaultlineTrace"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineFlowTests",

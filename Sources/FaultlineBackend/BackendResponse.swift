@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineHTTP1
 
 /// A complete response the service hands to the connection to encode: status, fields, body.
@@ -17,7 +18,7 @@ struct BackendResponse: Sendable, Equatable {
     }
 
     /// `value` as the JSON body, with `Content-Type: application/json`.
-    static func json(_ status: Int, _ value: ConfigValue, headers: HTTPHeaders = HTTPHeaders()) -> BackendResponse {
+    static func json(_ status: Int, _ value: JSONValue, headers: HTTPHeaders = HTTPHeaders()) -> BackendResponse {
         var response = BackendResponse(status: status, headers: headers, body: value.jsonBytes())
         response.headers.add(name: "Content-Type", value: "application/json")
         return response

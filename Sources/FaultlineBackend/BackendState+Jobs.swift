@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 
 /// The job pipeline endpoints under `/jobs` (no credentials needed; see `JobStore`).
 extension BackendState {
@@ -73,9 +74,9 @@ extension BackendState {
         return .json(200, JSON.object(["job": .string(id), "calls": JSON.number(calls)]))
     }
 
-    private func describe(_ job: JobStore.Job) -> ConfigValue {
+    private func describe(_ job: JobStore.Job) -> JSONValue {
         let steps = JobStore.Step.allCases.map { step in
-            ConfigMember(
+            JSONMember(
                 key: step.rawValue,
                 value: JSON.object([
                     "state": .string(job.state(step).rawValue), "attempts": JSON.number(job.attempts[step] ?? 0),

@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 
 /// A snapshot of what the backend has seen since it started (or was last reset).
 ///
@@ -51,11 +52,11 @@ public struct BackendStats: Sendable, Equatable {
     public func requestCount(_ endpoint: String) -> Int { requests[endpoint] ?? 0 }
 
     /// The JSON body of `GET /_backend/stats`; dictionary keys are sorted so the text is stable.
-    var json: ConfigValue {
-        func counts(_ dictionary: [String: Int]) -> ConfigValue {
+    var json: JSONValue {
+        func counts(_ dictionary: [String: Int]) -> JSONValue {
             .object(
                 dictionary.sorted { $0.key < $1.key }.map {
-                    ConfigMember(key: $0.key, value: .number(Double($0.value)))
+                    JSONMember(key: $0.key, value: .number(Double($0.value)))
                 })
         }
         let numbers: [(String, Int)] = [
@@ -67,9 +68,9 @@ public struct BackendStats: Sendable, Equatable {
             ("idempotentReplays", idempotentReplays), ("jobsCreated", jobsCreated),
         ]
         return .object(
-            numbers.map { ConfigMember(key: $0.0, value: .number(Double($0.1))) } + [
-                ConfigMember(key: "completionCalls", value: counts(completionCalls)),
-                ConfigMember(key: "requests", value: counts(requests)),
+            numbers.map { JSONMember(key: $0.0, value: .number(Double($0.1))) } + [
+                JSONMember(key: "completionCalls", value: counts(completionCalls)),
+                JSONMember(key: "requests", value: counts(requests)),
             ])
     }
 }

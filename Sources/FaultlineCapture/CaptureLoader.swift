@@ -49,7 +49,7 @@ public enum CaptureLoader {
             exchanges: builder.order.compactMap { builder.exchanges[$0] }, timeline: builder.timeline,
             credentialKinds: builder.credentialKinds,
             created: trace.header.created.isEmpty ? nil : trace.header.created,
-            bodyLimit: trace.header.attributes["capture"]?.objectValue?["body_limit"]?.intValue.map { Int($0) })
+            bodyLimit: trace.header.attributes["capture"]?["body_limit"]?.intValue.map { Int($0) })
     }
 
     /// Folds events into exchanges by flow ID.

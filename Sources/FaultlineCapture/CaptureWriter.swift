@@ -17,10 +17,10 @@ import Foundation
 public enum CaptureWriter {
     /// The capture file's text, a newline after every line.
     public static func text(_ capture: Capture) -> String {
-        var output = header(capture).serialized()
+        var output = header(capture).jsonBytes(indent: nil)
         output.append(UInt8(ascii: "\n"))
         for (_, line) in events(capture).sorted(by: { $0.seq < $1.seq }) {
-            output.append(contentsOf: line.serialized())
+            output.append(contentsOf: line.jsonBytes(indent: nil))
             output.append(UInt8(ascii: "\n"))
         }
         return String(decoding: output, as: UTF8.self)
@@ -32,8 +32,8 @@ public enum CaptureWriter {
         try OutputFile.write(Array(text(capture).utf8), to: path, holdsRawSecrets: capture.secrets == .kept)
     }
 
-    static func header(_ capture: Capture) -> OrderedJSON {
-        var members: [(String, OrderedJSON?)] = [
+    static func header(_ capture: Capture) -> JSONValue {
+        var members: [(String, JSONValue?)] = [
             ("faultline_trace", .int(Int64(TraceHeader.currentFormatVersion))),
             ("faultline", .string(FaultlineVersion.string)),
             ("created", .string(capture.created ?? WallTime.now.rfc3339)),
@@ -55,8 +55,8 @@ public enum CaptureWriter {
     static let fingerprintScheme = TraceHeader.fingerprintScheme
 
     /// Every event line with its seq, in no particular order.
-    static func events(_ capture: Capture) -> [(seq: UInt64, line: OrderedJSON)] {
-        var lines: [(seq: UInt64, line: OrderedJSON)] = []
+    static func events(_ capture: Capture) -> [(seq: UInt64, line: JSONValue)] {
+        var lines: [(seq: UInt64, line: JSONValue)] = []
         for exchange in capture.exchanges {
             let event = EventLine(exchange: exchange)
             let client = exchange.clientRequest
@@ -69,11 +69,11 @@ public enum CaptureWriter {
                         ("host", .string(url.host)),
                         ("port", .int(Int64(url.port))), ("path", .string(url.path)),
                         ("version", .string(client.httpVersion)),
-                        ("headers", headers(client.headers)), ("role", exchange.role.map(OrderedJSON.string)),
-                        ("lineage", exchange.lineage.map(OrderedJSON.string)),
+                        ("headers", headers(client.headers)), ("role", exchange.role.map(JSONValue.string)),
+                        ("lineage", exchange.lineage.map(JSONValue.string)),
                         (
                             "credentials",
-                            exchange.credentials.isEmpty ? nil : .array(exchange.credentials.map(OrderedJSON.string))
+                            exchange.credentials.isEmpty ? nil : .array(exchange.credentials.map(JSONValue.string))
                         ),
                     ]))
             if let upstream = exchange.upstreamRequest, let forwarded = exchange.forwarded {
@@ -134,19 +134,19 @@ public enum CaptureWriter {
     private struct EventLine {
         let exchange: CapturedExchange
 
-        func line(_ kind: String, at moment: Moment, _ fields: [(String, OrderedJSON?)]) -> (
-            seq: UInt64, line: OrderedJSON
+        func line(_ kind: String, at moment: Moment, _ fields: [(String, JSONValue?)]) -> (
+            seq: UInt64, line: JSONValue
         ) {
-            let identity: [(String, OrderedJSON?)] = [
-                ("event", .string(kind)), ("conn", exchange.connection.map(OrderedJSON.int)),
+            let identity: [(String, JSONValue?)] = [
+                ("event", .string(kind)), ("conn", exchange.connection.map(JSONValue.int)),
                 ("flow", .int(exchange.flow)),
             ]
-            let copy: [(String, OrderedJSON?)] = [("duplicate_of", exchange.duplicateOf.map(OrderedJSON.int))]
+            let copy: [(String, JSONValue?)] = [("duplicate_of", exchange.duplicateOf.map(JSONValue.int))]
             return (moment.seq, .fields(momentFields(moment) + identity + fields + copy))
         }
     }
 
-    private static func momentFields(_ moment: Moment) -> [(String, OrderedJSON?)] {
+    private static func momentFields(_ moment: Moment) -> [(String, JSONValue?)] {
         [
             ("seq", .int(Int64(clamping: moment.seq))), ("wall", .string(moment.wall)),
             ("mono_ns", .int(Int64(clamping: moment.monoNanoseconds))),
@@ -154,17 +154,17 @@ public enum CaptureWriter {
     }
 
     /// `[[name, value], …]`, the trace's header list (wire order, repeated names kept).
-    private static func headers(_ headers: HTTPHeaders) -> OrderedJSON {
+    private static func headers(_ headers: HTTPHeaders) -> JSONValue {
         .array(headers.map { .array([.string($0.name), .string($0.value)]) })
     }
 
-    private static func summary(_ body: BodySummary) -> OrderedJSON {
+    private static func summary(_ body: BodySummary) -> JSONValue {
         .fields([("length", .int(body.length)), ("fp", .string(body.fingerprint))])
     }
 
     /// `{"length","encoding","data","truncated"}`: UTF-8 text when the bytes are, else base64, as
     /// the recorder writes captured bodies.
-    private static func content(_ body: CapturedContent) -> OrderedJSON {
+    private static func content(_ body: CapturedContent) -> JSONValue {
         let text = body.text
         return .fields([
             ("length", .int(body.length)), ("encoding", .string(text == nil ? "base64" : "utf8")),

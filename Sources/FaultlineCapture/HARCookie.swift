@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineHTTP1
 
 /// A HAR `cookie` object: a request's cookies come from its `Cookie` fields, a response's from
@@ -55,11 +56,11 @@ struct HARCookie: Equatable {
     }
 
     /// The HAR object; optional members only when known.
-    var json: OrderedJSON {
+    var json: JSONValue {
         .fields([
-            ("name", .string(name)), ("value", .string(value)), ("path", path.map(OrderedJSON.string)),
-            ("domain", domain.map(OrderedJSON.string)), ("expires", expires.map(OrderedJSON.string)),
-            ("httpOnly", httpOnly.map(OrderedJSON.bool)), ("secure", secure.map(OrderedJSON.bool)),
+            ("name", .string(name)), ("value", .string(value)), ("path", path.map(JSONValue.string)),
+            ("domain", domain.map(JSONValue.string)), ("expires", expires.map(JSONValue.string)),
+            ("httpOnly", httpOnly.map(JSONValue.bool)), ("secure", secure.map(JSONValue.bool)),
         ])
     }
 }

@@ -16,7 +16,7 @@ import Foundation
 public enum HARExporter {
     /// The document as UTF-8 JSON, indented by two spaces.
     public static func har(from capture: Capture) -> [UInt8] {
-        var bytes = document(from: capture).serialized(indent: 2)
+        var bytes = document(from: capture).jsonBytes(indent: 2)
         bytes.append(UInt8(ascii: "\n"))
         return bytes
     }
@@ -26,7 +26,7 @@ public enum HARExporter {
         capture.exchanges.filter { ($0.response != nil || $0.delivered != nil) && $0.clientRequest.method != "CONNECT" }
     }
 
-    static func document(from capture: Capture) -> OrderedJSON {
+    static func document(from capture: Capture) -> JSONValue {
         .fields([
             (
                 "log",
@@ -66,15 +66,15 @@ public enum HARExporter {
         }
     }
 
-    static func entry(_ exchange: CapturedExchange, capture: Capture) -> OrderedJSON {
+    static func entry(_ exchange: CapturedExchange, capture: Capture) -> JSONValue {
         let timings = HARTimings(exchange)
         let request = exchange.upstreamRequest ?? exchange.clientRequest
-        var faultline: [(String, OrderedJSON?)] = [
-            ("flow", .int(exchange.flow)), ("connection", exchange.connection.map(OrderedJSON.int)),
-            ("seq", .int(Int64(clamping: exchange.received.seq))), ("role", exchange.role.map(OrderedJSON.string)),
-            ("lineage", exchange.lineage.map(OrderedJSON.string)),
-            ("credentials", exchange.credentials.isEmpty ? nil : .array(exchange.credentials.map(OrderedJSON.string))),
-            ("duplicateOf", exchange.duplicateOf.map(OrderedJSON.int)),
+        var faultline: [(String, JSONValue?)] = [
+            ("flow", .int(exchange.flow)), ("connection", exchange.connection.map(JSONValue.int)),
+            ("seq", .int(Int64(clamping: exchange.received.seq))), ("role", exchange.role.map(JSONValue.string)),
+            ("lineage", exchange.lineage.map(JSONValue.string)),
+            ("credentials", exchange.credentials.isEmpty ? nil : .array(exchange.credentials.map(JSONValue.string))),
+            ("duplicateOf", exchange.duplicateOf.map(JSONValue.int)),
         ]
         if exchange.synthetic {
             faultline.append(("synthetic", .bool(true)))
@@ -98,21 +98,21 @@ public enum HARExporter {
             ("response", response(exchange, hasBodies: capture.hasBodies)),
             ("cache", .fields([])),
             ("timings", timings.json),
-            ("connection", exchange.connection.map { OrderedJSON.string(String($0)) }),
+            ("connection", exchange.connection.map { JSONValue.string(String($0)) }),
             ("_faultline", .fields(faultline)),
         ])
     }
 
-    static func request(_ request: CapturedRequest, exchange: CapturedExchange, hasBodies: Bool) -> OrderedJSON {
+    static func request(_ request: CapturedRequest, exchange: CapturedExchange, hasBodies: Bool) -> JSONValue {
         let sentLength = request.body?.length ?? exchange.forwardedBody?.length
-        var postData: OrderedJSON?
+        var postData: JSONValue?
         var comment: String?
         if let body = request.body, body.length > 0 {
-            let mimeType = OrderedJSON.string(request.headers.first(name: "content-type") ?? "")
+            let mimeType = JSONValue.string(request.headers.first(name: "content-type") ?? "")
             let truncation = truncationNote(body)
             if let text = body.text {
                 postData = .fields([
-                    ("mimeType", mimeType), ("text", .string(text)), ("comment", truncation.map(OrderedJSON.string)),
+                    ("mimeType", mimeType), ("text", .string(text)), ("comment", truncation.map(JSONValue.string)),
                 ])
             } else {
                 // HAR 1.2's postData has no `encoding` (content has): the text stays empty and the
@@ -140,15 +140,15 @@ public enum HARExporter {
             ("headersSize", .int(-1)),
             // Unknown (-1) only for a request that never went upstream: the trace has no length for it.
             ("bodySize", .int(sentLength ?? (exchange.upstreamRequest == nil ? -1 : 0))),
-            ("comment", comment.map(OrderedJSON.string)),
+            ("comment", comment.map(JSONValue.string)),
         ])
     }
 
-    static func response(_ exchange: CapturedExchange, hasBodies: Bool) -> OrderedJSON {
+    static func response(_ exchange: CapturedExchange, hasBodies: Bool) -> JSONValue {
         guard !exchange.synthetic, let response = exchange.response else { return answerOfTheProxy(exchange) }
         let body = response.body
         let size = body?.length ?? exchange.deliveredBody?.length ?? -1
-        var content: [(String, OrderedJSON?)] = [
+        var content: [(String, JSONValue?)] = [
             ("size", .int(size)), ("mimeType", .string(response.headers.first(name: "content-type") ?? "")),
         ]
         if let body {
@@ -184,7 +184,7 @@ public enum HARExporter {
             ("redirectURL", .string(response.headers.first(name: "location") ?? "")),
             ("headersSize", .int(-1)),
             ("bodySize", .int(size)),
-            ("comment", lengthNote.map(OrderedJSON.string)),
+            ("comment", lengthNote.map(JSONValue.string)),
         ])
     }
 
@@ -206,7 +206,7 @@ public enum HARExporter {
 
     /// A response the proxy made (a rule's answer, an error page): its status and length are all
     /// the trace has of it.
-    static func answerOfTheProxy(_ exchange: CapturedExchange) -> OrderedJSON {
+    static func answerOfTheProxy(_ exchange: CapturedExchange) -> JSONValue {
         let status = exchange.deliveredStatus ?? 0
         let size = exchange.deliveredBody?.length ?? -1
         let note = "made by faultline (a rule's answer or an error page): its head and body are not captured"

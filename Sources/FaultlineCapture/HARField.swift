@@ -1,7 +1,9 @@
+import FaultlineCore
+
 /// A value of a HAR document with the path that leads to it (`entries[3].request.url`), so every
 /// error the importer raises says where: `FILE: entries[3].request.url: not an absolute http(s) URL`.
 struct HARField {
-    let value: OrderedJSON
+    let value: JSONValue
     let path: String
     let source: String
 
@@ -34,7 +36,7 @@ struct HARField {
     }
 
     func integer() throws(CaptureLoadError) -> Int64 {
-        guard let number = value.intValue else { throw problem("expected an integer, found \(value.typeName)") }
+        guard let number = value.wholeNumber else { throw problem("expected an integer, found \(value.typeName)") }
         return number
     }
 
@@ -61,7 +63,7 @@ struct HARField {
     }
 
     /// The whole document: its members' paths are their names (`log`).
-    static func document(_ value: OrderedJSON, source: String) -> HARField {
+    static func document(_ value: JSONValue, source: String) -> HARField {
         HARField(value: value, path: "", source: source)
     }
 }

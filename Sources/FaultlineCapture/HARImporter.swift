@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineHTTP1
 import FaultlineTrace
 import Foundation
@@ -27,11 +28,12 @@ public enum HARImporter {
 
     /// The capture a HAR file describes.
     public static func capture(fromHAR bytes: [UInt8], source: String) throws(CaptureLoadError) -> Capture {
-        let document: OrderedJSON
+        let document: JSONValue
         do {
-            document = try OrderedJSON.parse(bytes)
+            document = try JSONValue(parsing: bytes)
         } catch {
-            throw CaptureLoadError("\(source): not valid JSON: \(error.message)")
+            throw CaptureLoadError(
+                "\(source): not valid JSON: line \(error.line), column \(error.column): \(error.message)")
         }
         let log = try HARField.document(document, source: source).required("log")
         if let version = log.member("version"), try version.string().split(separator: ".").first != "1" {

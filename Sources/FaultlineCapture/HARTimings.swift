@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// The `timings` of one HAR entry (HAR 1.2 "timings"), in whole microseconds.
 ///
 /// `send`, `wait` and `receive` must be known and never negative; `blocked`, `dns`, `connect`
@@ -50,8 +52,8 @@ struct HARTimings: Equatable {
     var total: Int64 { beforeSend + send + wait + receive }
 
     /// HAR's object, in milliseconds (`-1` for an unknown phase).
-    var json: OrderedJSON {
-        func milliseconds(_ micros: Int64?) -> OrderedJSON { micros.map(Self.milliseconds) ?? .int(-1) }
+    var json: JSONValue {
+        func milliseconds(_ micros: Int64?) -> JSONValue { micros.map(Self.milliseconds) ?? .int(-1) }
         return .fields([
             ("blocked", milliseconds(blocked)), ("dns", milliseconds(dns)), ("connect", milliseconds(connect)),
             ("send", milliseconds(send)), ("wait", milliseconds(wait)), ("receive", milliseconds(receive)),
@@ -60,8 +62,8 @@ struct HARTimings: Equatable {
     }
 
     /// Microseconds as a number of milliseconds: `12.345`, or `12` when whole.
-    static func milliseconds(_ micros: Int64) -> OrderedJSON {
-        micros % 1000 == 0 ? .int(micros / 1000) : .double(Double(micros) / 1000)
+    static func milliseconds(_ micros: Int64) -> JSONValue {
+        micros % 1000 == 0 ? .int(micros / 1000) : .number(Double(micros) / 1000)
     }
 }
 

@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineHTTP1
 import FaultlineTrace
 
@@ -81,7 +82,7 @@ struct SecretStandIns: Equatable {
     private mutating func count(body: CapturedContent?, headers: HTTPHeaders, policy: RedactionPolicy) {
         guard let body, let text = body.text, !text.isEmpty else { return }
         let contentType = headers.first(name: "content-type")?.lowercased() ?? ""
-        if contentType.contains("json"), let document = try? OrderedJSON.parse(body.bytes) {
+        if contentType.contains("json"), let document = JSONValue.parse(body.bytes) {
             count(json: document, policy: policy)
         } else if contentType.contains("x-www-form-urlencoded") {
             for (name, value) in FormURLEncoding.pairs(text) where policy.secretBodyFields.contains(name.lowercased()) {
@@ -90,7 +91,7 @@ struct SecretStandIns: Equatable {
         }
     }
 
-    private mutating func count(json: OrderedJSON, policy: RedactionPolicy) {
+    private mutating func count(json: JSONValue, policy: RedactionPolicy) {
         switch json {
         case .object(let members):
             for member in members {

@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Typed reads of one node that throw a positioned ``ConfigError`` naming what was expected.
 ///
 /// `name` is how the value reads in the message, usually the quoted key (`'times'`), giving
@@ -35,7 +37,9 @@ extension ConfigNode {
     {
         let wording = expected ?? Self.integerWording(range)
         // 2^53: beyond it doubles no longer hold every integer, so the file's digits may have been rounded.
-        guard case .number(let value) = kind, value == value.rounded(), abs(value) <= 9_007_199_254_740_992 else {
+        guard case .number(let number) = kind, case let value = number.double, value == value.rounded(),
+            abs(value) <= 9_007_199_254_740_992
+        else {
             throw ConfigError.mismatch(name, expected: wording, found: self)
         }
         let integer = Int(value)
@@ -51,7 +55,7 @@ extension ConfigNode {
         let wording =
             expected ?? range.map { "a number from \(Self.text($0.lowerBound)) to \(Self.text($0.upperBound))" }
             ?? "a number"
-        guard case .number(let value) = kind, value.isFinite else {
+        guard case .number(let number) = kind, case let value = number.double, value.isFinite else {
             throw ConfigError.mismatch(name, expected: wording, found: self)
         }
         if let range, !range.contains(value) { throw ConfigError.mismatch(name, expected: wording, found: self) }
@@ -73,5 +77,5 @@ extension ConfigNode {
         }
     }
 
-    private static func text(_ value: Double) -> String { ConfigValue.number(value).jsonText() }
+    private static func text(_ value: Double) -> String { JSONNumber(value).text }
 }

@@ -1,3 +1,5 @@
+public import FaultlineCore
+
 /// A parsed JSON5 value together with where it starts in its file: what ``JSON5/parse(_:file:maxDepth:)``
 /// returns and what the typed readers (``ConfigObjectReader``) walk to build a model while
 /// pointing every error at the offending key or value.
@@ -9,7 +11,9 @@ public struct ConfigNode: Sendable {
     public enum Kind: Sendable {
         case null
         case bool(Bool)
-        case number(Double)
+        /// The number's text, or the canonical text of a JSON5-only form (hex, `+1`, `.5`,
+        /// `Infinity`), so the value writes back as strict JSON.
+        case number(JSONNumber)
         case string(String)
         case array([ConfigNode])
         /// Members in file order; keys are unique (the parser refuses duplicates).
@@ -28,14 +32,14 @@ public struct ConfigNode: Sendable {
     }
 
     /// The same value without positions, for run-time use (JSON bodies, pointer values).
-    public var plainValue: ConfigValue {
+    public var plainValue: JSONValue {
         switch kind {
         case .null: return .null
         case .bool(let value): return .bool(value)
         case .number(let value): return .number(value)
         case .string(let value): return .string(value)
         case .array(let elements): return .array(elements.map(\.plainValue))
-        case .object(let members): return .object(members.map { ConfigMember(key: $0.key, value: $0.value.plainValue) })
+        case .object(let members): return .object(members.map { JSONMember(key: $0.key, value: $0.value.plainValue) })
         }
     }
 
@@ -57,14 +61,15 @@ public struct ConfigNode: Sendable {
         switch kind {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
-        case .number(let value): return ConfigValue.number(value).jsonText()
+        // The canonical text, not the file's: messages say `1.5` for `1.50` and `15` for `0xF`.
+        case .number(let value): return JSONValue.number(value.double).jsonText()
         case .string(let value):
             let limit = 40
             let scalars = Array(value.unicodeScalars)
-            guard scalars.count > limit else { return ConfigValue.string(value).jsonText() }
+            guard scalars.count > limit else { return JSONValue.string(value).jsonText() }
             var short = String.UnicodeScalarView()
             short.append(contentsOf: scalars[..<limit])
-            return ConfigValue.string(String(short) + "…").jsonText()
+            return JSONValue.string(String(short) + "…").jsonText()
         case .array: return "an array"
         case .object: return "an object"
         }

@@ -144,8 +144,18 @@ extension JSON5Parser {
     // MARK: Numbers
 
     /// Reads a JSON5 number: optional sign, then `Infinity`, `NaN`, `0x` hex digits or a decimal
-    /// literal whose integer or fraction part (not both) may be empty.
-    mutating func parseNumber() throws(ConfigError) -> Double {
+    /// literal whose integer or fraction part (not both) may be empty. A number written as strict
+    /// JSON keeps its text (`1.50`, big integers); the JSON5-only forms get their value's
+    /// canonical text.
+    mutating func parseNumber() throws(ConfigError) -> JSONNumber {
+        let startIndex = index
+        let value = try parseNumberValue()
+        let text = bytes[startIndex..<index]
+        if JSONNumber.isValid(text) { return JSONNumber(validatedText: String(decoding: text, as: UTF8.self)) }
+        return JSONNumber(value)
+    }
+
+    private mutating func parseNumberValue() throws(ConfigError) -> Double {
         let start = location
         var sign: Double = 1
         if currentByte == UInt8(ascii: "-") || currentByte == UInt8(ascii: "+") {

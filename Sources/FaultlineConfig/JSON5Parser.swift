@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Recursive-descent JSON5 reader over UTF-8 bytes.
 ///
 /// Theory of operation: a cursor (`index`, `line`, `column`) walks the bytes. Structural
@@ -64,8 +66,8 @@ struct JSON5Parser {
             case "null": return ConfigNode(.null, at: start)
             case "true": return ConfigNode(.bool(true), at: start)
             case "false": return ConfigNode(.bool(false), at: start)
-            case "Infinity": return ConfigNode(.number(.infinity), at: start)
-            case "NaN": return ConfigNode(.number(.nan), at: start)
+            case "Infinity": return ConfigNode(.number(JSONNumber(Double.infinity)), at: start)
+            case "NaN": return ConfigNode(.number(JSONNumber(Double.nan)), at: start)
             default:
                 throw ConfigError(
                     "\(expectedValueText(in: slot)), found '\(word)' (a string needs quotes: \"\(word)\")", at: start)

@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineTrace
 import Foundation
 

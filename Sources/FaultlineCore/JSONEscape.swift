@@ -1,5 +1,5 @@
 /// The escape sequences of a JSON string (RFC 8259 §7), decoded in one place for the package's
-/// JSON readers: the trace parser, the body redactor and the rules' body reader. They differ only
+/// JSON readers: `JSONParser` (trace lines, bodies, HAR files) and the body redactor. They differ only
 /// in what a lone surrogate means to them, and in the words of their errors.
 package enum JSONEscape {
     /// Why an escape does not decode.

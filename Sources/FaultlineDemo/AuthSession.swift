@@ -1,3 +1,4 @@
+import FaultlineCore
 import Foundation
 
 /// One signed-in account's tokens, coordinated the way the token-refresh article recommends:
@@ -36,8 +37,8 @@ actor AuthSession {
     func login(_ username: String) async throws {
         let response = try await stack().send(
             "POST", "/oauth/token", form: ["grant_type": "password", "username": username, "password": "demo"])
-        guard response.status == 200, let json = response.json, let access = json["access_token"] as? String,
-            let refresh = json["refresh_token"] as? String
+        guard response.status == 200, let json = response.json, let access = json["access_token"]?.stringValue,
+            let refresh = json["refresh_token"]?.stringValue
         else { throw Failure.refreshRefused(response.status) }
         accessToken = access
         refreshToken = refresh
@@ -115,8 +116,8 @@ actor AuthSession {
     {
         let response = try await http.send(
             "POST", "/oauth/token", form: ["grant_type": "refresh_token", "refresh_token": token])
-        guard response.status == 200, let json = response.json, let access = json["access_token"] as? String,
-            let refresh = json["refresh_token"] as? String
+        guard response.status == 200, let json = response.json, let access = json["access_token"]?.stringValue,
+            let refresh = json["refresh_token"]?.stringValue
         else { throw Failure.refreshRefused(response.status) }
         return (access, refresh)
     }

@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineHTTP1
 import Foundation
 import Synchronization
@@ -12,7 +13,7 @@ final class DemoHTTPClient: Sendable {
         let body: [UInt8]
 
         /// The JSON object in the body, if it is one.
-        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+        var json: JSONValue? { JSONValue.parse(body).flatMap { $0.members == nil ? nil : $0 } }
     }
 
     struct Failure: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import FaultlineCore
 import Foundation
 import Synchronization
 
@@ -23,7 +24,9 @@ extension ReferenceClient.Account {
         cancellation: JobCancellation = JobCancellation(), beforeWrite: @Sendable (Int) async throws -> Void = { _ in }
     ) async throws -> (job: Int, steps: [String: StepOutcome]) {
         let created = try await http.send("POST", "/jobs", bearer: await auth.accessToken)
-        guard let job = created.json?["job"] as? Int else { throw DemoHTTPClient.Failure(description: "no job id") }
+        guard let job = created.json?["job"]?.intValue.map(Int.init) else {
+            throw DemoHTTPClient.Failure(description: "no job id")
+        }
         var steps: [String: StepOutcome] = [:]
         steps["download"] = try await step("download", job)
         if steps["download"] == .succeeded || flaws.contains(.convertAfterFailedDownload) {

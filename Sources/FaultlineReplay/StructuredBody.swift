@@ -4,7 +4,7 @@ import Foundation
 /// A request or response body read for matching: a JSON document or a form by its fields, any
 /// other body by its bytes.
 enum StructuredBody {
-    case json(Any)
+    case json(JSONValue)
     case form([(name: String, value: String)])
     case bytes([UInt8])
 
@@ -20,7 +20,7 @@ enum StructuredBody {
                 $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[")
             } ?? false
         if type.contains("json") || (type.isEmpty && looksLikeJSON),
-            let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+            let document = JSONValue.parse(bytes)
         {
             self = .json(document)
             return
@@ -48,17 +48,20 @@ enum StructuredBody {
         case .bytes: return []
         case .json(let document):
             var found: [(String, String)] = []
-            func walk(_ value: Any) {
-                if let object = value as? [String: Any] {
-                    for (key, member) in object.sorted(by: { $0.key < $1.key }) {
-                        if isSecret(key), let text = member as? String, !text.isEmpty {
-                            found.append((key, text))
+            func walk(_ value: JSONValue) {
+                switch value {
+                case .object(let members):
+                    for member in members.sorted(by: { $0.key < $1.key }) {
+                        if isSecret(member.key), let text = member.value.stringValue, !text.isEmpty {
+                            found.append((member.key, text))
                         } else {
-                            walk(member)
+                            walk(member.value)
                         }
                     }
-                } else if let array = value as? [Any] {
-                    array.forEach(walk)
+                case .array(let elements):
+                    elements.forEach(walk)
+                case .null, .bool, .number, .string:
+                    break
                 }
             }
             walk(document)
@@ -80,33 +83,32 @@ enum StructuredBody {
                 .sorted().joined(separator: "&")
         case .json(let document):
             var text = "json:"
-            func write(_ value: Any, name: String?) {
-                if let object = value as? [String: Any] {
+            func write(_ value: JSONValue, name: String?) {
+                switch value {
+                case .object(let members):
                     text += "{"
-                    for (key, member) in object.sorted(by: { $0.key < $1.key })
-                    where !ignored.contains(key.lowercased()) {
-                        text += "\"\(key)\":"
-                        write(member, name: key)
+                    for member in members.sorted(by: { $0.key < $1.key })
+                    where !ignored.contains(member.key.lowercased()) {
+                        text += "\"\(member.key)\":"
+                        write(member.value, name: member.key)
                         text += ","
                     }
                     text += "}"
-                } else if let array = value as? [Any] {
+                case .array(let elements):
                     text += "["
-                    for element in array {
+                    for element in elements {
                         write(element, name: name)
                         text += ","
                     }
                     text += "]"
-                } else if let string = value as? String {
+                case .string(let string):
                     if let name, isSecret(name), !string.isEmpty {
                         text += secret(name, string)
                     } else {
                         text += "\"\(string)\""
                     }
-                } else if value is NSNull {
-                    text += "null"
-                } else {
-                    text += "\(value)"
+                case .null, .bool, .number:
+                    text += Self.scalarText(value)
                 }
             }
             write(document, name: nil)
@@ -134,31 +136,44 @@ extension StructuredBody {
             return leaves
         case .json(let document):
             var leaves: [String: String] = [:]
-            func walk(_ value: Any, pointer: String, name: String?) {
-                if let object = value as? [String: Any] {
-                    for (key, member) in object where !ignored.contains(key.lowercased()) {
+            func walk(_ value: JSONValue, pointer: String, name: String?) {
+                switch value {
+                case .object(let members):
+                    for member in members where !ignored.contains(member.key.lowercased()) {
+                        let key = member.key
                         let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(
                             of: "/", with: "~1")
-                        walk(member, pointer: pointer + "/" + escaped, name: key)
+                        walk(member.value, pointer: pointer + "/" + escaped, name: key)
                     }
-                    if object.isEmpty { leaves[pointer] = "{}" }
-                } else if let array = value as? [Any] {
-                    for (index, element) in array.enumerated() {
+                    if members.isEmpty { leaves[pointer] = "{}" }
+                case .array(let elements):
+                    for (index, element) in elements.enumerated() {
                         walk(element, pointer: "\(pointer)/\(index)", name: name)
                     }
-                    if array.isEmpty { leaves[pointer] = "[]" }
-                } else if let string = value as? String {
+                    if elements.isEmpty { leaves[pointer] = "[]" }
+                case .string(let string):
                     if let name, isSecret(name), !string.isEmpty {
                         leaves[pointer] = secret(name, string)
                     } else {
                         leaves[pointer] = "\"\(string)\""
                     }
-                } else {
-                    leaves[pointer] = value is NSNull ? "null" : "\(value)"
+                case .null, .bool, .number:
+                    leaves[pointer] = Self.scalarText(value)
                 }
             }
             walk(document, pointer: "", name: nil)
             return leaves
+        }
+    }
+}
+
+extension StructuredBody {
+    /// `null`, `true`, `false`, or a number by its value (`1.0` as `1`), so two bodies that
+    /// differ only in how they spell a number match, as they did when Foundation read them.
+    fileprivate static func scalarText(_ value: JSONValue) -> String {
+        switch value {
+        case .number(let number): JSONValue.number(number.double).jsonText()
+        default: value.jsonText()
         }
     }
 }

@@ -1,5 +1,6 @@
+package import FaultlineCore
 public import FaultlineHTTP1
-package import FaultlineRules
+import FaultlineRules
 import FaultlineTrace
 
 /// A place where a response issues a credential, and the value it had there: a cookie's value
@@ -42,7 +43,7 @@ public struct CredentialSite: Sendable, Hashable {
             guard let cookie = CookieParsing.setCookie(field), map.isLearnable(cookie.value) else { continue }
             sites.append(CredentialSite(.cookie(name: cookie.name), value: cookie.value))
         }
-        if let document = BodyJSON.parse(body) {
+        if let document = JSONValue.parse(body) {
             collect(document, pointer: "", memberName: nil, into: &sites) { text, member in
                 guard map.isLearnable(text) else { return false }
                 return (map.findsPseudonyms && Pseudonym.isPseudonym(text))
@@ -54,7 +55,7 @@ public struct CredentialSite: Sendable, Hashable {
 
     /// The value a response has at `place`, if any: the last Set-Cookie for the cookie (a
     /// response that sets it twice means the last one, RFC 6265 §5.3 step 11), or the JSON string.
-    package static func value(at place: Place, headers: HTTPHeaders, json: BodyJSON?) -> String? {
+    package static func value(at place: Place, headers: HTTPHeaders, json: JSONValue?) -> String? {
         switch place {
         case .cookie(let name):
             return headers.values(name: "set-cookie").compactMap(CookieParsing.setCookie).last { $0.name == name }?
@@ -66,16 +67,18 @@ public struct CredentialSite: Sendable, Hashable {
     }
 
     private static func collect(
-        _ value: BodyJSON, pointer: String, memberName: String?, into sites: inout [CredentialSite],
+        _ value: JSONValue, pointer: String, memberName: String?, into sites: inout [CredentialSite],
         isCredential: (_ text: String, _ memberName: String?) -> Bool
     ) {
         switch value {
         case .string(let text):
             if isCredential(text, memberName) { sites.append(CredentialSite(.json(pointer: pointer), value: text)) }
         case .object(let members):
-            for key in members.keys.sorted() {
+            // In key order, as the sites were listed when objects were dictionaries.
+            for member in members.sorted(by: { $0.key < $1.key }) {
+                let key = member.key
                 collect(
-                    members[key]!, pointer: pointer + "/" + escapedToken(key), memberName: key, into: &sites,
+                    member.value, pointer: pointer + "/" + escapedToken(key), memberName: key, into: &sites,
                     isCredential: isCredential)
             }
         case .array(let elements):

@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineRules
 
 /// Compares a recorded JSON body with a live one, member by member, ignoring the order of object
@@ -18,9 +19,11 @@ struct JSONBodyComparison {
         self.credentials = credentials
     }
 
-    mutating func compare(_ recorded: BodyJSON, _ live: BodyJSON, pointer: String = "", memberName: String? = nil) {
+    mutating func compare(_ recorded: JSONValue, _ live: JSONValue, pointer: String = "", memberName: String? = nil) {
         switch (recorded, live) {
-        case (.object(let recordedMembers), .object(let liveMembers)):
+        case (.object(let recordedList), .object(let liveList)):
+            let recordedMembers = Self.dictionary(recordedList)
+            let liveMembers = Self.dictionary(liveList)
             for key in Set(recordedMembers.keys).union(liveMembers.keys).sorted() {
                 let path = pointer + "/" + CredentialSite.escapedToken(key)
                 switch (recordedMembers[key], liveMembers[key]) {
@@ -48,7 +51,7 @@ struct JSONBodyComparison {
                     now: show(live, memberName: memberName, live: true))
             }
         case (.number(let old), .number(let new)):
-            if old != new, Double(old) != Double(new) { note(pointer, recorded: old, now: new) }
+            if old.text != new.text, old.double != new.double { note(pointer, recorded: old.text, now: new.text) }
         default:
             if recorded != live {
                 note(
@@ -69,11 +72,11 @@ struct JSONBodyComparison {
     /// A value for a report: scalars as JSON spells them (shortened), containers by size; a
     /// live string that is a credential (a known live value, or under a credential member name)
     /// as `(a credential)`.
-    private func show(_ value: BodyJSON, memberName: String?, live: Bool = false) -> String {
+    private func show(_ value: JSONValue, memberName: String?, live: Bool = false) -> String {
         switch value {
         case .null: return "null"
         case .bool(let flag): return flag ? "true" : "false"
-        case .number(let text): return Self.shortened(text)
+        case .number(let number): return Self.shortened(number.text)
         case .string(let text):
             if live,
                 credentials.isLiveValue(text) || memberName.map(CredentialSite.credentialMemberNames.contains) == true
@@ -84,6 +87,11 @@ struct JSONBodyComparison {
         case .array(let elements): return "an array of \(elements.count)"
         case .object(let members): return "an object of \(members.count) members"
         }
+    }
+
+    /// An object's members by key (keys are unique once parsed).
+    private static func dictionary(_ members: [JSONMember]) -> [String: JSONValue] {
+        Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
     }
 
     private static func shortened(_ text: String) -> String {

@@ -1,4 +1,5 @@
 import FaultlineCapture
+import FaultlineCore
 import FaultlineRules
 
 /// The replay's state, sans I/O: the plan, the credentials learned so far, and each request's
@@ -87,7 +88,7 @@ public struct ReplaySession: Sendable {
     private mutating func learn(from live: LiveResponse, issuing sites: [CredentialSite]) {
         guard !sites.isEmpty else { return }
         let document =
-            sites.contains { if case .json = $0.place { true } else { false } } ? BodyJSON.parse(live.body) : nil
+            sites.contains { if case .json = $0.place { true } else { false } } ? JSONValue.parse(live.body) : nil
         for site in sites {
             guard let value = CredentialSite.value(at: site.place, headers: live.headers, json: document) else {
                 continue

@@ -1,4 +1,5 @@
 public import FaultlineCapture
+import FaultlineCore
 import FaultlineRules
 
 /// Says how a live answer differs from the recorded one: the status always; with bodies
@@ -47,7 +48,7 @@ public enum ResponseComparison {
                     .body, recorded: "\(recordedBody.length) bytes", now: "\(live.bodyLength) bytes, other content")
             ]
         }
-        if let old = BodyJSON.parse(recordedBody.bytes), let new = BodyJSON.parse(live.body) {
+        if let old = JSONValue.parse(recordedBody.bytes), let new = JSONValue.parse(live.body) {
             var comparison = JSONBodyComparison(credentials: credentials)
             comparison.compare(old, new)
             var differences = comparison.differences

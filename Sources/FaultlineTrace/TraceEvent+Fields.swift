@@ -1,3 +1,5 @@
+public import FaultlineCore
+
 /// Typed access to an event's fields. Each returns nil when the key is absent or holds another type.
 extension TraceEvent {
     /// The raw value of field `key`.
@@ -55,8 +57,8 @@ extension TraceEvent {
 
     /// A body-summary field, `{"length": n, "fp": "fp:..."}`.
     public func body(_ key: String) -> BodySummary? {
-        guard let members = attributes[key]?.objectValue, let length = members["length"]?.intValue,
-            let fingerprint = members["fp"]?.stringValue
+        guard let summary = attributes[key], let length = summary["length"]?.intValue,
+            let fingerprint = summary["fp"]?.stringValue
         else { return nil }
         return BodySummary(length: length, fingerprint: fingerprint)
     }

@@ -1,3 +1,5 @@
+public import FaultlineCore
+
 /// The first line of a trace: the format version and where the trace came from.
 public struct TraceHeader: Sendable, Equatable {
     /// The format version this module writes and reads.
@@ -38,5 +40,5 @@ public struct TraceHeader: Sendable, Equatable {
     public var isCapture: Bool { attributes["capture"] != nil }
 
     /// How the capture writes secrets (`pseudonyms` or `kept`); nil for a trace.
-    public var captureSecrets: String? { attributes["capture"]?.objectValue?["secrets"]?.stringValue }
+    public var captureSecrets: String? { attributes["capture"]?["secrets"]?.stringValue }
 }

@@ -86,9 +86,9 @@ public enum TraceReader {
         let missing = "missing header: line 1 must be a Faultline trace header ({\"faultline_trace\":1,...})"
         let value: JSONValue
         do {
-            value = try JSONParser.parse(line)
+            value = try JSONParser.parse(line, options: .strict)
         } catch {
-            throw TraceReadError(line: 1, message: "\(missing); column \(error.column): \(error.message)")
+            throw TraceReadError(line: 1, message: "\(missing); \(Self.describe(error))")
         }
         guard let members = value.objectValue else { throw TraceReadError(line: 1, message: missing) }
         guard let versionValue = members["faultline_trace"] else { throw TraceReadError(line: 1, message: missing) }
@@ -116,9 +116,9 @@ public enum TraceReader {
     static func parseEvent(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws(TraceReadError) -> TraceEvent {
         let value: JSONValue
         do {
-            value = try JSONParser.parse(line)
+            value = try JSONParser.parse(line, options: .strict)
         } catch {
-            throw TraceReadError(line: number, message: "column \(error.column): \(error.message)")
+            throw TraceReadError(line: number, message: Self.describe(error))
         }
         guard let members = value.objectValue else {
             throw TraceReadError(line: number, message: "an event line must be a JSON object, found \(value.typeName)")
@@ -133,6 +133,15 @@ public enum TraceReader {
         return TraceEvent(
             seq: seq, wall: wall, monoNanoseconds: mono, kind: TraceEventKind(rawValue: kind),
             connection: connection.map(ConnectionID.init), flow: flow.map(FlowID.init), attributes: fields.members)
+    }
+
+    /// `column 12: expected ':', found '}'`: the byte column, as a line is one line.
+    private static func describe(_ error: JSONSyntaxError) -> String {
+        switch error.reason {
+        case .truncated(let expected):
+            "column \(error.offset + 1): line ends where \(expected) was expected (truncated line?)"
+        case .invalid(let message): "column \(error.offset + 1): \(message)"
+        }
     }
 
     /// Takes the line's own keys out of an object, checking their types, and leaves the rest.

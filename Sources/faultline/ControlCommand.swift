@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineServer
 import Foundation
 
@@ -61,8 +62,8 @@ enum ControlCommand {
     /// Makes a call and returns its JSON; a non-2xx answer throws the API's message, no answer
     /// throws the connection problem.
     static func call(
-        _ client: ControlClient, _ method: String, _ path: String, body: ConfigValue? = nil, wait: Duration = .zero
-    ) throws -> ConfigValue {
+        _ client: ControlClient, _ method: String, _ path: String, body: JSONValue? = nil, wait: Duration = .zero
+    ) throws -> JSONValue {
         let response: ControlResponse
         do {
             response = try client.call(method, path, body: body, wait: wait)
@@ -98,14 +99,14 @@ enum ControlCommand {
     }
 
     /// Prints `value` as indented JSON.
-    static func printJSON(_ value: ConfigValue) {
+    static func printJSON(_ value: JSONValue) {
         print(value.jsonText(pretty: true))
     }
 }
 
 /// Small readers for the API's JSON answers.
-extension ConfigValue {
-    subscript(key: String) -> ConfigValue? {
+extension JSONValue {
+    subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
@@ -116,7 +117,7 @@ extension ConfigValue {
     }
 
     var integer: Int? {
-        if case .number(let value) = self { return Int(exactly: value) }
+        if case .number(let value) = self { return Int(exactly: value.double) }
         return nil
     }
 
@@ -125,7 +126,7 @@ extension ConfigValue {
         return nil
     }
 
-    var list: [ConfigValue] {
+    var list: [JSONValue] {
         if case .array(let elements) = self { return elements }
         return []
     }

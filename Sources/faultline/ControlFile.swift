@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import Foundation
 
 #if canImport(Glibc)
@@ -51,10 +52,10 @@ struct ControlFile {
             }
         }
         let text =
-            ConfigValue.object([
-                ConfigMember(key: "url", value: .string(contents.url)),
-                ConfigMember(key: "token", value: .string(contents.token)),
-                ConfigMember(key: "pid", value: .number(Double(contents.pid))),
+            JSONValue.object([
+                JSONMember(key: "url", value: .string(contents.url)),
+                JSONMember(key: "token", value: .string(contents.token)),
+                JSONMember(key: "pid", value: .number(Double(contents.pid))),
             ]).jsonText(pretty: true) + "\n"
         let temporary = path + ".tmp-\(contents.pid)"
         // O_EXCL: never write the secret through a file (or link) someone else prepared.

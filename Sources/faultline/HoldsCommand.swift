@@ -72,7 +72,7 @@ enum HoldsCommand {
     }
 
     /// `#3  gate  request  1.2s  GET http://...  mark:go`
-    static func row(_ hold: ConfigValue) -> [String] {
+    static func row(_ hold: JSONValue) -> [String] {
         let milliseconds = hold["held_ms"]?.integer ?? 0
         let held = milliseconds < 10_000 ? "\(Double(milliseconds / 100) / 10)s" : "\(milliseconds / 1000)s"
         return [

@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 
 /// `faultline mark LABEL [KEY=VALUE]...`: posts a mark to a running proxy.
 enum MarkCommand {
@@ -15,7 +16,7 @@ enum MarkCommand {
     static func run(_ arguments: [String]) -> Int32 {
         ControlCommand.run(arguments, specs: specs, command: "mark", help: help, positionals: 1...Int.max) { parsed in
             let label = parsed.positionals[0]
-            var attributes: [ConfigMember] = []
+            var attributes: [JSONMember] = []
             for pair in parsed.positionals.dropFirst() {
                 guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                     throw UsageError(description: "faultline mark: attributes are KEY=VALUE, not '\(pair)'")
@@ -24,14 +25,14 @@ enum MarkCommand {
                 guard !attributes.contains(where: { $0.key == key }) else {
                     throw UsageError(description: "faultline mark: attribute '\(key)' given twice")
                 }
-                attributes.append(ConfigMember(key: key, value: .string(String(pair[pair.index(after: equals)...]))))
+                attributes.append(JSONMember(key: key, value: .string(String(pair[pair.index(after: equals)...]))))
             }
             let client = try ControlCommand.client(parsed, command: "mark")
             _ = try ControlCommand.call(
                 client, "POST", "/v1/marks",
                 body: .object([
-                    ConfigMember(key: "label", value: .string(label)),
-                    ConfigMember(key: "attributes", value: .object(attributes)),
+                    JSONMember(key: "label", value: .string(label)),
+                    JSONMember(key: "attributes", value: .object(attributes)),
                 ]))
             print("marked '\(label)'")
             return 0

@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineServer
 
 /// `faultline release NAME ...` and `faultline fail NAME ...`: end held flows of a running proxy.
@@ -46,18 +47,18 @@ enum ReleaseCommand {
                     throw UsageError(
                         description: "faultline release: --status takes a status code from 200 to 599, not '\(text)'")
                 }
-                members.append(ConfigMember(key: "status", value: .number(Double(status))))
-                var headers: [ConfigMember] = []
+                members.append(JSONMember(key: "status", value: .number(Double(status))))
+                var headers: [JSONMember] = []
                 for header in parsed.values("--header") {
                     guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
                         throw UsageError(
                             description: "faultline release: --header takes 'Name: value', not '\(header)'")
                     }
                     let value = header[header.index(after: colon)...].drop { $0 == " " }
-                    headers.append(ConfigMember(key: String(header[..<colon]), value: .string(String(value))))
+                    headers.append(JSONMember(key: String(header[..<colon]), value: .string(String(value))))
                 }
-                if !headers.isEmpty { members.append(ConfigMember(key: "headers", value: .object(headers))) }
-                if let body = parsed.value("--body") { members.append(ConfigMember(key: "body", value: .string(body))) }
+                if !headers.isEmpty { members.append(JSONMember(key: "headers", value: .object(headers))) }
+                if let body = parsed.value("--body") { members.append(JSONMember(key: "body", value: .string(body))) }
             } else if parsed.has("--header") || parsed.has("--body") {
                 throw UsageError(
                     description: "faultline release: --header and --body need --status (the answer to send)")
@@ -93,19 +94,19 @@ enum ReleaseCommand {
     }
 
     /// `{id}` / `{all}` from --id and --all.
-    private static func selection(_ parsed: ParsedArguments, command: String) throws -> [ConfigMember] {
-        var members: [ConfigMember] = []
+    private static func selection(_ parsed: ParsedArguments, command: String) throws -> [JSONMember] {
+        var members: [JSONMember] = []
         if let text = parsed.value("--id") {
             guard let id = Int(text), id > 0 else {
                 throw UsageError(description: "faultline \(command): --id takes a hold id such as 3, not '\(text)'")
             }
-            members.append(ConfigMember(key: "id", value: .number(Double(id))))
+            members.append(JSONMember(key: "id", value: .number(Double(id))))
         }
-        if parsed.has("--all") { members.append(ConfigMember(key: "all", value: .bool(true))) }
+        if parsed.has("--all") { members.append(JSONMember(key: "all", value: .bool(true))) }
         return members
     }
 
-    private static func line(_ verb: String, _ hold: ConfigValue) -> String {
+    private static func line(_ verb: String, _ hold: JSONValue) -> String {
         "\(verb): \(hold["name"]?.text ?? "") #\(hold["id"]?.integer ?? 0) (\(hold["summary"]?.text ?? ""))"
     }
 }

@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineServer
 
 /// `faultline state [--json]`, `state set SCENARIO STATE [--lineage L]`, `state reset [SCENARIO]`:
@@ -33,9 +34,9 @@ enum StateCommand {
                 guard positionals.count == 3 else {
                     throw UsageError(description: "faultline state: expected 'faultline state set SCENARIO STATE'")
                 }
-                var members = [ConfigMember(key: "state", value: .string(positionals[2]))]
+                var members = [JSONMember(key: "state", value: .string(positionals[2]))]
                 if let lineage = parsed.value("--lineage") {
-                    members.append(ConfigMember(key: "lineage", value: .string(lineage)))
+                    members.append(JSONMember(key: "lineage", value: .string(lineage)))
                 }
                 let client = try ControlCommand.client(parsed, command: "state")
                 let result = try ControlCommand.call(
@@ -47,7 +48,7 @@ enum StateCommand {
                 }
                 let body =
                     positionals.count == 2
-                    ? ConfigValue.object([ConfigMember(key: "scenario", value: .string(positionals[1]))]) : .object([])
+                    ? JSONValue.object([JSONMember(key: "scenario", value: .string(positionals[1]))]) : .object([])
                 let client = try ControlCommand.client(parsed, command: "state")
                 show(try ControlCommand.call(client, "POST", "/v1/state/reset", body: body), json: parsed.has("--json"))
             default:
@@ -58,7 +59,7 @@ enum StateCommand {
         }
     }
 
-    private static func show(_ states: ConfigValue, json: Bool) {
+    private static func show(_ states: JSONValue, json: Bool) {
         if json {
             ControlCommand.printJSON(states)
             return

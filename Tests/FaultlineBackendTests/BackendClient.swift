@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineHTTP1
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ final class BackendClient {
         var body: [UInt8] = []
 
         var text: String { String(decoding: body, as: UTF8.self) }
-        var json: ConfigValue? { ConfigValue.parseJSON(body) }
+        var json: JSONValue? { JSONValue.parseJSON(body) }
 
         /// The string at a JSON pointer of the body, e.g. `"/access_token"`.
         func string(_ pointer: String) -> String? {
@@ -28,7 +29,7 @@ final class BackendClient {
         /// The integer at a JSON pointer of the body.
         func int(_ pointer: String) -> Int? {
             guard case .number(let value) = json?.value(at: pointer) else { return nil }
-            return Int(exactly: value)
+            return Int(exactly: value.double)
         }
 
         /// The session cookie value set by this response (`Set-Cookie: session=V; ...`).

@@ -1,5 +1,6 @@
 import FaultlineBackend
 import FaultlineConfig
+import FaultlineCore
 import FaultlineHTTP1
 import Testing
 

@@ -238,12 +238,12 @@ func handBuiltCapture() -> Capture {
 }
 
 /// The HAR document of a capture, parsed back.
-func exportedHAR(_ capture: Capture) throws -> OrderedJSON {
-    try OrderedJSON.parse(HARExporter.har(from: capture))
+func exportedHAR(_ capture: Capture) throws -> JSONValue {
+    try JSONValue(parsing: HARExporter.har(from: capture))
 }
 
 /// `log.entries` of a HAR document.
-func entries(_ har: OrderedJSON) throws -> [OrderedJSON] {
+func entries(_ har: JSONValue) throws -> [JSONValue] {
     try #require(har["log"]?["entries"]?.arrayValue)
 }
 

@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineHTTP1
 import FaultlineTrace
 import Foundation

@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineHTTP1
 import FaultlineTrace
 import Foundation
@@ -11,7 +12,7 @@ import Testing
     #expect(har["log"]?["creator"]?["name"] == .string("faultline"))
     let all = try entries(har)
     // Flow 5 is a CONNECT; the copy (6) got the upstream's answer, so it is an entry too.
-    #expect(all.map { $0["_faultline"]?["flow"] } == [1, 2, 3, 4, 6, 7, 8, 9].map { OrderedJSON.int($0) })
+    #expect(all.map { $0["_faultline"]?["flow"] } == [1, 2, 3, 4, 6, 7, 8, 9].map { JSONValue.int($0) })
     #expect(
         all.map { $0["request"]?["method"]?.stringValue } == ["POST", "GET", "PUT", "GET", "POST", "GET", "GET", "GET"])
     #expect(all[4]["_faultline"]?["duplicateOf"] == .int(1))
@@ -140,11 +141,11 @@ import Testing
 @Test func timingsComeFromTheMonotonicTimesAndSumToTime() throws {
     let entry = try entries(try exportedHAR(handBuiltCapture()))[0]
     let timings = try #require(entry["timings"])
-    #expect(timings["send"] == .double(2.5))
+    #expect(timings["send"] == .number(2.5))
     #expect(timings["wait"] == .int(4))
-    #expect(timings["receive"] == .double(1.25))
+    #expect(timings["receive"] == .number(1.25))
     for phase in ["blocked", "dns", "connect", "ssl"] { #expect(timings[phase] == .int(-1)) }
-    #expect(entry["time"] == .double(7.75))
+    #expect(entry["time"] == .number(7.75))
     // The same holds for the recorded capture's real times.
     for entry in try entries(try exportedHAR(try recordedCapture())) {
         let phases = ["blocked", "dns", "connect", "send", "wait", "receive"].compactMap {
@@ -198,10 +199,10 @@ import Testing
 }
 
 @Test func jsonTextEscapesWhatWouldBreakALine() {
-    let value = OrderedJSON.fields([
-        ("k\"", .string("a\nb\u{2028}c\u{85}d\u{1}é\\")), ("n", .double(.nan)), ("x", .double(0.5)),
+    let value = JSONValue.fields([
+        ("k\"", .string("a\nb\u{2028}c\u{85}d\u{1}é\\")), ("n", .number(.nan)), ("x", .number(0.5)),
     ])
-    let text = String(decoding: value.serialized(), as: UTF8.self)
+    let text = String(decoding: value.jsonBytes(), as: UTF8.self)
     #expect(text == #"{"k\"":"a\nb\u2028c\u0085d\u0001é\\","n":null,"x":0.5}"#)
-    #expect((try? OrderedJSON.parse(value.serialized()))?["k\""] == .string("a\nb\u{2028}c\u{85}d\u{1}é\\"))
+    #expect((try? JSONValue(parsing: value.jsonBytes()))?["k\""] == .string("a\nb\u{2028}c\u{85}d\u{1}é\\"))
 }

@@ -1,3 +1,4 @@
+import FaultlineCore
 import Testing
 
 @testable import FaultlineConfig
@@ -22,17 +23,17 @@ import Testing
     }
 
     @Test func integersPrintWithoutFraction() {
-        #expect(ConfigValue.number(0).jsonText() == "0")
-        #expect(ConfigValue.number(-0.0).jsonText() == "0")
-        #expect(ConfigValue.number(9_007_199_254_740_992).jsonText() == "9007199254740992")
-        #expect(ConfigValue.number(-12).jsonText() == "-12")
-        #expect(ConfigValue.number(0.1).jsonText() == "0.1")
-        #expect(ConfigValue.number(2.5).jsonText() == "2.5")
+        #expect(JSONValue.number(0).jsonText() == "0")
+        #expect(JSONValue.number(-0.0).jsonText() == "0")
+        #expect(JSONValue.number(9_007_199_254_740_992).jsonText() == "9007199254740992")
+        #expect(JSONValue.number(-12).jsonText() == "-12")
+        #expect(JSONValue.number(0.1).jsonText() == "0.1")
+        #expect(JSONValue.number(2.5).jsonText() == "2.5")
     }
 
     @Test func nonFiniteNumbersBecomeNull() {
         #expect(
-            ConfigValue.array([.number(.infinity), .number(-.infinity), .number(.nan)]).jsonText() == "[null,null,null]"
+            JSONValue.array([.number(.infinity), .number(-.infinity), .number(.nan)]).jsonText() == "[null,null,null]"
         )
     }
 
@@ -54,7 +55,7 @@ import Testing
     }
 
     @Test func roundTrip() throws {
-        let values: [ConfigValue] = [
+        let values: [JSONValue] = [
             .null, .bool(false), .number(123_456_789), .number(-0.000123), .number(1.7976931348623157e308),
             .number(.leastNonzeroMagnitude), .string(""), .string("\u{0}\u{7F}\u{2028}\"'\\"),
             object(("nested", object(("deeper", .array([.string("x"), .number(1.5), object()])))), ("", .number(2))),
@@ -67,12 +68,12 @@ import Testing
 
     @Test func parseJSONIsLenientButRefusesGarbage() {
         #expect(
-            ConfigValue.parseJSON(Array(#"{"a": [1, 2,], // note"#.utf8) + Array("\n}".utf8))
+            JSONValue.parseJSON(Array(#"{"a": [1, 2,], // note"#.utf8) + Array("\n}".utf8))
                 == object(("a", .array([.number(1), .number(2)]))))
-        #expect(ConfigValue.parseJSON(Array("{\"a\": ".utf8)) == nil)
-        #expect(ConfigValue.parseJSON([]) == nil)
-        #expect(ConfigValue.parseJSON([0x22, 0xFF, 0x22]) == nil)
-        #expect(ConfigValue.parseJSON(Array("<html>".utf8)) == nil)
+        #expect(JSONValue.parseJSON(Array("{\"a\": ".utf8)) == nil)
+        #expect(JSONValue.parseJSON([]) == nil)
+        #expect(JSONValue.parseJSON([0x22, 0xFF, 0x22]) == nil)
+        #expect(JSONValue.parseJSON(Array("<html>".utf8)) == nil)
     }
 
     @Test func plainValueDropsPositions() throws {

@@ -1,14 +1,15 @@
+import FaultlineCore
 import Testing
 
 @testable import FaultlineConfig
 
 /// Parses and drops positions.
-func plain(_ text: String) throws -> ConfigValue {
+func plain(_ text: String) throws -> JSONValue {
     try JSON5.parse(text, file: "t.json5").plainValue
 }
 
-func object(_ members: (String, ConfigValue)...) -> ConfigValue {
-    .object(members.map { ConfigMember(key: $0.0, value: $0.1) })
+func object(_ members: (String, JSONValue)...) -> JSONValue {
+    .object(members.map { JSONMember(key: $0.0, value: $0.1) })
 }
 
 @Suite struct JSON5SyntaxTests {
@@ -116,8 +117,8 @@ func object(_ members: (String, ConfigValue)...) -> ConfigValue {
     }
 }
 
-extension ConfigValue {
-    var elements: [ConfigValue]? {
+extension JSONValue {
+    var elements: [JSONValue]? {
         if case .array(let elements) = self { return elements }
         return nil
     }

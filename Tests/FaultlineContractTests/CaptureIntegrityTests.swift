@@ -1,4 +1,5 @@
 import FaultlineContract
+import FaultlineCore
 import FaultlineTrace
 import Testing
 

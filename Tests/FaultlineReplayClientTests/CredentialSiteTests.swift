@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineHTTP1
 import FaultlineRules
 import Testing
@@ -24,7 +25,7 @@ import Testing
 
 @Test func aLiveAnswerHasItsValueAtTheSamePlace() throws {
     let headers: HTTPHeaders = [("Set-Cookie", "session=old; Path=/"), ("Set-Cookie", "session=sess_live; Path=/")]
-    let json = BodyJSON.parse(Array(#"{"nested":{"k/x":["csrf-live"]},"n":1}"#.utf8))
+    let json = JSONValue.parse(Array(#"{"nested":{"k/x":["csrf-live"]},"n":1}"#.utf8))
     #expect(CredentialSite.value(at: .cookie(name: "session"), headers: headers, json: nil) == "sess_live")
     #expect(CredentialSite.value(at: .json(pointer: "/nested/k~1x/0"), headers: [], json: json) == "csrf-live")
     #expect(CredentialSite.value(at: .json(pointer: "/n"), headers: [], json: json) == nil)

@@ -1,15 +1,16 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineRules
 import Testing
 
 /// `jsonSet` edits the body's text: only the span of the value a pointer names changes.
 @Suite struct JSONTextEditorTests {
     /// The edited text, or nil.
-    private func set(_ edits: [(pointer: String, value: ConfigValue)], in body: String) -> String? {
+    private func set(_ edits: [(pointer: String, value: JSONValue)], in body: String) -> String? {
         JSONTextEditor.set(edits, in: Array(body.utf8)).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    private func set(_ pointer: String, _ value: ConfigValue, in body: String) -> String? {
+    private func set(_ pointer: String, _ value: JSONValue, in body: String) -> String? {
         set([(pointer: pointer, value: value)], in: body)
     }
 
@@ -64,7 +65,7 @@ import Testing
             }\t
             """
         let bytes = Array(body.utf8)
-        let replacement = ConfigValue.object([ConfigMember(key: "new", value: .array([.number(1), .string("é")]))])
+        let replacement = JSONValue.object([JSONMember(key: "new", value: .array([.number(1), .string("é")]))])
         let edited = try #require(JSONTextEditor.set([(pointer: pointer, value: replacement)], in: bytes))
         // The target's span, found independently of the editor: its text is unique in the body.
         // The whole document lies between the byte order mark and line feed (4 bytes) and the tab.
@@ -145,7 +146,7 @@ import Testing
     }
 
     @Test func editsApplyInOrder() {
-        let edits: [(pointer: String, value: ConfigValue)] = [
+        let edits: [(pointer: String, value: JSONValue)] = [
             (pointer: "/a", value: .object([])), (pointer: "/a/b", value: .number(1)),
             (pointer: "/a/b", value: .number(2)),
             (pointer: "/list/-", value: .string("x")), (pointer: "/list/0", value: .string("y")),
@@ -154,9 +155,9 @@ import Testing
     }
 
     @Test func aValueIsWrittenAsJSONText() {
-        let value = ConfigValue.object([
-            ConfigMember(key: "s", value: .string("a\"b\\c\n\u{1}é")), ConfigMember(key: "n", value: .number(0.5)),
-            ConfigMember(key: "i", value: .number(401)),
+        let value = JSONValue.object([
+            JSONMember(key: "s", value: .string("a\"b\\c\n\u{1}é")), JSONMember(key: "n", value: .number(0.5)),
+            JSONMember(key: "i", value: .number(401)),
         ])
         #expect(set("/v", value, in: "{}") == #"{"v":{"s":"a\"b\\c\n\u0001é","n":0.5,"i":401}}"#)
     }
@@ -168,18 +169,18 @@ import Testing
         #expect(set("/x", .number(2), in: String(repeating: "[", count: depth)) == nil)
     }
 
-    /// Where a parent exists, the edited text reads back as what `ConfigValue.set` makes of the
+    /// Where a parent exists, the edited text reads back as what `JSONValue.set` makes of the
     /// parsed body (the old parse-and-serialize path), appended members and elements included.
     @Test(arguments: [
         "", "/a", "/a/b", "/a/b/0", "/a/b/-", "/a/b/2", "/a/new", "/c", "/c~1d", "/e~0f", "/list/1/k", "/list/0",
     ])
     func readsBackAsConfigValueSetWouldMakeIt(_ pointer: String) throws {
         let body = #"{ "a": {"b": [1, 2]}, "c/d": "x", "e~f": null, "list": [{}, {"k": true}] }"#
-        let value = ConfigValue.array([.string("v"), .number(-2.5)])
-        var expected = try #require(ConfigValue.parseJSON(Array(body.utf8)))
+        let value = JSONValue.array([.string("v"), .number(-2.5)])
+        var expected = try #require(JSONValue.parseJSON(Array(body.utf8)))
         try expected.set(value, at: pointer)
         let edited = try #require(JSONTextEditor.set([(pointer: pointer, value: value)], in: Array(body.utf8)))
-        #expect(ConfigValue.parseJSON(edited) == expected)
+        #expect(JSONValue.parseJSON(edited) == expected)
     }
 
     // MARK: Refusals
@@ -226,7 +227,7 @@ import Testing
         }
     }
 
-    /// A missing parent is made as objects, as `ConfigValue.set` (and `jsonSet` before the text
+    /// A missing parent is made as objects, as `JSONValue.set` (and `jsonSet` before the text
     /// editor) does.
     @Test func aMissingParentIsCreatedAsObjects() {
         let body = #"{"a":1,"o":{},"list":[1,2]}"#
@@ -235,9 +236,9 @@ import Testing
         #expect(set("/list/-/x", .number(1), in: body) == #"{"a":1,"o":{},"list":[1,2,{"x":1}]}"#)
         #expect(set("/list/2/x", .number(1), in: body) == #"{"a":1,"o":{},"list":[1,2,{"x":1}]}"#)
         for pointer in ["/missing/b", "/o/x/y", "/list/-/x"] {
-            var expected = ConfigValue.parseJSON(Array(body.utf8))!
+            var expected = JSONValue.parseJSON(Array(body.utf8))!
             try? expected.set(.number(1), at: pointer)
-            let edited = set(pointer, .number(1), in: body).flatMap { ConfigValue.parseJSON(Array($0.utf8)) }
+            let edited = set(pointer, .number(1), in: body).flatMap { JSONValue.parseJSON(Array($0.utf8)) }
             #expect(edited == expected, "\(pointer)")
         }
     }
@@ -265,7 +266,7 @@ import Testing
     }
 
     @Test func aFailingEditRefusesTheWholeBody() {
-        let edits: [(pointer: String, value: ConfigValue)] = [
+        let edits: [(pointer: String, value: JSONValue)] = [
             (pointer: "/a", value: .number(1)), (pointer: "/a/y", value: .null),
         ]
         #expect(set(edits, in: #"{"a":0}"#) == nil, "the second edit steps into the number the first set")

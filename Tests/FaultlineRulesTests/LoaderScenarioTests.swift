@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import Testing
 
 @testable import FaultlineRules
@@ -94,7 +95,7 @@ import Testing
                     body: BodyMatch(
                         json: [
                             "/user/id": .equals(.number(7)), "/flags": .exists(true),
-                            "/tags": .equals(.array([.string("a"), .object([ConfigMember(key: "b", value: .null)])])),
+                            "/tags": .equals(.array([.string("a"), .object([JSONMember(key: "b", value: .null)])])),
                         ],
                         form: ["grant_type": .equals("password"), "scope": .exists(false)], contains: "needle"),
                     role: "callback"),

@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import Testing
 
 @testable import FaultlineRules

@@ -1,3 +1,4 @@
+import FaultlineCore
 import Testing
 
 @testable import FaultlineRules
@@ -6,18 +7,18 @@ import Testing
 @Suite struct MatcherParsingTests {
     @Test func bodyJSONAcceptsRFC8259Texts() throws {
         #expect(
-            BodyJSON.parse(Array(" {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} \n".utf8))
+            JSONValue.parse(Array(" {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} \n".utf8))
                 == .object([
                     "a": .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null, .string("x")])
                 ]))
-        #expect(BodyJSON.parse(Array("42".utf8)) == .number("42"))
-        #expect(BodyJSON.parse(Array("\"\"".utf8)) == .string(""))
-        #expect(BodyJSON.parse([0xEF, 0xBB, 0xBF] + Array("[]".utf8)) == .array([]))
-        #expect(BodyJSON.parse(Array("{\"k\":1,\"k\":2}".utf8)) == .object(["k": .number("2")]), "last duplicate wins")
+        #expect(JSONValue.parse(Array("42".utf8)) == .number("42"))
+        #expect(JSONValue.parse(Array("\"\"".utf8)) == .string(""))
+        #expect(JSONValue.parse([0xEF, 0xBB, 0xBF] + Array("[]".utf8)) == .array([]))
+        #expect(JSONValue.parse(Array("{\"k\":1,\"k\":2}".utf8)) == .object(["k": .number("2")]), "last duplicate wins")
     }
 
     @Test func bodyJSONKeepsNumberTextForCredentials() {
-        let document = BodyJSON.parse(Array("{\"id\": 12345678901234567890123, \"f\": 1.50}".utf8))
+        let document = JSONValue.parse(Array("{\"id\": 12345678901234567890123, \"f\": 1.50}".utf8))
         #expect(document?.value(at: "/id")?.credentialText == "12345678901234567890123")
         #expect(document?.value(at: "/f")?.credentialText == "1.50")
         #expect(document?.value(at: "")?.credentialText == nil)
@@ -26,7 +27,7 @@ import Testing
     @Test func bodyJSONDecodesEscapes() {
         let text = #"["a\"b\\c\/d\n\t", "\u00e9\u4e2d", "\ud83d\ude00", "\ud800x"]"#
         #expect(
-            BodyJSON.parse(Array(text.utf8))
+            JSONValue.parse(Array(text.utf8))
                 == .array([.string("a\"b\\c/d\n\t"), .string("é中"), .string("😀"), .string("\u{FFFD}x")]))
     }
 
@@ -35,18 +36,18 @@ import Testing
         "{\"a\" 1}", "[1 2]", "\"a\nb\"", "\"\\x\"", "\"\\u12\"", "1 2", "{a:1}", "\"unterminated",
     ])
     func bodyJSONRefusesNonJSON(_ text: String) {
-        #expect(BodyJSON.parse(Array(text.utf8)) == nil)
+        #expect(JSONValue.parse(Array(text.utf8)) == nil)
     }
 
     @Test func bodyJSONRefusesDeepNestingInsteadOfCrashing() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(BodyJSON.parse(Array(deep.utf8)) == nil)
+        #expect(JSONValue.parse(Array(deep.utf8)) == nil)
         let fine = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
-        #expect(BodyJSON.parse(Array(fine.utf8)) != nil)
+        #expect(JSONValue.parse(Array(fine.utf8)) != nil)
     }
 
     @Test func jsonPointersFollowRFC6901() throws {
-        let document = try #require(BodyJSON.parse(Array(#"{"a": [10, {"b/c": 1, "d~e": 2, "": 3}], "~1": 4}"#.utf8)))
+        let document = try #require(JSONValue.parse(Array(#"{"a": [10, {"b/c": 1, "d~e": 2, "": 3}], "~1": 4}"#.utf8)))
         #expect(document.value(at: "") == document)
         #expect(document.value(at: "/a/0") == .number("10"))
         #expect(document.value(at: "/a/1/b~1c") == .number("1"))

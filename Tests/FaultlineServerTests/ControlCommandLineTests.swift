@@ -131,7 +131,7 @@ import Testing
         let folderAttributes = try FileManager.default.attributesOfItem(atPath: proxy.home)
         #expect((folderAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
         let contents = try #require(
-            ConfigValue.parseJSON(Array(try Data(contentsOf: URL(fileURLWithPath: proxy.controlFile)))))
+            JSONValue.parseJSON(Array(try Data(contentsOf: URL(fileURLWithPath: proxy.controlFile)))))
         let url = try #require(contents.string("/url"))
         let token = try #require(contents.string("/token"))
         #expect(contents.int("/pid") == Int(proxy.process.processIdentifier))
@@ -155,7 +155,7 @@ import Testing
         #expect(table.output.hasPrefix("ID "))
         #expect(table.output.contains("GET http://127.0.0.1:\(origin.port)/held"))
         let json = try proxy.faultline("holds", "--json")
-        #expect(ConfigValue.parseJSON(Array(json.output.utf8))?.string("/0/name") == "gate")
+        #expect(JSONValue.parseJSON(Array(json.output.utf8))?.string("/0/name") == "gate")
 
         let released = try proxy.faultline(
             "release", "gate", "--status", "503", "--header", "Retry-After: 2", "--body", "later")

@@ -84,7 +84,7 @@ final class ControlHarness {
     @discardableResult
     func call(_ method: String, _ path: String, json: String? = nil, wait: Duration = .zero) throws -> ControlResponse {
         let body = try json.map { text in
-            guard let value = ConfigValue.parseJSON(Array(text.utf8)) else {
+            guard let value = JSONValue.parseJSON(Array(text.utf8)) else {
                 throw HarnessError("bad test JSON \(text)")
             }
             return value
@@ -101,7 +101,7 @@ final class ControlHarness {
 
     /// Waits (with `GET /v1/holds/{name}/wait`) until a hold named `name` exists.
     @discardableResult
-    func waitForHold(_ name: String) throws -> ConfigValue {
+    func waitForHold(_ name: String) throws -> JSONValue {
         let response = try call("GET", "/v1/holds/\(name)/wait?timeout=5", wait: .seconds(5))
         guard response.status == 200, let json = response.json else {
             throw HarnessError("no hold '\(name)': \(response.status) \(response.errorMessage)")
@@ -139,7 +139,7 @@ func withControl(
     try body(harness)
 }
 
-extension ConfigValue {
+extension JSONValue {
     /// The string at an RFC 6901 pointer, or nil.
     func string(_ pointer: String) -> String? {
         if case .string(let text)? = value(at: pointer) { return text }
@@ -148,7 +148,7 @@ extension ConfigValue {
 
     /// The number at a pointer as an integer, or nil.
     func int(_ pointer: String) -> Int? {
-        if case .number(let number)? = value(at: pointer) { return Int(exactly: number) }
+        if case .number(let number)? = value(at: pointer) { return Int(exactly: number.double) }
         return nil
     }
 
@@ -159,7 +159,7 @@ extension ConfigValue {
     }
 
     /// Elements of the array at a pointer ("" for the value itself); empty when it is not one.
-    func elements(_ pointer: String = "") -> [ConfigValue] {
+    func elements(_ pointer: String = "") -> [JSONValue] {
         if case .array(let elements)? = value(at: pointer) { return elements }
         return []
     }

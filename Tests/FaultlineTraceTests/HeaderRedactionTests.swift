@@ -1,3 +1,4 @@
+import FaultlineCore
 import Testing
 
 @testable import FaultlineTrace

@@ -1,16 +1,15 @@
-public import FaultlineConfig
-import FaultlineCore
+public import FaultlineCore
 
 /// Sets values at JSON pointers by editing a body's JSON *text*, for a response rewrite's `jsonSet`.
 ///
-/// Why not parse, set and serialize again: a parsed `ConfigValue` keeps numbers as `Double`, so
+/// Why not parse, set and serialize again: a parsed `JSONValue` keeps numbers as `Double`, so
 /// `12345678901234567890` or `1e400` would come back changed, and the client would also see new
 /// whitespace and escapes. Here the document is only scanned (RFC 8259) to find the byte span of
-/// the value a pointer names (RFC 6901), and the new value's JSON text (``ConfigValue/jsonBytes(pretty:)``)
+/// the value a pointer names (RFC 6901), and the new value's JSON text (``JSONValue/jsonBytes(pretty:)``)
 /// is spliced in: every other byte, a UTF-8 byte order mark and the whitespace around the
 /// document included, stays as it was.
 ///
-/// The pointer semantics are ``ConfigValue/set(_:at:)-(_,String)``'s, which `jsonSet` always had:
+/// The pointer semantics are ``JSONValue/set(_:at:)-(_,String)``'s, which `jsonSet` always had:
 /// - a missing member of an object that exists is added after the last member (with a comma, and
 ///   with the whitespace that precedes the last member and separates its name from its value, so
 ///   an indented document stays indented), or as the only member of an empty object;
@@ -32,7 +31,7 @@ public enum JSONTextEditor {
     ///
     /// With no edits, a valid body comes back unchanged. The caller passes the original body on
     /// when the result is nil.
-    public static func set(_ edits: [(pointer: String, value: ConfigValue)], in body: [UInt8]) -> [UInt8]? {
+    public static func set(_ edits: [(pointer: String, value: JSONValue)], in body: [UInt8]) -> [UInt8]? {
         guard let root = JSONTextScanner(bytes: body).documentValueStart() else { return nil }
         var text = body
         for edit in edits {
@@ -78,7 +77,7 @@ private struct JSONTextScanner {
 
     /// The splice that sets `value` at the pointer `tokens`, walking from the root value at `root`.
     /// The document must already be known to be valid.
-    func splice(setting value: ConfigValue, at tokens: [String], root: Int) -> JSONSplice? {
+    func splice(setting value: JSONValue, at tokens: [String], root: Int) -> JSONSplice? {
         var current = root
         var currentEnd: Int?
         for (position, token) in tokens.enumerated() {
@@ -97,9 +96,9 @@ private struct JSONTextScanner {
                 currentEnd = child.value.upperBound
                 continue
             }
-            // A missing parent is made as objects down to the value (ConfigValue.set does the same).
+            // A missing parent is made as objects down to the value (JSONValue.set does the same).
             let nested = tokens[(position + 1)...].reversed().reduce(value) { inner, name in
-                .object([ConfigMember(key: name, value: inner)])
+                .object([JSONMember(key: name, value: inner)])
             }
             return insertion(of: nested, named: isObject ? token : nil, into: current, after: children.last)
         }
@@ -111,10 +110,10 @@ private struct JSONTextScanner {
     /// After an existing child, the new one copies that child's leading whitespace and, for a
     /// member, the `:` separator with its spacing, so `{\n  "a": 1\n}` becomes
     /// `{\n  "a": 1,\n  "b": 2\n}`.
-    private func insertion(of value: ConfigValue, named name: String?, into open: Int, after last: JSONChild?)
+    private func insertion(of value: JSONValue, named name: String?, into open: Int, after last: JSONChild?)
         -> JSONSplice
     {
-        let nameText = name.map { ConfigValue.string($0).jsonBytes() }
+        let nameText = name.map { JSONValue.string($0).jsonBytes() }
         guard let last else {
             var text = nameText.map { $0 + [Byte.colon] } ?? []
             text += value.jsonBytes()
@@ -164,8 +163,8 @@ private struct JSONTextScanner {
     }
 
     /// A member name's text with its escapes decoded. Compared as a Swift `String`, as
-    /// `ConfigValue.set` and `body.json` matches (`BodyJSON`) compare names, so a rule edits the
-    /// member its condition matched. A lone surrogate escape reads as U+FFFD, as in `BodyJSON`.
+    /// `JSONValue.set` and `body.json` matches (`JSONValue.parse`) compare names, so a rule edits the
+    /// member its condition matched. A lone surrogate escape reads as U+FFFD, as in `JSONValue.parse`.
     private func memberName(_ range: Range<Int>) -> String {
         let content = bytes[range.lowerBound + 1..<range.upperBound - 1]
         guard content.contains(Byte.backslash) else { return String(decoding: content, as: UTF8.self) }

@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// A flow plus what matchers derive from it (header index, query, cookies, form, JSON),
 /// computed at most once per evaluation and only when a rule asks.
 struct FlowFacts {
@@ -6,7 +8,7 @@ struct FlowFacts {
     private var cookieValues: [String: [String]]?
     private var formFields: [String: [String]]?
     /// nil: not parsed yet; .some(nil): the body is absent or not JSON.
-    private var json: BodyJSON??
+    private var json: JSONValue??
 
     init(_ flow: FlowView) {
         self.flow = flow
@@ -46,8 +48,8 @@ struct FlowFacts {
     }
 
     /// The body as JSON; nil when it was not read or is not JSON.
-    mutating func bodyJSON() -> BodyJSON? {
-        if json == nil { json = .some(flow.body.flatMap(BodyJSON.parse)) }
+    mutating func bodyJSON() -> JSONValue? {
+        if json == nil { json = .some(flow.body.flatMap(JSONValue.parse)) }
         return json ?? nil
     }
 }

@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// A compiled `FlowMatch`: every set field must match (README "match").
 ///
 /// Field by field:
@@ -103,7 +105,7 @@ final class BodyMatcher {
                 let found = document.value(at: pointer)
                 switch test {
                 case .exists(let expected): if (found != nil) != expected { return false }
-                case .equals(let expected): if !(found?.equals(expected) ?? false) { return false }
+                case .equals(let expected): if found != expected { return false }
                 }
             }
         }

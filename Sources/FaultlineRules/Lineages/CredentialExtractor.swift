@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// Finds credentials where the auth profile says they travel and fingerprints them at once, so
 /// raw values live only inside these functions.
 ///
@@ -112,7 +114,7 @@ struct CredentialExtractor: Sendable {
 private struct BodyReader {
     let body: [UInt8]?
     private var fields: [String: [String]]?
-    private var document: BodyJSON??
+    private var document: JSONValue??
 
     init(_ body: [UInt8]?) {
         self.body = body
@@ -124,7 +126,7 @@ private struct BodyReader {
     }
 
     mutating func json(_ pointer: String) -> [String] {
-        if document == nil { document = .some(body.flatMap(BodyJSON.parse)) }
+        if document == nil { document = .some(body.flatMap(JSONValue.parse)) }
         guard let root = document ?? nil, let text = root.value(at: pointer)?.credentialText else { return [] }
         return [text]
     }

@@ -78,7 +78,7 @@ enum WireSyntax {
 extension ConfigNode {
     /// The node as a JSON value for a body or a pointer value. JSON has no Infinity or NaN
     /// (RFC 8259 §6), so one anywhere inside is an error at that number.
-    func jsonValue() throws(ConfigError) -> ConfigValue {
+    func jsonValue() throws(ConfigError) -> JSONValue {
         switch kind {
         case .number(let value) where !value.isFinite:
             throw ConfigError("JSON cannot hold Infinity or NaN", at: location)

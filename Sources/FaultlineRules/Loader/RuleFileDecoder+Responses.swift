@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 
 /// `respond`, and the headers and bodies `respond` and `rewrite` share.
 extension RuleFileDecoder {

@@ -13,7 +13,7 @@ struct RewriteDraft {
     var addHeaders: [(name: String, value: String)] = []
     var removeHeaders: [String] = []
     var body: [UInt8]?
-    var jsonSet: [(pointer: String, value: ConfigValue)] = []
+    var jsonSet: [(pointer: String, value: JSONValue)] = []
     /// Where `status` is written, when it is (even with a wrong value: the key alone says which
     /// message the rewrite is for).
     var statusKey: SourceLocation?

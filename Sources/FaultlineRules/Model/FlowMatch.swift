@@ -1,4 +1,4 @@
-public import FaultlineConfig
+public import FaultlineCore
 
 /// What a flow must look like for a rule (or an auth-profile role) to apply. Every field that is
 /// set must match; an empty `FlowMatch` matches every flow.
@@ -55,7 +55,7 @@ public enum ValueMatch: Sendable, Equatable {
 /// A test on a JSON value at a pointer in a request body.
 public enum JSONValueMatch: Sendable, Equatable {
     /// Equal to this JSON value (compared as parsed JSON, so `1` equals `1.0`).
-    case equals(ConfigValue)
+    case equals(JSONValue)
     case exists(Bool)
 }
 

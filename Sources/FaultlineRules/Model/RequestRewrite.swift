@@ -1,4 +1,4 @@
-public import FaultlineConfig
+public import FaultlineCore
 
 /// Changes to a request before it goes upstream: what a `rewrite` in a request-phase rule does.
 /// Nil and empty parts leave the request as the client sent it.
@@ -20,13 +20,13 @@ public struct RequestRewrite: Sendable, Equatable {
     /// Replaces the whole body.
     public var body: [UInt8]?
     /// RFC 6901 pointers set in a JSON body (the body is read whole, up to a limit).
-    public var jsonSet: [(pointer: String, value: ConfigValue)]
+    public var jsonSet: [(pointer: String, value: JSONValue)]
 
     public init(
         method: String? = nil, path: String? = nil, query: String? = nil,
         setHeaders: [(name: String, value: String)] = [],
         addHeaders: [(name: String, value: String)] = [], removeHeaders: [String] = [], body: [UInt8]? = nil,
-        jsonSet: [(pointer: String, value: ConfigValue)] = []
+        jsonSet: [(pointer: String, value: JSONValue)] = []
     ) {
         self.method = method
         self.path = path

@@ -1,4 +1,3 @@
-public import FaultlineConfig
 public import FaultlineCore
 
 /// What a rule does to a flow.
@@ -58,12 +57,12 @@ public struct ResponseRewrite: Sendable, Equatable {
     /// Replaces the whole body.
     public var body: [UInt8]?
     /// RFC 6901 pointers set in a JSON body (the body is read whole, up to a limit).
-    public var jsonSet: [(pointer: String, value: ConfigValue)]
+    public var jsonSet: [(pointer: String, value: JSONValue)]
 
     public init(
         status: Int? = nil, setHeaders: [(name: String, value: String)] = [],
         addHeaders: [(name: String, value: String)] = [],
-        removeHeaders: [String] = [], body: [UInt8]? = nil, jsonSet: [(pointer: String, value: ConfigValue)] = []
+        removeHeaders: [String] = [], body: [UInt8]? = nil, jsonSet: [(pointer: String, value: JSONValue)] = []
     ) {
         self.status = status
         self.setHeaders = setHeaders

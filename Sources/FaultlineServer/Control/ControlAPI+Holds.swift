@@ -68,7 +68,7 @@ extension ControlAPI {
     }
 
     private func end(_ name: String, _ selection: HoldSelection, with outcome: HoldOutcome) throws(ControlFailure)
-        -> [ConfigValue]
+        -> [JSONValue]
     {
         let now = MonotonicInstant.now()
         let ended = runtime.holds.end(name: name, id: selection.id, all: selection.all, with: outcome)

@@ -70,7 +70,7 @@ extension ControlAPI {
                     "error": .string(
                         "the rules in \(directory) have \(errors.count) error(s); the last good rules keep running"),
                     "reloaded": .bool(false),
-                    "errors": .array(errors.map(ConfigValue.string)),
+                    "errors": .array(errors.map(JSONValue.string)),
                 ]))
         case .noRules:
             throw ControlFailure.noRules

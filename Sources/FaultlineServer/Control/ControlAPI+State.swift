@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineFlow
 import FaultlineProxy
 import FaultlineRules
@@ -77,7 +78,7 @@ extension ControlAPI {
         return .ok(
             ControlJSON.object([
                 "marked": .string(label),
-                "attributes": .object(attributes.map { ConfigMember(key: $0.0, value: .string($0.1)) }),
+                "attributes": .object(attributes.map { JSONMember(key: $0.0, value: .string($0.1)) }),
             ]))
     }
 }

@@ -1,5 +1,5 @@
-public import FaultlineConfig
-import FaultlineCore
+import FaultlineConfig
+public import FaultlineCore
 import FaultlineHTTP1
 public import FaultlinePosix
 
@@ -49,7 +49,7 @@ public struct ControlClient: Sendable {
     /// that take time on purpose (a hold wait). Throws `ControlClientError` when no answer came:
     /// nothing listens, the connection broke, the deadline passed, or the answer was not HTTP.
     public func call(
-        _ method: String, _ path: String, body: ConfigValue? = nil, wait: Duration = .zero
+        _ method: String, _ path: String, body: JSONValue? = nil, wait: Duration = .zero
     ) throws(ControlClientError) -> ControlResponse {
         let deadline = MonotonicInstant.now().advanced(by: timeout + wait)
         let connection: BlockingConnection
@@ -89,7 +89,7 @@ public struct ControlClient: Sendable {
         return encoded
     }
 
-    private func request(_ method: String, _ path: String, body: ConfigValue?) -> [UInt8] {
+    private func request(_ method: String, _ path: String, body: JSONValue?) -> [UInt8] {
         var headers: HTTPHeaders = [
             ("Host", address.description), ("Connection", "close"), ("Accept", "application/json"),
         ]
@@ -154,7 +154,7 @@ public struct ControlResponse: Sendable {
     }
 
     /// The body parsed as JSON; nil when it is not.
-    public var json: ConfigValue? { ConfigValue.parseJSON(body) }
+    public var json: JSONValue? { JSONValue.parseJSON(body) }
 
     /// True for 2xx.
     public var succeeded: Bool { (200..<300).contains(status) }

@@ -160,7 +160,7 @@ final class ControlConnection: StreamConnectionDelegate {
     }
 
     /// Writes a complete JSON answer; closes after it when the request asked to.
-    private func answer(_ status: Int, _ value: ConfigValue, allow: [String] = []) {
+    private func answer(_ status: Int, _ value: JSONValue, allow: [String] = []) {
         var payload = value.jsonBytes()
         payload.append(UInt8(ascii: "\n"))
         var headers = HTTPHeaders()

@@ -2,26 +2,26 @@ import FaultlineConfig
 import FaultlineCore
 import FaultlineRules
 
-/// Builds the control API's JSON answers as `ConfigValue`s (written with `jsonText`), with the
+/// Builds the control API's JSON answers as `JSONValue`s (written with `jsonText`), with the
 /// field names the API documents (snake_case, like the trace).
 enum ControlJSON {
     /// An object with members in the order written.
-    static func object(_ members: KeyValuePairs<String, ConfigValue>) -> ConfigValue {
-        .object(members.map { ConfigMember(key: $0.key, value: $0.value) })
+    static func object(_ members: KeyValuePairs<String, JSONValue>) -> JSONValue {
+        .object(members.map { JSONMember(key: $0.key, value: $0.value) })
     }
 
-    static func string(_ text: String?) -> ConfigValue { text.map(ConfigValue.string) ?? .null }
+    static func string(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
 
-    static func number(_ value: some BinaryInteger) -> ConfigValue { .number(Double(value)) }
+    static func number(_ value: some BinaryInteger) -> JSONValue { .number(Double(value)) }
 
     /// `{"error": message}`, with `suggestion` when there is a nearest valid name.
-    static func error(_ message: String, suggestion: String? = nil) -> ConfigValue {
+    static func error(_ message: String, suggestion: String? = nil) -> JSONValue {
         guard let suggestion else { return object(["error": .string(message)]) }
         return object(["error": .string(message), "suggestion": .string(suggestion)])
     }
 
     /// One held flow: `{id, name, flow, connection, phase, summary, held_ms, release_on}`.
-    static func hold(_ info: HoldInfo, now: MonotonicInstant = .now()) -> ConfigValue {
+    static func hold(_ info: HoldInfo, now: MonotonicInstant = .now()) -> JSONValue {
         let heldNanoseconds = now.nanoseconds >= info.heldAt.nanoseconds ? now.nanoseconds - info.heldAt.nanoseconds : 0
         return object([
             "id": number(info.id),
@@ -36,7 +36,7 @@ enum ControlJSON {
     }
 
     /// One rule: `{id: "scenario/rule", file, phase, enabled, hits, matches}`.
-    static func rule(_ status: RuleStatus) -> ConfigValue {
+    static func rule(_ status: RuleStatus) -> JSONValue {
         object([
             "id": .string(status.id.description),
             "file": .string(status.file),
@@ -50,7 +50,7 @@ enum ControlJSON {
     }
 
     /// One scenario's state: `{scenario, scope, state, lineages: [{lineage: "L1", state}]}`.
-    static func state(_ info: ScenarioStateInfo) -> ConfigValue {
+    static func state(_ info: ScenarioStateInfo) -> JSONValue {
         object([
             "scenario": .string(info.scenario),
             "scope": .string(info.scope.rawValue),

@@ -1,11 +1,12 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineHTTP1
 
 /// What the routes answer with: a JSON document or a web UI page now, or one of the answers that
 /// take time (the connection carries those out on its loop).
 enum ControlReply: Sendable {
     /// A complete JSON answer; `allow` fills the `Allow` field of a 405 (RFC 9110 §15.5.6).
-    case json(status: Int, ConfigValue, allow: [String] = [])
+    case json(status: Int, JSONValue, allow: [String] = [])
     /// Long poll: answer 200 with the hold once one named `name` exists, 408 after `timeout`.
     case waitForHold(name: String, timeout: Duration)
     /// Stream every trace line recorded from now on, until the client goes away.
@@ -17,7 +18,7 @@ enum ControlReply: Sendable {
     case document(status: Int, contentType: String, body: [UInt8], headers: HTTPHeaders = HTTPHeaders())
 
     /// 200 with `value`.
-    static func ok(_ value: ConfigValue) -> ControlReply { .json(status: 200, value) }
+    static func ok(_ value: JSONValue) -> ControlReply { .json(status: 200, value) }
 
     /// 405 for a known path asked with another method, naming the ones it takes in the message
     /// and in `Allow` (RFC 9110 §15.5.6).

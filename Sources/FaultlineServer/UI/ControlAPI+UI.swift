@@ -1,4 +1,4 @@
-import FaultlineConfig
+import FaultlineCore
 import FaultlineHTTP1
 
 /// The web UI under `/ui/`: the login that trades a one-time ticket for a session cookie, the

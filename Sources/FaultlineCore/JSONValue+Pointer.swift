@@ -1,13 +1,13 @@
-extension ConfigValue {
+extension JSONValue {
     /// The value an RFC 6901 pointer refers to, or nil when the pointer is malformed or leads
     /// nowhere (a missing member, an index past the end, `-`, a step into a scalar).
-    public func value(at pointer: String) -> ConfigValue? {
+    public func value(at pointer: String) -> JSONValue? {
         guard let parsed = try? JSONPointer(pointer) else { return nil }
         return value(at: parsed)
     }
 
     /// The value a parsed pointer refers to, or nil when it leads nowhere.
-    public func value(at pointer: JSONPointer) -> ConfigValue? {
+    public func value(at pointer: JSONPointer) -> JSONValue? {
         var current = self
         for token in pointer.tokens {
             switch current {
@@ -31,16 +31,16 @@ extension ConfigValue {
     /// the pointer is malformed, steps into a string, number, boolean or null, or names an array
     /// index that is not a number or lies further past the end. The empty pointer replaces the
     /// whole value.
-    public mutating func set(_ newValue: ConfigValue, at pointer: String) throws(JSONPointerError) {
+    public mutating func set(_ newValue: JSONValue, at pointer: String) throws(JSONPointerError) {
         try set(newValue, at: try JSONPointer(pointer))
     }
 
     /// Sets the value at a parsed pointer; see ``set(_:at:)-(_,String)``.
-    public mutating func set(_ newValue: ConfigValue, at pointer: JSONPointer) throws(JSONPointerError) {
+    public mutating func set(_ newValue: JSONValue, at pointer: JSONPointer) throws(JSONPointerError) {
         try set(newValue, tokens: pointer.tokens[...], pointer: pointer)
     }
 
-    private mutating func set(_ newValue: ConfigValue, tokens: ArraySlice<String>, pointer: JSONPointer)
+    private mutating func set(_ newValue: JSONValue, tokens: ArraySlice<String>, pointer: JSONPointer)
         throws(JSONPointerError)
     {
         guard let token = tokens.first else {
@@ -57,9 +57,9 @@ extension ConfigValue {
             if let index = members.firstIndex(where: { $0.key == token }) {
                 try members[index].value.set(newValue, tokens: rest, pointer: pointer)
             } else {
-                var child = ConfigValue.object([])
+                var child = JSONValue.object([])
                 try child.set(newValue, tokens: rest, pointer: pointer)
-                members.append(ConfigMember(key: token, value: child))
+                members.append(JSONMember(key: token, value: child))
             }
         case .array(var elements):
             let index: Int
@@ -78,7 +78,7 @@ extension ConfigValue {
             self = .null
             defer { self = .array(elements) }
             if index == elements.count {
-                var child = ConfigValue.object([])
+                var child = JSONValue.object([])
                 try child.set(newValue, tokens: rest, pointer: pointer)
                 elements.append(child)
             } else {

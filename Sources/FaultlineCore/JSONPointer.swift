@@ -1,7 +1,7 @@
 /// An RFC 6901 JSON pointer such as `/items/0/access_token`, split into its reference tokens.
 ///
 /// Parse pointers when loading rules (so a typo is reported with the file position) and keep the
-/// value; ``ConfigValue/value(at:)-(JSONPointer)`` and ``ConfigValue/set(_:at:)-(_,JSONPointer)``
+/// value; ``JSONValue/value(at:)-(JSONPointer)`` and ``JSONValue/set(_:at:)-(_,JSONPointer)``
 /// then walk a body without re-parsing.
 public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// Unescaped reference tokens; empty for the whole document (`""`).
@@ -50,7 +50,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The array index a token names: `0` or digits without a leading zero (RFC 6901 §4).
-    static func arrayIndex(_ token: String) -> Int? {
+    package static func arrayIndex(_ token: String) -> Int? {
         guard let first = token.utf8.first, token.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         if first == 0x30, token.utf8.count > 1 { return nil }
         return Int(token)

@@ -1,26 +1,3 @@
-/// A parsed JSON5 (or JSON) value without source positions: what rule actions carry at run time
-/// (a JSON body to answer with, a value to set at a JSON pointer).
-public indirect enum ConfigValue: Sendable, Hashable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([ConfigValue])
-    /// Members in file order; keys are unique (the parser refuses duplicates).
-    case object([ConfigMember])
-}
-
-/// One member of a JSON object, in order.
-public struct ConfigMember: Sendable, Hashable {
-    public var key: String
-    public var value: ConfigValue
-
-    public init(key: String, value: ConfigValue) {
-        self.key = key
-        self.value = value
-    }
-}
-
 /// Where a value came from in a configuration file, for error messages and the trace.
 public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     public var file: String
