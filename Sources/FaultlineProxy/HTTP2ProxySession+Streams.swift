@@ -25,7 +25,7 @@ extension HTTP2ProxySession {
                     continue
                 }
                 streams[stream]!.uncredited += bytes.count
-                if streams[stream]!.isTunnel || streams[stream]!.extendedConnect {
+                if streams[stream]!.carriesTunnelData {
                     if endStream { streams[stream]!.requestEnded = true }
                     streams[stream]!.relayFromClient(bytes[...], endStream: endStream, &output)
                     continue
@@ -134,7 +134,7 @@ extension HTTP2ProxySession {
             head = HTTPRequestHead(
                 method: "GET", target: Self.target(of: asGet, mode: configuration.mode), version: .http1_1,
                 headers: fields)
-            streams[stream]!.extendedConnect = true
+            streams[stream]!.role = .upgrading(early: [], accepted: false)
         } else {
             head = HTTPRequestHead(
                 method: request.method, target: Self.target(of: request, mode: configuration.mode), version: .http1_1,
@@ -161,7 +161,7 @@ extension HTTP2ProxySession {
             return
         }
         let length: FlowBodyLength
-        if endStream || streams[stream]!.extendedConnect {
+        if endStream || streams[stream]!.isUpgrading {
             length = .none
         } else if let text = head.headers.first(name: "content-length"), let bytes = Int64(text), bytes >= 0 {
             length = bytes == 0 ? .none : .known(bytes)
@@ -177,7 +177,7 @@ extension HTTP2ProxySession {
         streams[stream]!.flow = FlowMachine(id: flowID, request: flowRequest, environment: environment)
         streams[stream]!.perform(streams[stream]!.flow!.start(), &output)
         // An extended CONNECT's HTTP/1.1 form has no body: its DATA is the tunnel's.
-        if endStream || streams[stream]?.extendedConnect == true {
+        if endStream || streams[stream]?.isUpgrading == true {
             streams[stream]?.flowInput(&output) { $0.requestEnd(trailers: nil) }
         }
     }
@@ -195,7 +195,7 @@ extension HTTP2ProxySession {
             TraceEntry(
                 .requestReceived, connection: connectionID, flow: flow,
                 FlowMachine.requestReceivedFields(request, routed: true)))
-        streams[stream]!.connectTarget = route.endpoint
+        streams[stream]!.role = .connecting(route.endpoint, early: [])
         output.append(.connectUpstream(flow, route.endpoint, fresh: false))
     }
 

@@ -154,7 +154,7 @@ extension HTTP2ProxySession: ClientSession {
 
     public mutating func upstreamDidConnect(flow id: FlowID, _ info: UpstreamConnectionInfo) -> [ProxyAction] {
         upstreamInput(id) { stream, output in
-            if stream.connectTarget != nil {
+            if stream.isConnecting {
                 stream.connectTunnelReady(info, &output)
             } else {
                 stream.flowUpstreamConnected(id, info, &output)
@@ -164,7 +164,7 @@ extension HTTP2ProxySession: ClientSession {
 
     public mutating func upstreamDidFailToConnect(flow id: FlowID, _ failure: UpstreamFailure) -> [ProxyAction] {
         upstreamInput(id) { stream, output in
-            if stream.connectTarget != nil {
+            if stream.isConnecting {
                 stream.connectTunnelFailed(failure, &output)
             } else {
                 stream.flowUpstreamFailed(id, failure, &output)
@@ -178,7 +178,7 @@ extension HTTP2ProxySession: ClientSession {
 
     public mutating func upstreamDidRead(flow id: FlowID, _ bytes: UnsafeRawBufferPointer) -> [ProxyAction] {
         upstreamInput(id) { stream, output in
-            if stream.tunnel != nil {
+            if stream.isRelaying {
                 stream.relayFromUpstream(Array(bytes)[...])
             } else {
                 stream.flowUpstreamRead(id, bytes, &output)
@@ -188,13 +188,13 @@ extension HTTP2ProxySession: ClientSession {
 
     public mutating func upstreamDidReadEOF(flow id: FlowID) -> [ProxyAction] {
         upstreamInput(id) { stream, output in
-            if stream.tunnel != nil { stream.tunnelUpstreamEnded(&output) } else { stream.flowUpstreamEOF(id, &output) }
+            if stream.isRelaying { stream.tunnelUpstreamEnded(&output) } else { stream.flowUpstreamEOF(id, &output) }
         } ?? []
     }
 
     public mutating func upstreamDidClose(flow id: FlowID) -> [ProxyAction] {
         upstreamInput(id) { stream, output in
-            if stream.tunnel != nil {
+            if stream.isRelaying {
                 stream.tunnelUpstreamClosed(&output)
             } else {
                 stream.flowUpstreamClosed(id, &output)

@@ -35,19 +35,27 @@ final class HTTP2Stream: UpstreamFlowHost {
     var ended = false
     /// A `goaway` fault asked for a GOAWAY, which the session sends after the current input.
     var requestedGoAway: (code: HTTP2ErrorCode, thisStreamProcessed: Bool)?
-    /// A `CONNECT` waiting for its connection to this target (RFC 9113 §8.5).
-    var connectTarget: UpstreamEndpoint?
-    /// An extended `CONNECT` for WebSocket (RFC 8441), sent upstream as an HTTP/1.1 upgrade.
-    var extendedConnect = false
-    /// The origin's 101 went to the client as 200: the stream becomes the tunnel.
-    var upgraded = false
-    /// The relay, once the stream is a tunnel (HTTP2Stream+Tunnel.swift).
-    var tunnel: Tunnel?
-    /// DATA the client sent before its tunnel was open.
-    var earlyClientBytes: [UInt8] = []
+    /// What the stream carries, and what that role holds.
+    var role: Role = .exchange
     /// A response `throttle`: this stream's body waits here and leaves at the rule's rate
     /// (HTTP2StreamPacing.swift); it may outlive the flow until what waits has gone.
     var pacing: HTTP2StreamPacing?
+
+    /// The roles of a stream. DATA is the request body of an exchange; in every other role it is
+    /// the tunnel's, kept in `early` until the tunnel is open.
+    enum Role {
+        /// A request and its response through the flow core (`flow`, `upstream`).
+        case exchange
+        /// An extended `CONNECT` for WebSocket (RFC 8441), sent upstream as an HTTP/1.1 upgrade
+        /// through the flow core; `accepted` once the origin's 101 went to the client as 200.
+        case upgrading(early: [UInt8], accepted: Bool)
+        /// A `CONNECT` waiting for its connection to the target (RFC 9113 §8.5).
+        case connecting(UpstreamEndpoint, early: [UInt8])
+        /// The relay (HTTP2Stream+Tunnel.swift).
+        case tunnel(Tunnel)
+        /// The tunnel closed: DATA still coming is dropped.
+        case tunnelClosed
+    }
 
     init(
         streamID: Int32, connection: HTTP2Connection, configuration: ProxyConfiguration,
@@ -84,7 +92,7 @@ final class HTTP2Stream: UpstreamFlowHost {
                 connection.sendResponseHead(
                     stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: fields),
                     endStream: false)
-            case .sendResponseHead(_, let head, _, _) where extendedConnect && head.status == 101:
+            case .sendResponseHead(_, let head, _, _) where isUpgrading && head.status == 101:
                 // The origin took the upgrade: an extended CONNECT succeeds with a 2xx (RFC 8441
                 // §5); the HTTP/1.1 upgrade's own fields stay behind.
                 var fields = ClientResponseFields.make(from: head.headers, length: .none)
@@ -92,8 +100,8 @@ final class HTTP2Stream: UpstreamFlowHost {
                 connection.sendResponseHead(
                     stream: streamID, headers: HTTP2Headers.responseBlock(status: 200, fields: fields), endStream: false
                 )
-                upgraded = true
-            case .sendResponseEnd where upgraded:
+                if case .upgrading(let early, _) = role { role = .upgrading(early: early, accepted: true) }
+            case .sendResponseEnd where isAcceptedUpgrade:
                 continue  // the stream stays open as the tunnel
             case .sendResponseHead(_, let head, let length, _):
                 // A stated length holds for HTTP/2 too (RFC 9113 §8.1.1); HTTP/1's framing goes.
