@@ -51,7 +51,8 @@ public enum ProxyAction: Sendable, Equatable {
     /// Pace writes to one side of a flow, or stop pacing with nil.
     case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
     /// Ask the rules for `flow` (`RuleQuestion`); answer with `ClientSession.ruleDecided` at once,
-    /// before any other input of the session.
+    /// before any other input of the session. A session's questions come after its other actions
+    /// of the same input (`SessionOutput`).
     case decide(FlowID, RuleQuestion)
     /// Record a trace event. A session's entries come before its other actions of the same input
     /// (`SessionOutput`), so the trace reads as it did when sessions recorded as they went.

@@ -6,10 +6,15 @@ import FaultlineTrace
 ///
 /// Trace entries go first, ahead of everything else the input produced: they say what the input
 /// decided, the driver records them before it acts, and a trace entry between two writes would
-/// otherwise split one socket write into two.
+/// otherwise split one socket write into two. Rule questions (`decide`) go last: the driver
+/// answers each at once and carries out the answer's actions on the spot, so they must follow
+/// everything the input produced before them (HTTP/2 frames the connection queued earlier must
+/// reach the socket before the frames of the answer, or HPACK's dynamic table would be read out
+/// of order).
 struct SessionOutput {
     private(set) var actions: [ProxyAction] = []
     private var traces: [ProxyAction] = []
+    private var questions: [ProxyAction] = []
     private var toClient: [UInt8] = []
     private var toUpstream: [UInt8] = []
     private var upstreamFlow: FlowID?
@@ -40,6 +45,10 @@ struct SessionOutput {
 
     /// Appends an action after the writes queued so far, so the driver sees them in order.
     mutating func append(_ action: ProxyAction) {
+        if case .decide = action {
+            questions.append(action)
+            return
+        }
         flushWrites()
         actions.append(action)
     }
@@ -49,11 +58,12 @@ struct SessionOutput {
         traces.append(.trace(entry))
     }
 
-    /// The actions of this input, trace entries first, writes included.
+    /// The actions of this input: trace entries first, then writes and actions in order, then
+    /// rule questions.
     mutating func finish() -> [ProxyAction] {
         flushWrites()
-        guard !traces.isEmpty else { return actions }
-        return traces + actions
+        guard !traces.isEmpty || !questions.isEmpty else { return actions }
+        return traces + actions + questions
     }
 
     private mutating func flushWrites() {

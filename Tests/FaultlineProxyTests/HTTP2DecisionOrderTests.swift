@@ -1,0 +1,37 @@
+import FaultlineCore
+import FaultlineHTTP2
+import FaultlineProxy
+import Testing
+
+/// A rule question is answered while the driver carries out the batch that asked it, so the
+/// answer's frames must leave after the frames the same input queued before the question. Out of
+/// order, the client would read two header blocks against an HPACK dynamic table (RFC 7541 §2.3.2)
+/// that the encoder filled in the other order.
+@Suite struct HTTP2DecisionOrderTests {
+    @Test func aRefusalAndARuleAnswerInOneReadBothReachTheClientIntact() throws {
+        let rules = ruleSet(
+            #"""
+            { rules: [{ name: "deny", match: { path: "/deny" },
+                        actions: [{ respond: { status: 401, headers: { "x-faultline-error": "denied", "content-type": "text/plain" }, body: "no" } }] }] }
+            """#)
+        var play = try HTTP2Playbook(ruleSet: rules)
+        let looped = try play.client.startRequest(
+            headers: [
+                HTTP2Header(":method", "GET"), HTTP2Header(":scheme", "http"), HTTP2Header(":authority", "app.test"),
+                HTTP2Header(":path", "/loop"), HTTP2Header("via", "2 faultline"),
+            ], endStream: true)
+        let denied = try play.client.startRequest(
+            headers: [
+                HTTP2Header(":method", "GET"), HTTP2Header(":scheme", "http"), HTTP2Header(":authority", "app.test"),
+                HTTP2Header(":path", "/deny"),
+            ], endStream: true)
+        play.feed(play.takeClientOutput())
+        play.pump()
+        #expect(play.clientEvents.allSatisfy { if case .connectionError = $0 { false } else { true } })
+        #expect(play.stream(looped).status == 508)
+        #expect(play.stream(looped).field("x-faultline-error") == ["proxy-loop"])
+        #expect(play.stream(denied).status == 401)
+        #expect(play.stream(denied).field("x-faultline-error") == ["denied"])
+        #expect(play.stream(denied).bodyText == "no")
+    }
+}
