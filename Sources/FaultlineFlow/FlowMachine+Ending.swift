@@ -132,6 +132,7 @@ extension FlowMachine {
     public mutating func requestMalformed(status: Int, code: String, message: String) -> [FlowAction] {
         var output = FlowOutput()
         guard !isEnded else { return [] }
+        traceReceivedIfAsking(&output)
         output.trace(
             id, .protocolError,
             [
@@ -153,11 +154,20 @@ extension FlowMachine {
     public mutating func clientGone(reason: String) -> [FlowAction] {
         var output = FlowOutput()
         guard !isEnded else { return [] }
+        traceReceivedIfAsking(&output)
         dropHold(because: .clientGone, &output)
         output.trace(id, .flowAborted, [.string("reason", reason)])
         if upstreamRequested { output.append(.closeUpstream(id)) }
         end(.clientGone, &output)
         return output.actions
+    }
+
+    /// A flow that ends while its request question is out (the client left in the same read)
+    /// still says what it received, as it did when the rules answered inside the read; without
+    /// the answer it names no role.
+    private mutating func traceReceivedIfAsking(_ output: inout FlowOutput) {
+        guard case .awaitingRequestDecision = state else { return }
+        traceRequestReceived(&output)
     }
 
     /// A hold still registered when its flow ends some other way (the client left, the upstream

@@ -65,4 +65,13 @@ import Testing
             ])
         #expect(play.questions.count == 2)
     }
+
+    @Test func aFlowWhoseClientLeavesWhileItsQuestionIsOutSaysWhatItReceived() {
+        let play = StrictPlaybook(FlowFixtures.get(), scripted: ScriptedRules()) { _ in nil }
+        play.expect(["decide request"])
+        play.clientGone("client-reset")
+        play.expect(["trace request.received", "trace flow.aborted reason=client-reset", "ended client-gone"])
+        play.decided(.request(.untouched))
+        play.expectNothing()
+    }
 }

@@ -44,8 +44,8 @@ final class StrictPlaybook {
     private(set) var traces: [(kind: TraceEventKind, fields: [TraceField])] = []
     /// Every question the flow asked the rules, in order.
     private(set) var questions: [RuleQuestion] = []
-    /// Scripted answers to the flow's questions, in place of a rules engine.
-    let answers: ((RuleQuestion) -> RuleAnswer)?
+    /// Scripted answers to the flow's questions, in place of a rules engine; nil leaves one out.
+    let answers: ((RuleQuestion) -> RuleAnswer?)?
 
     /// A flow for `request` under `rules` (the text inside a scenario's `rules: [...]`, see
     /// `FlowFixtures.ruleSet`), or under `policy` when several flows share one; without either,
@@ -53,7 +53,7 @@ final class StrictPlaybook {
     /// test answers the flow's questions itself.
     init(
         _ request: FlowRequest, rules: String? = nil, profile: String? = nil, policy: FlowPolicy? = nil,
-        scripted: (any FlowRules)? = nil, answers: ((RuleQuestion) -> RuleAnswer)? = nil,
+        scripted: (any FlowRules)? = nil, answers: ((RuleQuestion) -> RuleAnswer?)? = nil,
         bodyLimit: Int = BodyReadLimit.bytes, responseTimeout: Duration = .seconds(60), id: FlowID = FlowID(1),
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
@@ -246,6 +246,11 @@ final class StrictPlaybook {
         run("clientGone", sourceLocation) { $0.clientGone(reason: reason) }
     }
 
+    /// A late answer to a question a script left out.
+    func decided(_ answer: RuleAnswer, sourceLocation: SourceLocation = #_sourceLocation) {
+        run("decided", sourceLocation) { $0.decided(answer) }
+    }
+
     /// Every input once: for checking that an ended flow stays silent.
     func everyInput(sourceLocation: SourceLocation = #_sourceLocation) {
         guard outcome != nil else {
@@ -301,13 +306,18 @@ final class StrictPlaybook {
     /// Answers a question as the driver does, at once: with `answers` when the test scripts the
     /// rules, else with the policy's engine. The answer's actions follow the question's line.
     private func answer(_ question: RuleQuestion, from input: String, at location: SourceLocation) {
-        guard let reply = answers?(question) ?? policy?.answer(question) else {
+        questions.append(question)
+        let reply: RuleAnswer?
+        if let answers {
+            reply = answers(question)  // nil leaves the question out, as a driver not done yet
+        } else if let policy {
+            reply = policy.answer(question)
+        } else {
             Issue.record("\(input) asked the rules, and this playbook has none", sourceLocation: location)
             return
         }
-        questions.append(question)
-        let actions = machine!.decided(reply)
-        receive(actions, from: "the answer to \(input)", at: location)
+        guard let reply else { return }
+        receive(machine!.decided(reply), from: "the answer to \(input)", at: location)
     }
 
     private func record(_ action: FlowAction) {

@@ -1,6 +1,7 @@
 import FaultlineCore
 import FaultlineHTTP2
 import FaultlineProxy
+import FaultlineTrace
 import Testing
 
 /// A rule question is answered while the driver carries out the batch that asked it, so the
@@ -33,5 +34,35 @@ import Testing
         #expect(play.stream(denied).status == 401)
         #expect(play.stream(denied).field("x-faultline-error") == ["denied"])
         #expect(play.stream(denied).bodyText == "no")
+    }
+}
+
+extension HTTP2DecisionOrderTests {
+    /// A `goaway` fault on one stream and another stream in the same read: the GOAWAY goes out
+    /// while the second stream's question is out, so that stream is past its last stream and is
+    /// never processed (RFC 9113 §6.8); its flow still says what it received before it ends.
+    @Test func aStreamPastAGoAwaySentWhileItsQuestionWasOutNeverGoesUpstream() throws {
+        let rules = ruleSet(
+            #"{ rules: [{ name: "away", match: { path: "/away" }, actions: [{ fault: "goaway" }] }] }"#)
+        var play = try HTTP2Playbook(ruleSet: rules)
+        let away = try play.client.startRequest(headers: Self.get("/away"), endStream: true)
+        let later = try play.client.startRequest(headers: Self.get("/later"), endStream: true)
+        play.feed(play.takeClientOutput())
+        play.pump()
+        #expect(play.upstreams.isEmpty, "nothing goes upstream")
+        #expect(play.stream(away).status == nil && play.stream(later).status == nil)
+        let kinds = try play.events().map { "\($0.flow.map { "\($0)" } ?? "-") \($0.kind.rawValue)" }
+        #expect(
+            kinds == [
+                "- http2.settings", "f1 request.received", "f1 rule.fired", "f1 fault.injected", "- http2.goaway",
+                "f2 request.received", "f2 flow.aborted",
+            ])
+    }
+
+    static func get(_ path: String) -> [HTTP2Header] {
+        [
+            HTTP2Header(":method", "GET"), HTTP2Header(":scheme", "http"), HTTP2Header(":authority", "app.test"),
+            HTTP2Header(":path", path),
+        ]
     }
 }
