@@ -12,8 +12,7 @@ import Testing
     @Test func absoluteFormIsRewrittenToOriginFormAndTraced() throws {
         var play = Playbook()
         play.client(Self.simpleGET)
-        #expect(play.didConnect(to: "api.example.test", port: 8080))
-        #expect(!play.lastConnectWasHTTP1Only, "an ordinary request may go over HTTP/2")
+        play.expect([Lines.idle, "cancel clientIdle", "connect http://api.example.test:8080"])
         #expect(play.upstreamText.isEmpty, "nothing is written before the connection exists")
 
         play.connected()
@@ -28,7 +27,7 @@ import Testing
         #expect(delivered.startLine == "HTTP/1.1 200 OK")
         #expect(delivered.values("Content-Length") == ["5"])
         #expect(delivered.body == "hello")
-        #expect(play.takeLog().contains(.releaseUpstream))
+        play.expect(["arm responseHead 60s"] + Lines.pooled)
 
         #expect(
             try play.eventKinds() == [
@@ -68,6 +67,7 @@ import Testing
             #expect(delivered.values(name).isEmpty, "\(name) must not be relayed")
         }
         #expect(delivered.values("X-Origin") == ["yes"])
+        play.expect(Lines.opened("http://a.test:80") + Lines.pooled)
     }
 
     @Test func pipelinedRequestsAreServedInOrderOnePerExchange() throws {
@@ -80,16 +80,15 @@ import Testing
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none")
         #expect(play.takeClientText().hasSuffix("one"))
         // The second request only starts once the first exchange is over.
-        let log = play.takeLog()
-        let release = log.firstIndex(of: .releaseUpstream)
-        let secondConnect = log.lastIndex { if case .connectUpstream = $0 { return true } else { return false } }
-        #expect(release != nil && secondConnect != nil && release! < secondConnect!)
+        play.expect(
+            Lines.opened("http://a.test:80") + Lines.pooled + ["cancel clientIdle", "connect http://a.test:80"])
         play.connected(reused: true)
         #expect(ParsedMessage(play.takeUpstreamText()).startLine == "GET /two HTTP/1.1")
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo")
         #expect(play.takeClientText().hasSuffix("two"))
         let forwarded = try play.events().filter { $0.kind == .requestForwarded }
         #expect(forwarded.map { $0.bool("reused") } == [false, true])
+        play.expect(["arm responseHead 60s"] + Lines.pooled)
     }
 
     /// Chunk boundaries follow the reads, so the upstream bytes are compared decoded.
@@ -111,34 +110,34 @@ import Testing
             play.client(Array(request[split...]))
             play.connectIfRequested()
             #expect(try DecodedRequest(play.toUpstream) == expected, "split at \(split)")
+            play.expect(Lines.opened("http://a.test:80"))
         }
+        whole.expect(Lines.opened("http://a.test:80"))
     }
 
     @Test func reverseModeSendsOriginFormToTheFixedUpstream() throws {
         let upstream = UpstreamEndpoint(scheme: "http", host: "127.0.0.1", port: 3000)
         var play = Playbook(mode: .reverse(upstream))
         play.client("GET /v1/items?page=2 HTTP/1.1\r\nHost: faultline.local:9000\r\n\r\n")
-        #expect(play.didConnect(to: "127.0.0.1", port: 3000))
+        play.expect([Lines.idle, "cancel clientIdle", "connect http://127.0.0.1:3000"])
         play.connected()
         let sent = ParsedMessage(play.takeUpstreamText())
         #expect(sent.startLine == "GET /v1/items?page=2 HTTP/1.1")
         #expect(sent.values("Host") == ["127.0.0.1:3000"])
         let received = try #require(try play.events().first)
         #expect(received.string("url") == "http://127.0.0.1:3000/v1/items?page=2")
+        play.expect(["arm responseHead 60s"])
     }
 
     @Test func keepAliveClientReturnsToIdleAndArmsTheIdleTimer() {
         var play = Playbook()
-        _ = play.takeLog()
+        play.expect([Lines.idle])
         play.client("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
         play.connected()
         play.upstream("HTTP/1.1 204 No Content\r\n\r\n")
-        let log = play.takeLog()
-        #expect(log.contains(.cancelTimer(.clientIdle)))
-        #expect(log.last == .setTimer(.clientIdle, .seconds(120)))
-        #expect(!play.didCloseClient())
+        play.expect(["cancel clientIdle", "connect http://a.test:80", "arm responseHead 60s"] + Lines.pooled)
         play.fire(.clientIdle)
-        #expect(play.takeLog().contains(.closeClient(afterFlush: true)))
+        play.expect(["cancel clientIdle", "close client after flush"])
         #expect(play.session.closeReason == "idle-timeout")
     }
 
@@ -146,6 +145,6 @@ import Testing
         var play = Playbook()
         play.client("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nVia: 1.1 faultline\r\n\r\n")
         #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 508 Loop Detected")
-        #expect(!play.didConnect(to: "a.test", port: 80))
+        play.expect([Lines.idle, "cancel clientIdle", "cancel clientIdle", "close client after flush"])
     }
 }

@@ -17,7 +17,7 @@ import Testing
         let delivered = ParsedMessage(play.takeClientText())
         #expect(delivered.values("Transfer-Encoding") == ["chunked"])
         #expect(delivered.body == "3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n")
-        #expect(play.takeLog().contains(.closeUpstream), "a close-delimited upstream connection is spent")
+        play.expect(Lines.opened("http://a.test:80") + ["cancel responseHead", "close upstream", Lines.idle])
         #expect(try play.events().last?.body("body")?.length == 7)
     }
 
@@ -31,7 +31,10 @@ import Testing
         #expect(delivered.values("Transfer-Encoding").isEmpty)
         #expect(delivered.values("Connection") == ["close"])
         #expect(delivered.body == "abc")
-        #expect(play.didCloseClient())
+        play.expect(
+            Lines.opened("http://a.test:80") + [
+                "cancel responseHead", "release upstream", "cancel clientIdle", "close client after flush",
+            ])
     }
 
     @Test func trailersPassThroughChunkedResponses() {
@@ -40,6 +43,7 @@ import Testing
         play.connected()
         play.upstream("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Checksum: 42\r\n\r\n")
         #expect(play.takeClientText().hasSuffix("2\r\nok\r\n0\r\nX-Checksum: 42\r\n\r\n"))
+        play.expect(Lines.opened("http://a.test:80") + Lines.pooled)
     }
 
     @Test func headResponseKeepsContentLengthButHasNoBody() {
@@ -50,7 +54,7 @@ import Testing
         let delivered = ParsedMessage(play.takeClientText())
         #expect(delivered.values("Content-Length") == ["1000"])
         #expect(delivered.body.isEmpty)
-        #expect(play.takeLog().contains(.releaseUpstream))
+        play.expect(Lines.opened("http://a.test:80") + Lines.pooled)
     }
 
     @Test func interimResponsesReachHTTP11ClientsBeforeTheFinalOne() {
@@ -65,6 +69,7 @@ import Testing
         #expect(play.takeUpstreamText() == "data")
         play.upstream("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
         #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 201 Created")
+        play.expect(Lines.opened("http://a.test:80") + Lines.pooled)
     }
 
     @Test func earlyFinalResponseClosesTheClientWhoseBodyIsUnfinished() {
@@ -74,9 +79,10 @@ import Testing
         play.upstream("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n")
         let delivered = ParsedMessage(play.takeClientText())
         #expect(delivered.values("Connection") == ["close"])
-        let log = play.takeLog()
-        #expect(log.contains(.closeUpstream), "the upstream connection's request framing is unfinished")
-        #expect(log.contains(.closeClient(afterFlush: true)))
+        play.expect([
+            Lines.idle, "cancel clientIdle", "connect http://a.test:80", "close upstream", "cancel clientIdle",
+            "close client after flush",
+        ])
     }
 
     @Test func requestBodyBytesSentWhileConnectingAreHeldThenForwarded() {
@@ -86,17 +92,21 @@ import Testing
         #expect(play.upstreamText.isEmpty)
         play.connected()
         #expect(play.takeUpstreamText().hasSuffix("\r\n\r\n0123456789"))
+        play.expect(Lines.opened("http://a.test:80"))
     }
 
     @Test func clientHalfCloseAfterACompleteRequestStillGetsTheResponse() {
         var play = Playbook()
         play.client(Self.get)
         play.clientEOF()
-        #expect(!play.didCloseClient())
+        play.expect([Lines.idle, "cancel clientIdle", "connect http://a.test:80"])
         play.connected()
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
         #expect(play.takeClientText().hasSuffix("ok"))
-        #expect(play.didCloseClient())
+        play.expect([
+            "arm responseHead 60s", "cancel responseHead", "release upstream", "cancel clientIdle",
+            "close client after flush",
+        ])
     }
 
     @Test func stalePooledConnectionIsReplacedOnceForABodilessRequest() throws {
@@ -104,14 +114,14 @@ import Testing
         play.client(Self.get)
         play.connected(reused: true)
         _ = play.takeUpstreamText()
-        _ = play.takeLog()
+        play.expect(Lines.opened("http://a.test:80"))
         play.upstreamEOF()
-        let log = play.takeLog()
-        #expect(log.contains(.connectUpstream(UpstreamEndpoint(scheme: "http", host: "a.test", port: 80), fresh: true)))
+        play.expect(["cancel responseHead", "close upstream", "connect http://a.test:80 fresh"])
         play.connected()
         #expect(ParsedMessage(play.takeUpstreamText()).startLine == "GET / HTTP/1.1")
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
         #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 200 OK")
+        play.expect(["arm responseHead 60s"] + Lines.pooled)
     }
 
     @Test func aFreshConnectionThatClosesIsNotRetriedAgain() throws {
@@ -120,9 +130,12 @@ import Testing
         play.connected(reused: true)
         play.upstreamEOF()
         play.connected(reused: false)
-        _ = play.takeLog()
+        play.expect(
+            Lines.opened("http://a.test:80") + [
+                "cancel responseHead", "close upstream", "connect http://a.test:80 fresh", "arm responseHead 60s",
+            ])
         play.upstreamEOF()
-        #expect(!play.takeLog().contains { if case .connectUpstream = $0 { return true } else { return false } })
+        play.expect(["close upstream", "cancel responseHead", Lines.idle])
         #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 502 Bad Gateway")
     }
 
@@ -132,5 +145,6 @@ import Testing
         play.connected(reused: true)
         play.upstreamEOF()
         #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 502 Bad Gateway")
+        play.expect(Lines.opened("http://a.test:80") + ["close upstream", "cancel responseHead", Lines.idle])
     }
 }

@@ -46,5 +46,10 @@ import Testing
         let goAway = try #require(try play.events().first { $0.kind == .http2GoAway })
         #expect(goAway.string("side") == "proxy" && goAway.int("last_stream_id") == 5)
         #expect(play.sessionIsClosed)
+        play.expect([
+            Lines.idle, "f1 connect http://127.0.0.1:3000", "f1 close upstream", "f2 connect http://127.0.0.1:3000",
+            "f2 close upstream", "f3 connect http://127.0.0.1:3000", "f3 close upstream", "cancel clientIdle",
+            "close client after flush",
+        ])
     }
 }

@@ -34,6 +34,7 @@ import Testing
         #expect(play.stream(denied).status == 401)
         #expect(play.stream(denied).field("x-faultline-error") == ["denied"])
         #expect(play.stream(denied).bodyText == "no")
+        play.expect([Lines.idle, "cancel clientIdle", "fired test/deny", Lines.idle])
     }
 }
 

@@ -33,7 +33,11 @@ import Testing
         #expect(play.stream(paced).body.count == 10 && !play.stream(paced).ended)
         #expect(play.isArmed(.streamPacing))
         // The driver's connection-wide pacer is never asked for (it would slow every stream).
-        #expect(!play.log.contains { if case .throttle(_, .client, _) = $0 { true } else { false } })
+        play.expect([
+            Lines.idle, "f1 connect http://127.0.0.1:3000", "cancel clientIdle", "f2 connect http://127.0.0.1:3000",
+            "f1 arm responseHead 60s", "f1 cancel responseHead", "fired test/slow", "arm streamPacing(1) 0.02s",
+            "f1 release upstream", "f2 arm responseHead 60s", "f2 cancel responseHead", "f2 release upstream",
+        ])
 
         var seen = [play.stream(paced).body.count]
         while play.isArmed(.streamPacing) {
@@ -45,6 +49,7 @@ import Testing
         #expect(play.stream(paced).ended && play.stream(paced).reset == nil, "END_STREAM after the last byte")
         let delivered = try play.events().filter { $0.kind == .responseDelivered }.compactMap(\.flow)
         #expect(delivered == [pacedFlow, freeFlow] || delivered == [freeFlow, pacedFlow])
+        play.expect(["arm streamPacing(1) 0.02s", "arm streamPacing(1) 0.02s", "arm streamPacing(1) 0.02s", Lines.idle])
     }
 
     @Test func aFaultsResetWaitsForThePacedBytesBeforeIt() throws {
@@ -60,6 +65,11 @@ import Testing
         while play.isArmed(.streamPacing) { play.fire(.streamPacing) }
         #expect(play.stream(paced).body.count == 25, "the bytes the fault lets through, all of them")
         #expect(play.stream(paced).reset == .internalError, "then RST_STREAM, never before them")
+        play.expect(
+            Lines.opened(h2: "f1") + [
+                "f1 cancel responseHead", "fired test/slow-cut", "arm streamPacing(1) 0.02s", "f1 close upstream",
+                "arm streamPacing(1) 0.02s", Lines.idle,
+            ])
     }
 
     @Test func aPacedQueueOverTheBoundPausesOnlyThatFlowsUpstream() throws {
@@ -82,5 +92,11 @@ import Testing
         play.upstream(flow: pacedFlow, String(Self.body.dropFirst(40)))
         while play.isArmed(.streamPacing) { play.fire(.streamPacing) }
         #expect(play.stream(paced).bodyText == Self.body && play.stream(paced).ended)
+        play.expect([
+            Lines.idle, "f1 connect http://127.0.0.1:3000", "cancel clientIdle", "f2 connect http://127.0.0.1:3000",
+            "f1 arm responseHead 60s", "f2 arm responseHead 60s", "f1 cancel responseHead", "fired test/slow",
+            "arm streamPacing(1) 0.02s", "arm streamPacing(1) 0.02s", "arm streamPacing(1) 0.02s",
+            "f1 release upstream", "arm streamPacing(1) 0.02s",
+        ])
     }
 }

@@ -15,8 +15,11 @@ import Testing
 /// bytes to the client connection's `receive`, until neither side has anything more to say
 /// (``pump()``); every input method pumps. What the client saw is kept per stream
 /// (``StreamView``). Upstreams are kept per flow (``Upstream``): the test answers each
-/// `connectUpstream`, feeds response bytes and reads what the flow wrote. Timers, holds and the
-/// other driver actions are logged; the trace is in memory.
+/// `connectUpstream`, feeds response bytes and reads what the flow wrote. Every driver action
+/// other than a write (connects, releases and closes, timers, holds, `closeClient`) must be
+/// expected, in order, with ``expect(_:sourceLocation:)``, as lines naming their flow (see
+/// ``ProxyActionLines``): a missing, extra or reordered action fails with a diff, and so do
+/// actions left unexpected when the playbook goes away. The trace is in memory.
 struct HTTP2Playbook {
     /// What the client connection saw on one stream.
     struct StreamView: Sendable {
@@ -99,8 +102,8 @@ struct HTTP2Playbook {
     private(set) var upstreams: [FlowID: Upstream] = [:]
     /// The flows in the order they first asked for an upstream.
     private(set) var flowsByConnectOrder: [FlowID] = []
-    /// Every session action other than writes, in order.
-    private(set) var log: [ProxyAction] = []
+    /// The actions other than writes not yet expected.
+    private let actions: ExpectedActions
     /// The holds registered and not ended, by flow.
     private(set) var holds: [FlowID: HoldRequest] = [:]
     /// The timers armed now.
@@ -121,8 +124,9 @@ struct HTTP2Playbook {
         mode: ProxyMode = .reverse(HTTP2Playbook.origin), ruleSet: RuleSet? = nil,
         clientLimits: HTTP2Connection.Limits = HTTP2Connection.Limits(),
         sessionLimits: HTTP2Connection.Limits = HTTP2Connection.Limits(), handshake: Bool = true,
-        configure: (inout ProxyConfiguration) -> Void = { _ in }
+        configure: (inout ProxyConfiguration) -> Void = { _ in }, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
+        actions = ExpectedActions(namesFlows: true, createdAt: sourceLocation)
         var configuration = ProxyConfiguration(mode: mode)
         configure(&configuration)
         let trace = try TraceRecorder(output: .memory, flushInterval: .zero)
@@ -496,14 +500,32 @@ struct HTTP2Playbook {
 
     // MARK: Actions
 
-    /// Takes the log so far and clears it.
-    mutating func takeLog() -> [ProxyAction] {
-        defer { log = [] }
-        return log
+    /// Checks that the driver actions since the last `expect` are exactly `lines`, in order, and
+    /// consumes them. Returns them for checks a line does not show.
+    @discardableResult
+    func expect(_ lines: [String], sourceLocation: SourceLocation = #_sourceLocation) -> [ProxyAction] {
+        actions.expect(lines, sourceLocation: sourceLocation)
     }
 
-    private mutating func record(_ actions: [ProxyAction]) {
-        for action in actions where !driver.record(action) {
+    /// Checks that the driver actions since the last `expect` are `lines`, then every group of
+    /// `groups` in any order (see ``ExpectedActions/expect(_:thenInAnyOrder:sourceLocation:)``).
+    @discardableResult
+    func expect(_ lines: [String], thenInAnyOrder groups: [[String]], sourceLocation: SourceLocation = #_sourceLocation)
+        -> [ProxyAction]
+    {
+        actions.expect(lines, thenInAnyOrder: groups, sourceLocation: sourceLocation)
+    }
+
+    /// Checks that the session took no driver action since the last `expect`.
+    func expectNothing(sourceLocation: SourceLocation = #_sourceLocation) {
+        actions.expect([], sourceLocation: sourceLocation)
+    }
+
+    /// Takes `actions` as if an input had produced them: for the tests of the playbook itself.
+    mutating func inject(_ actions: [ProxyAction]) { record(actions) }
+
+    private mutating func record(_ batch: [ProxyAction]) {
+        for action in batch where !driver.record(action) {
             switch action {
             case .writeToClient(let bytes):
                 take(client.receive(bytes))
@@ -543,7 +565,7 @@ struct HTTP2Playbook {
             case .trace, .stepLineage:
                 continue  // recorded by `driver`
             }
-            log.append(action)
+            actions.append(action)
         }
     }
 }
@@ -553,7 +575,7 @@ extension HTTP2Playbook: CustomStringConvertible {
     var description: String {
         let streamText = streams.keys.sorted().map { "\($0): \(streams[$0]!)" }.joined(separator: ", ")
         return
-            "HTTP2Playbook(streams: [\(streamText)], upstreams: \(upstreams.keys.sorted()), log: \(log.count) actions)"
+            "HTTP2Playbook(streams: [\(streamText)], upstreams: \(upstreams.keys.sorted()))"
     }
 }
 

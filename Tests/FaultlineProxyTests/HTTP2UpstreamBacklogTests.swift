@@ -41,5 +41,9 @@ import Testing
         play.upstreamBacklog(flow: flow, bytes: 0)
         #expect(play.client.bufferedOutboundBytes(stream: upload) == 0)
         #expect(try play.upstreamRequest(of: flow).body == String(repeating: "u", count: 6000))
+        play.expect([
+            Lines.idle, "f1 connect http://127.0.0.1:3000", "cancel clientIdle", "f2 connect http://127.0.0.1:3000",
+            "f2 arm responseHead 60s", "f2 cancel responseHead", "f2 release upstream",
+        ])
     }
 }

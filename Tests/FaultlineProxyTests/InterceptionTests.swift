@@ -17,20 +17,23 @@ import Testing
         return connection.takeCiphertext()
     }
 
-    static func intercepting(_ policy: InterceptionPolicy = InterceptionPolicy()) -> Playbook {
-        Playbook { $0.interception = policy }
+    static func intercepting(
+        _ policy: InterceptionPolicy = InterceptionPolicy(), sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Playbook {
+        Playbook(configure: { $0.interception = policy }, sourceLocation: sourceLocation)
     }
 
     /// Intercepting, with a 700 ms wait for a silent client and 3 s for a started ClientHello.
-    static func withDeadlines() -> Playbook {
-        Playbook {
-            $0.interception = InterceptionPolicy()
-            $0.silentClientTunnelDelay = .milliseconds(700)
-            $0.clientHelloTimeout = .seconds(3)
-        }
+    static func withDeadlines(sourceLocation: SourceLocation = #_sourceLocation) -> Playbook {
+        Playbook(
+            configure: {
+                $0.interception = InterceptionPolicy()
+                $0.silentClientTunnelDelay = .milliseconds(700)
+                $0.clientHelloTimeout = .seconds(3)
+            }, sourceLocation: sourceLocation)
     }
 
-    static func interception(in log: [Playbook.Logged]) -> TLSInterception? {
+    static func interception(in log: [ProxyAction]) -> TLSInterception? {
         for action in log {
             if case .interceptTLS(let interception) = action { return interception }
         }
@@ -45,12 +48,18 @@ import Testing
             play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
             #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\n")
             #expect(!play.connectPending, "nothing is contacted before the ClientHello is read")
+            play.expect([Lines.idle, "cancel clientIdle", "arm clientIdle 1s"])
+            // The first bytes start the ClientHello deadline; the whole hello hands it over.
+            let started = ["arm clientIdle 10s"]
+            let handover = [
+                "cancel clientIdle",
+                "intercept tls tcp://api.example.test:443 sni=api.example.test alpn=h2,http/1.1 bytes=\(hello.count)",
+            ]
             play.client(Array(hello[..<split]))
-            if split < hello.count {
-                #expect(Self.interception(in: play.takeLog()) == nil, "split at \(split): decided too early")
-            }
+            var handedOver = play.expect(split == 0 ? [] : split < hello.count ? started : started + handover)
             play.client(Array(hello[split...]))
-            let interception = try #require(Self.interception(in: play.takeLog()), "split at \(split)")
+            handedOver += play.expect(split == 0 ? started + handover : split < hello.count ? handover : [])
+            let interception = try #require(Self.interception(in: handedOver), "split at \(split)")
             #expect(interception.serverName == "api.example.test")
             #expect(interception.offeredALPN == ["h2", "http/1.1"])
             #expect(interception.clientBytes == hello)
@@ -68,8 +77,10 @@ import Testing
         play.client("CONNECT 10.1.2.3:443 HTTP/1.1\r\nHost: 10.1.2.3:443\r\n\r\n")
         #expect(play.takeClientText().hasPrefix("HTTP/1.1 200 "))
         play.client(hello)
-        #expect(play.didConnect(to: "10.1.2.3", port: 443))
-        #expect(Self.interception(in: play.takeLog()) == nil)
+        play.expect([
+            Lines.idle, "cancel clientIdle", "arm clientIdle 1s", "arm clientIdle 10s", "cancel clientIdle",
+            "connect tcp://10.1.2.3:443",
+        ])
         play.connected()
         #expect(play.takeClientText() == "", "the 200 is not sent twice")
         #expect(play.takeUpstreamText() == String(decoding: hello, as: UTF8.self), "the ClientHello goes up unchanged")
@@ -82,7 +93,7 @@ import Testing
         var play = Self.intercepting(InterceptionPolicy(ignore: [HostGlob("*.apple.com")]))
         play.client("CONNECT push.apple.com:443 HTTP/1.1\r\nHost: push.apple.com:443\r\n\r\n")
         #expect(play.takeClientText() == "", "no early answer: the target is contacted first")
-        #expect(play.didConnect(to: "push.apple.com", port: 443))
+        play.expect([Lines.idle, "cancel clientIdle", "connect tcp://push.apple.com:443"])
         play.connected()
         #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\n")
         let opened = try #require(try play.events().first { $0.kind == .tunnelOpened })
@@ -106,7 +117,9 @@ import Testing
             "CONNECT legacy.test:80 HTTP/1.1\r\nHost: legacy.test:80\r\n\r\nGET / HTTP/1.1\r\nHost: legacy.test\r\n\r\n"
         )
         #expect(play.takeClientText().hasPrefix("HTTP/1.1 200 "))
-        #expect(play.didConnect(to: "legacy.test", port: 80))
+        play.expect([
+            Lines.idle, "cancel clientIdle", "arm clientIdle 10s", "cancel clientIdle", "connect tcp://legacy.test:80",
+        ])
         play.connected()
         #expect(play.takeUpstreamText() == "GET / HTTP/1.1\r\nHost: legacy.test\r\n\r\n")
         play.upstream("HTTP/1.1 204 No Content\r\n\r\n")
@@ -121,7 +134,10 @@ import Testing
         _ = play.takeClientText()
         play.connectFailed(.connectRefused("gone.test:443", "connection refused"))
         #expect(play.takeClientText() == "", "the client already has its 200: a 502 would be read as tunnel bytes")
-        #expect(play.didCloseClient())
+        play.expect([
+            Lines.idle, "cancel clientIdle", "arm clientIdle 10s", "cancel clientIdle", "connect tcp://gone.test:443",
+            "cancel clientIdle", "close client after flush",
+        ])
         #expect(try play.eventKinds().contains("upstream.error"))
     }
 
@@ -129,7 +145,9 @@ import Testing
         var play = Self.intercepting()
         play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}")
         play.clientEOF()
-        #expect(play.didCloseClient())
+        play.expect([
+            Lines.idle, "cancel clientIdle", "arm clientIdle 10s", "cancel clientIdle", "close client after flush",
+        ])
         #expect(!play.connectPending)
         #expect(try play.eventKinds().contains("flow.aborted"))
     }
@@ -137,9 +155,9 @@ import Testing
     @Test func aClientHelloThatNeverCompletesTimesOut() throws {
         var play = Self.withDeadlines()
         play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}\u{01}")
-        #expect(play.takeLog().contains(.setTimer(.clientIdle, .seconds(3))))
+        play.expect([Lines.idle, "cancel clientIdle", "arm clientIdle 3s"])
         play.fire(.clientIdle)
-        #expect(play.didCloseClient())
+        play.expect(["cancel clientIdle", "close client after flush"])
         let failed = try #require(try play.events().first { $0.kind == .tlsFailed })
         #expect(failed.string("code") == "handshake-timeout")
         #expect(failed.string("side") == "client")
@@ -148,10 +166,10 @@ import Testing
     @Test func aClientThatStaysSilentIsTunnelledForTheServerToSpeakFirst() throws {
         var play = Self.withDeadlines()
         play.client("CONNECT git.example.test:22 HTTP/1.1\r\nHost: git.example.test:22\r\n\r\n")
-        #expect(play.takeLog().contains(.setTimer(.clientIdle, .milliseconds(700))))
+        play.expect([Lines.idle, "cancel clientIdle", "arm clientIdle 0.7s"])
         #expect(!play.connectPending)
         play.fire(.clientIdle)
-        #expect(play.didConnect(to: "git.example.test", port: 22))
+        play.expect(["cancel clientIdle", "connect tcp://git.example.test:22"])
         play.connected()
         play.upstream("SSH-2.0-OpenSSH_9.2\r\n")
         #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\nSSH-2.0-OpenSSH_9.2\r\n")
@@ -163,25 +181,28 @@ import Testing
     @Test func theFirstBytesStartTheClientHelloDeadline() throws {
         var play = Self.withDeadlines()
         play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
-        _ = play.takeLog()
+        play.expect([Lines.idle, "cancel clientIdle", "arm clientIdle 0.7s"])
         play.client("\u{16}\u{03}\u{01}")
-        #expect(play.takeLog().contains(.setTimer(.clientIdle, .seconds(3))))
+        play.expect(["arm clientIdle 3s"])
         play.client("\u{00}")
-        #expect(!play.takeLog().contains(.setTimer(.clientIdle, .seconds(3))), "armed once, not per read")
+        play.expectNothing()  // armed once, not per read
     }
 
     @Test func aCompleteClientHelloDisarmsTheDeadline() throws {
         var play = Self.intercepting()
         play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
         play.client(try Self.clientHello(serverName: "api.example.test"))
-        #expect(play.takeLog().contains(.cancelTimer(.clientIdle)))
+        play.expect([
+            Lines.idle, "cancel clientIdle", "arm clientIdle 1s", "arm clientIdle 10s", "cancel clientIdle",
+            "intercept tls tcp://api.example.test:443 sni=api.example.test alpn=h2,http/1.1 bytes=336",
+        ])
     }
 
     @Test func withoutInterceptionConnectIsTunnelledAsBefore() throws {
         var play = Playbook()
         play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
         #expect(play.takeClientText() == "")
-        #expect(play.didConnect(to: "api.example.test", port: 443))
+        play.expect([Lines.idle, "cancel clientIdle", "connect tcp://api.example.test:443"])
         play.connected()
         let opened = try #require(try play.events().first { $0.kind == .tunnelOpened })
         #expect(opened.string("reason") == nil, "no interception, nothing to explain")

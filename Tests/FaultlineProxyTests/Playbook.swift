@@ -9,31 +9,17 @@ import Testing
 
 /// Drives one `HTTP1ProxySession` with no sockets: feed it client and upstream bytes, answer its
 /// requests for connections, and read back what it sent each way, the other actions it took and
-/// the trace it wrote (in the manner of mitmproxy's Playbook). The log names actions as the
-/// tests read them, without the flow IDs (one flow at a time on HTTP/1).
+/// the trace it wrote, in the manner of mitmproxy's strict Playbook. Every driver action other
+/// than a write must be expected, in order, with ``expect(_:sourceLocation:)`` (lines without flow
+/// IDs, one flow at a time on HTTP/1, see ``ProxyActionLines``); a missing, extra or reordered
+/// action fails with a diff, and so do actions left unexpected when the playbook goes away.
+///
+/// ```swift
+/// var play = Playbook()
+/// play.client("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
+/// play.expect(["connect http://a.test:80"])
+/// ```
 struct Playbook {
-    /// A session action other than a write, without its flow ID.
-    enum Logged: Equatable, Sendable {
-        case connectUpstream(UpstreamEndpoint, fresh: Bool)
-        case releaseUpstream
-        case closeUpstream
-        case shutdownUpstreamWrite
-        case shutdownClientWrite
-        case closeClient(afterFlush: Bool)
-        case setTimer(Timer, Duration)
-        case cancelTimer(Timer)
-        case resetClient
-        case hold(HoldRequest)
-        case unregisterHold(FlowID)
-        case observed(ObservedEvent)
-        case ruleFired(RuleID)
-        case duplicate(DuplicateRequest)
-        case duplicateBody(Int)
-        case duplicateEnd(complete: Bool)
-        case throttle(ThrottleSide, bytesPerSecond: Int?)
-        case interceptTLS(TLSInterception)
-    }
-
     /// The session's timers by kind.
     enum Timer: Hashable, Sendable {
         case clientIdle, responseHead, flowDelay, holdDeadline, stall, streamPacing
@@ -56,8 +42,8 @@ struct Playbook {
     /// Everything the session wrote to the client / upstream so far.
     private(set) var toClient: [UInt8] = []
     private(set) var toUpstream: [UInt8] = []
-    /// Every action other than writes, in order.
-    private(set) var log: [Logged] = []
+    /// The actions other than writes not yet expected.
+    private let actions: ExpectedActions
     private var nextUpstreamID: UInt64 = 100
     /// A `connectUpstream` has not been answered yet.
     private(set) var connectPending = false
@@ -67,8 +53,10 @@ struct Playbook {
     private var armed: [Timer: SessionTimer] = [:]
 
     init(
-        mode: ProxyMode = .forward, ruleSet: RuleSet? = nil, configure: (inout ProxyConfiguration) -> Void = { _ in }
+        mode: ProxyMode = .forward, ruleSet: RuleSet? = nil, configure: (inout ProxyConfiguration) -> Void = { _ in },
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
+        actions = ExpectedActions(namesFlows: false, createdAt: sourceLocation)
         var configuration = ProxyConfiguration(mode: mode)
         configure(&configuration)
         let trace = try! TraceRecorder(output: .memory, flushInterval: .zero)
@@ -97,17 +85,20 @@ struct Playbook {
         return upstreamText
     }
 
-    /// Forgets what was written and logged so far.
-    mutating func clear() {
-        toClient = []
-        toUpstream = []
-        log = []
+    /// Checks that the driver actions since the last `expect` are exactly `lines`, in order, and
+    /// consumes them. Returns them for checks a line does not show.
+    @discardableResult
+    func expect(_ lines: [String], sourceLocation: SourceLocation = #_sourceLocation) -> [ProxyAction] {
+        actions.expect(lines, sourceLocation: sourceLocation)
     }
 
-    mutating func takeLog() -> [Logged] {
-        defer { log = [] }
-        return log
+    /// Checks that the session took no driver action since the last `expect`.
+    func expectNothing(sourceLocation: SourceLocation = #_sourceLocation) {
+        actions.expect([], sourceLocation: sourceLocation)
     }
+
+    /// Takes `actions` as if an input had produced them: for the tests of the playbook itself.
+    mutating func inject(_ actions: [ProxyAction]) { record(actions) }
 
     mutating func client(_ text: String) { client(Array(text.utf8)) }
     mutating func client(_ bytes: [UInt8]) {
@@ -183,45 +174,33 @@ struct Playbook {
 
     /// The flow of the last `.hold` action not yet ended.
     private(set) var heldFlow: FlowID?
-    /// Whether the last `.connectUpstream` asked for HTTP/1.1 only.
-    private(set) var lastConnectWasHTTP1Only = false
 
-    private mutating func record(_ actions: [ProxyAction]) {
-        for action in actions where !driver.record(action) {
+    private mutating func record(_ batch: [ProxyAction]) {
+        for action in batch where !driver.record(action) {
             switch action {
-            case .writeToClient(let bytes): toClient += bytes
-            case .writeToUpstream(_, let bytes): toUpstream += bytes
-            case .connectUpstream(let flow, let endpoint, let fresh, let http1Only):
+            case .writeToClient(let bytes):
+                toClient += bytes
+                continue
+            case .writeToUpstream(_, let bytes):
+                toUpstream += bytes
+                continue
+            case .decide(let flow, let question):
+                record(session.ruleDecided(flow: flow, driver.answer(question)))
+                continue
+            case .trace, .stepLineage:
+                continue  // recorded by `driver`
+            case .connectUpstream(let flow, _, _, _):
                 connectPending = true
-                lastConnectWasHTTP1Only = http1Only
                 upstreamFlow = flow
-                log.append(.connectUpstream(endpoint, fresh: fresh))
-            case .hold(let request):
-                heldFlow = request.flow
-                log.append(.hold(request))
-            case .releaseUpstream: log.append(.releaseUpstream)
-            case .closeUpstream: log.append(.closeUpstream)
-            case .shutdownUpstreamWrite: log.append(.shutdownUpstreamWrite)
-            case .shutdownClientWrite: log.append(.shutdownClientWrite)
-            case .closeClient(let afterFlush): log.append(.closeClient(afterFlush: afterFlush))
-            case .setTimer(let timer, let delay):
-                armed[Timer(timer)] = timer
-                log.append(.setTimer(Timer(timer), delay))
-            case .cancelTimer(let timer):
-                armed[Timer(timer)] = nil
-                log.append(.cancelTimer(Timer(timer)))
-            case .resetClient: log.append(.resetClient)
-            case .unregisterHold(let flow): log.append(.unregisterHold(flow))
-            case .observed(let event): log.append(.observed(event))
-            case .ruleFired(let rule): log.append(.ruleFired(rule))
-            case .duplicate(let request): log.append(.duplicate(request))
-            case .duplicateBody(_, let bytes): log.append(.duplicateBody(bytes.count))
-            case .duplicateEnd(_, let complete): log.append(.duplicateEnd(complete: complete))
-            case .throttle(_, let side, let rate): log.append(.throttle(side, bytesPerSecond: rate))
-            case .interceptTLS(let interception): log.append(.interceptTLS(interception))
-            case .decide(let flow, let question): record(session.ruleDecided(flow: flow, driver.answer(question)))
-            case .trace, .stepLineage: break  // recorded by `driver`
+            case .hold(let request): heldFlow = request.flow
+            case .setTimer(let timer, _): armed[Timer(timer)] = timer
+            case .cancelTimer(let timer): armed[Timer(timer)] = nil
+            case .releaseUpstream, .closeUpstream, .shutdownUpstreamWrite, .shutdownClientWrite, .closeClient,
+                .resetClient, .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd,
+                .throttle, .interceptTLS:
+                break
             }
+            actions.append(action)
         }
     }
 
@@ -232,17 +211,6 @@ struct Playbook {
 
     /// The kinds of the events written so far, in order.
     func eventKinds() throws -> [String] { try events().map(\.kind.rawValue) }
-
-    func didConnect(to host: String, port: Int) -> Bool {
-        log.contains { action in
-            if case .connectUpstream(let endpoint, _) = action { return endpoint.host == host && endpoint.port == port }
-            return false
-        }
-    }
-
-    func didCloseClient() -> Bool {
-        log.contains { if case .closeClient = $0 { return true } else { return false } }
-    }
 }
 
 extension DuplicateRequest {
@@ -310,14 +278,4 @@ func ruleSet(_ scenario: String, profile: String? = nil) -> RuleSet {
     let (value, errors) = RuleSetLoader.loadScenario(text: scenario, file: "test.json5", profile: loadedProfile)
     #expect(errors.isEmpty, "\(errors)")
     return RuleSet(scenarios: value.map { [$0] } ?? [], profile: loadedProfile)
-}
-
-extension Playbook {
-    func didHold() -> Bool {
-        log.contains { if case .hold = $0 { return true } else { return false } }
-    }
-
-    func observed() -> [ObservedEvent] {
-        log.compactMap { if case .observed(let event) = $0 { return event } else { return nil } }
-    }
 }

@@ -12,8 +12,8 @@ import Testing
     static let ok =
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: session=abc; Path=/\r\nContent-Length: 28\r\n\r\n{\"user\":\"ann\",\"plan\":\"free\"}"
 
-    private func play(_ rule: String) -> Playbook {
-        var play = Playbook(ruleSet: ruleSet("{ rules: [\(rule)] }"))
+    private func play(_ rule: String, sourceLocation: SourceLocation = #_sourceLocation) -> Playbook {
+        var play = Playbook(ruleSet: ruleSet("{ rules: [\(rule)] }"), sourceLocation: sourceLocation)
         play.client(Self.get)
         play.connected()
         _ = play.takeUpstreamText()
@@ -36,8 +36,10 @@ import Testing
         #expect(answer.values("Set-Cookie").isEmpty)
         #expect(answer.body == #"{"user":"ann","plan":"pro"}"#)
         #expect(answer.values("Content-Length") == ["\(answer.body.utf8.count)"])
-        #expect(
-            play.takeLog().contains(.releaseUpstream), "the upstream body was read whole; the connection is reusable")
+        play.expect(
+            Lines.opened("http://api.test:80") + [
+                "cancel responseHead", "fired test/r", "release upstream", Lines.idle,
+            ])
     }
 
     @Test func setCookieReplaysAnOldSessionsCookie() {
@@ -55,6 +57,11 @@ import Testing
         play.connected(reused: true)
         play.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
         #expect(ParsedMessage(play.takeClientText()).values("Set-Cookie") == ["session=abc; Path=/", "theme=dark"])
+        play.expect(
+            Lines.opened("http://api.test:80") + Lines.pooled + [
+                "cancel clientIdle", "connect http://api.test:80", "arm responseHead 60s", "cancel responseHead",
+                "fired test/inject", "release upstream", Lines.idle,
+            ])
     }
 
     @Test func stripCookieRemovesOnlyTheNamedCookie() {
@@ -62,18 +69,23 @@ import Testing
         play.upstream(
             "HTTP/1.1 200 OK\r\nSet-Cookie: session=abc\r\nSet-Cookie: theme=dark\r\nContent-Length: 0\r\n\r\n")
         #expect(ParsedMessage(play.takeClientText()).values("Set-Cookie") == ["theme=dark"])
+        play.expect(
+            Lines.opened("http://api.test:80") + [
+                "cancel responseHead", "fired test/s", "release upstream", Lines.idle,
+            ])
     }
 
     @Test func heldResponseReachesTheClientOnlyAfterRelease() throws {
         var play = play(#"{ name: "h", phase: "response", actions: [{ hold: { name: "late" } }] }"#)
         play.upstream(Self.ok)
-        #expect(play.didHold())
+        play.expect(
+            Lines.opened("http://api.test:80") + ["cancel responseHead", "fired test/h", "hold late (response)"])
         #expect(play.clientText.isEmpty)
         play.endHold(.release(nil))
         let answer = ParsedMessage(play.takeClientText())
         #expect(answer.startLine == "HTTP/1.1 200 OK")
         #expect(answer.body == #"{"user":"ann","plan":"free"}"#)
-        #expect(play.takeLog().contains(.releaseUpstream))
+        play.expect(["release upstream", Lines.idle])
     }
 
     @Test func heldResponseStaysHeldWhileItsBodyArrives() {
@@ -83,6 +95,10 @@ import Testing
         play.upstream("0\r\n\r\n")
         play.endHold(.release(nil))
         #expect(play.takeClientText().hasSuffix("5\r\nhello\r\n0\r\n\r\n"))
+        play.expect(
+            Lines.opened("http://api.test:80") + [
+                "cancel responseHead", "fired test/h", "hold late (response)", "release upstream", Lines.idle,
+            ])
     }
 
     @Test func releasingAHeldResponseWithAReplacementAnswersIt() {
@@ -90,6 +106,10 @@ import Testing
         play.upstream(Self.ok)
         play.endHold(.release(SyntheticResponse(status: 401)))
         #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 401 Unauthorized")
+        play.expect(
+            Lines.opened("http://api.test:80") + [
+                "cancel responseHead", "fired test/h", "hold late (response)", "release upstream", Lines.idle,
+            ])
     }
 
     @Test func truncateSendsFewerBytesThanTheFramingPromises() throws {
@@ -98,14 +118,21 @@ import Testing
         let text = play.takeClientText()
         #expect(text.hasSuffix("\r\n\r\n{\"use"))
         #expect(ParsedMessage(text).values("Content-Length") == ["28"])
-        #expect(play.takeLog().contains(.closeClient(afterFlush: true)))
+        play.expect(
+            Lines.opened("http://api.test:80") + [
+                "cancel responseHead", "fired test/t", "close upstream", "cancel clientIdle",
+                "close client after flush",
+            ])
     }
 
     @Test func closeMidBodyResetsAfterItsBytes() {
         var play = play(#"{ name: "c", actions: [{ fault: { kind: "close-mid-body", bytes: 3 } }] }"#)
         play.upstream(Self.ok)
         #expect(play.takeClientText().hasSuffix("\r\n\r\n{\"u"))
-        #expect(play.takeLog().contains(.resetClient))
+        play.expect(
+            Lines.opened("http://api.test:80") + [
+                "cancel responseHead", "fired test/c", "close upstream", "cancel clientIdle", "reset client",
+            ])
     }
 
     @Test func malformedChunkBreaksChunkedFraming() {
@@ -114,15 +141,20 @@ import Testing
         let text = play.takeClientText()
         #expect(ParsedMessage(text).values("Transfer-Encoding") == ["chunked"])
         #expect(text.hasSuffix("zz\r\nnot a chunk\r\n"))
+        play.expect(
+            Lines.opened("http://api.test:80") + [
+                "cancel responseHead", "fired test/m", "close upstream", "cancel clientIdle",
+                "close client after flush",
+            ])
     }
 
     @Test func stallSendsNothingUntilItsDeadline() {
         var play = play(#"{ name: "s", phase: "response", actions: [{ fault: { kind: "stall", seconds: 3 } }] }"#)
         play.upstream(Self.ok)
-        #expect(play.takeLog().contains(.setTimer(.stall, .seconds(3))))
+        play.expect(Lines.opened("http://api.test:80") + ["cancel responseHead", "fired test/s", "arm stall 3s"])
         #expect(play.clientText.isEmpty)
         play.fire(.stall)
-        #expect(play.takeLog().contains(.closeClient(afterFlush: false)))
+        play.expect(["close upstream", "cancel clientIdle", "close client now"])
     }
 
     @Test func delayedResponseWaitsForItsTimer() {
@@ -131,6 +163,10 @@ import Testing
         #expect(play.clientText.isEmpty)
         play.fire(.flowDelay)
         #expect(ParsedMessage(play.takeClientText()).startLine == "HTTP/1.1 200 OK")
+        play.expect(
+            Lines.opened("http://api.test:80") + [
+                "cancel responseHead", "fired test/d", "arm delay 0.5s", "release upstream", Lines.idle,
+            ])
     }
 
     @Test func loginResponseStartsALineageWithFingerprintsOnly() throws {
@@ -154,5 +190,7 @@ import Testing
         #expect(business.string("lineage") == "L1")
         #expect(login.strings("issued") == business.strings("credentials"))
         #expect(!play.trace.memoryContents().contains("tok-123-secret"))
+        play.expect(
+            Lines.opened("http://api.test:80") + Lines.pooled + ["cancel clientIdle", "connect http://api.test:80"])
     }
 }

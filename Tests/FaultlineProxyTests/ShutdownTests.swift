@@ -62,7 +62,12 @@ import Testing
         #expect(play.stream(open).ended)
         #expect(play.stream(open).reset == nil)
         #expect(play.clientConnectionClosed)
-        #expect(play.log.last == .closeClient(afterFlush: true))
+        play.expect(
+            Lines.opened(h2: "f1") + [
+                "f2 connect http://127.0.0.1:3000", "f2 arm responseHead 60s", "f2 cancel responseHead",
+                "f2 release upstream", "f1 cancel responseHead", "f1 release upstream", "cancel clientIdle",
+                "close client after flush",
+            ])
         #expect(play.goAwaysBeforeClose == 1, "the GOAWAY went out before the close")
         #expect(play.goAways.count == 1, "one GOAWAY")
         #expect(play.closeReason == "shutdown")
@@ -91,6 +96,8 @@ import Testing
         #expect(play.goAwaysBeforeClose == 1)
         #expect(!play.isArmed(.clientIdle))
         #expect(play.closeReason == "shutdown")
+        play.expect(
+            Lines.opened(h2: "f1") + Lines.pooled(h2: "f1") + ["cancel clientIdle", "close client after flush"])
     }
 
     @Test func aConnectionWithoutStreamsNamesStreamZero() throws {
@@ -98,6 +105,7 @@ import Testing
         play.shutDown()
         #expect(play.goAways.first?.lastStreamID == 0, "no stream was accepted")
         #expect(play.clientConnectionClosed)
+        play.expect([Lines.idle, "cancel clientIdle", "close client after flush"])
     }
 
     @Test func aHeldStreamDrainsOnceItsHoldEnds() throws {
@@ -116,6 +124,11 @@ import Testing
         play.upstream(flow: flow, Self.ok5)
         #expect(play.stream(id).bodyText == "hello")
         #expect(play.clientConnectionClosed)
+        play.expect([
+            Lines.idle, "cancel clientIdle", "fired test/gate", "f1 hold g (request)",
+            "f1 connect http://127.0.0.1:3000", "f1 arm responseHead 60s", "f1 cancel responseHead",
+            "f1 release upstream", "cancel clientIdle", "close client after flush",
+        ])
     }
 
     /// The server cuts what its grace period did not see end: the flows still open end, and
@@ -132,6 +145,7 @@ import Testing
         let aborted = try #require(try play.events(of: flow).last)
         #expect(aborted.kind == .flowAborted)
         #expect(aborted.string("reason") == "the connection closed while the proxy was shutting down")
+        play.expect(Lines.opened(h2: "f1") + ["f1 close upstream", "f1 cancel responseHead"])
     }
 
     @Test func aConnectionAlreadyGoingAwayGetsNoSecondGoAway() throws {
@@ -146,6 +160,10 @@ import Testing
         play.upstream(flow: flow, Self.ok5)
         #expect(play.stream(id).bodyText == "hello")
         #expect(play.clientConnectionClosed)
+        play.expect(
+            Lines.opened(h2: "f1") + [
+                "f1 cancel responseHead", "f1 release upstream", "cancel clientIdle", "close client after flush",
+            ])
     }
 
     @Test func shuttingDownTwiceSendsOneGoAway() throws {
@@ -155,6 +173,7 @@ import Testing
         play.shutDown()
         #expect(play.goAways.count == 1)
         #expect(play.goAways.first?.lastStreamID == id)
+        play.expect([Lines.idle, "f1 connect http://127.0.0.1:3000", "cancel clientIdle"])
     }
 
     // MARK: HTTP/1.1
@@ -163,11 +182,9 @@ import Testing
         var play = Playbook()
         play.client("GET http://a.test/slow HTTP/1.1\r\nHost: a.test\r\n\r\n")
         play.connected()
-        _ = play.takeLog()
+        play.expect(Lines.opened("http://a.test:80"))
         play.shutDown()
-        let log = play.takeLog()
-        #expect(log.contains(.closeUpstream))
-        #expect(log.last == .closeClient(afterFlush: false), "closed now, not after a response")
+        play.expect(["close upstream", "cancel responseHead", Lines.idle, "close client now"])
         #expect(play.session.closeReason == "shutdown")
         #expect(play.session.isClosed)
         let aborted = try #require(try play.events().last)
@@ -175,13 +192,13 @@ import Testing
         #expect(aborted.string("reason") == "the proxy is shutting down")
         // The socket's close then reports the client gone: nothing more happens.
         play.clientClosed()
-        #expect(play.takeLog().isEmpty)
+        play.expectNothing()
     }
 
     @Test func anIdleHTTP1ConnectionIsClosedAtOnce() throws {
         var play = Playbook()
         play.shutDown()
-        #expect(play.takeLog().last == .closeClient(afterFlush: false))
+        play.expect([Lines.idle, "close client now"])
         #expect(play.session.closeReason == "shutdown")
     }
 }

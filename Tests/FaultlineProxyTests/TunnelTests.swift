@@ -9,7 +9,7 @@ import Testing
         var play = Playbook()
         play.client(
             "CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}\u{01}hello")
-        #expect(play.didConnect(to: "api.example.test", port: 443))
+        play.expect([Lines.idle, "cancel clientIdle", "connect tcp://api.example.test:443"])
         play.connected()
         #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\n")
         #expect(play.takeUpstreamText() == "\u{16}\u{03}\u{01}hello", "early bytes go up first")
@@ -18,9 +18,9 @@ import Testing
         #expect(play.takeClientText() == "server-bytes")
         #expect(play.takeUpstreamText() == "GET / HTTP/1.1\r\n\r\n")
         play.clientEOF()
-        #expect(play.takeLog().contains(.shutdownUpstreamWrite))
+        play.expect(["shutdown upstream write"])
         play.upstreamEOF()
-        #expect(play.takeLog().contains(.closeClient(afterFlush: true)))
+        play.expect(["shutdown client write", "close upstream", "close client after flush"])
         let closed = try #require(try play.events().last)
         #expect(closed.kind == .tunnelClosed)
         #expect(closed.int("bytes_from_client") == 26, "8 early bytes and an 18-byte request line")
@@ -34,7 +34,7 @@ import Testing
             "GET http://ws.test/chat HTTP/1.1\r\nHost: ws.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         // HTTP/2 has no form of this upgrade here: the connection must not be an h2 one.
-        #expect(play.lastConnectWasHTTP1Only)
+        play.expect([Lines.idle, "cancel clientIdle", "connect http://ws.test:80 http1-only"])
         play.connected()
         let sent = ParsedMessage(play.takeUpstreamText())
         #expect(sent.values("Connection") == ["Upgrade"])
@@ -49,6 +49,7 @@ import Testing
         play.client("\u{81}\u{82}maskhi")
         #expect(play.takeUpstreamText() == "\u{81}\u{82}maskhi")
         #expect(try play.eventKinds().contains("tunnel.opened"))
+        play.expect(["arm responseHead 60s", "cancel responseHead"])
     }
 
     @Test func refusedUpgradeStaysHTTP() {
@@ -58,7 +59,9 @@ import Testing
         play.connected()
         play.upstream("HTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\n\r\nno")
         #expect(play.takeClientText().hasSuffix("no"))
-        #expect(!play.didCloseClient())
+        play.expect(
+            [Lines.idle, "cancel clientIdle", "connect http://ws.test:80 http1-only", "arm responseHead 60s"]
+                + Lines.pooled)
     }
 
     @Test func failedConnectAnswers502() throws {
@@ -69,5 +72,9 @@ import Testing
         #expect(answer.startLine == "HTTP/1.1 502 Bad Gateway")
         #expect(answer.values("X-Faultline-Error") == ["connect-failed"])
         #expect(try play.eventKinds().contains("upstream.error"))
+        play.expect([
+            Lines.idle, "cancel clientIdle", "connect tcp://down.test:443", "cancel clientIdle",
+            "close client after flush",
+        ])
     }
 }

@@ -32,7 +32,7 @@ import Testing
         let upstream = try UpstreamEndpoint(url: "http://127.0.0.1:3000/api")
         var play = Playbook(mode: .reverse(upstream))
         play.client("GET /v1/me?x=1 HTTP/1.1\r\nHost: faultline.local:9000\r\n\r\n")
-        #expect(play.didConnect(to: "127.0.0.1", port: 3000))
+        play.expect([Lines.idle, "cancel clientIdle", "connect http://127.0.0.1:3000/api"])
         play.connected()
         let sent = ParsedMessage(play.takeUpstreamText())
         #expect(sent.startLine == "GET /api/v1/me?x=1 HTTP/1.1")
@@ -40,6 +40,7 @@ import Testing
         let received = try #require(try play.events().first)
         #expect(received.string("url") == "http://127.0.0.1:3000/api/v1/me?x=1")
         #expect(received.string("path") == "/v1/me")
+        play.expect(["arm responseHead 60s"])
     }
 
     @Test func anHTTPSURLToAForwardListenerIsAnHTTPSOrigin() throws {
