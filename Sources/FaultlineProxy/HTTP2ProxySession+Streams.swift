@@ -243,7 +243,8 @@ extension HTTP2ProxySession {
 
     /// Every open flow ends: the client connection is gone or broken.
     mutating func endEveryFlow(reason: String, _ output: inout SessionOutput) {
-        for id in Array(streams.keys) where streams[id]?.flow != nil {
+        // In stream order: a dictionary's order changes from run to run, and so would the trace's.
+        for id in streams.keys.sorted() where streams[id]?.flow != nil {
             streams[id]!.flowInput(&output) { $0.clientGone(reason: reason) }
         }
     }

@@ -50,6 +50,9 @@ extension HTTP2DecisionOrderTests {
         let later = try play.client.startRequest(headers: Self.get("/later"), endStream: true)
         play.feed(play.takeClientOutput())
         play.pump()
+        play.expect([
+            Lines.idle, "cancel clientIdle", "fired test/away", "cancel clientIdle", "close client after flush",
+        ])
         #expect(play.upstreams.isEmpty, "nothing goes upstream")
         #expect(play.stream(away).status == nil && play.stream(later).status == nil)
         let kinds = try play.events().map { "\($0.flow.map { "\($0)" } ?? "-") \($0.kind.rawValue)" }
