@@ -159,6 +159,10 @@ let package = Package(
         // A tiny URLSession client the integration tests run as a child process with http_proxy set.
         .executableTarget(
             name: "faultline-urlsession-client", path: "Tests/URLSessionClient", swiftSettings: strictSettings),
+        // What the strict playbooks of the flow and session tests share (a line diff, action text).
+        .target(
+            name: "PlaybookSupport", dependencies: ["FaultlineRules"], path: "Tests/PlaybookSupport",
+            swiftSettings: strictSettings),
 
         .testTarget(
             name: "FaultlineDemoTests",
@@ -205,13 +209,16 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineFlowTests",
-            dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineFlow", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace"],
+            dependencies: [
+                "FaultlineCore", "FaultlineConfig", "FaultlineFlow", "FaultlineHTTP1", "FaultlineRules", "FaultlineTrace",
+                "PlaybookSupport",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineProxyTests",
             dependencies: [
                 "FaultlineCore", "FaultlineFlow", "FaultlineProxy", "FaultlineHTTP1", "FaultlineHTTP2", "FaultlineRules",
-                "FaultlineTLS", "FaultlineTrace",
+                "FaultlineTLS", "FaultlineTrace", "PlaybookSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(

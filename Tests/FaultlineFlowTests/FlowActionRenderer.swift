@@ -3,6 +3,7 @@ import FaultlineFlow
 import FaultlineHTTP1
 import FaultlineRules
 import FaultlineTrace
+import PlaybookSupport
 
 /// Renders a `FlowAction` as one short line a test can list, e.g. `send head POST /jobs known(2)`
 /// or `trace hold.ended name=gate outcome=released ended_by=control`.
@@ -87,7 +88,7 @@ struct FlowActionRenderer {
         case .goAwayClient(_, let code, let thisStreamProcessed):
             return "goaway \(code)" + (thisStreamProcessed ? " keeping this stream" : "")
         case .armTimer(_, let timer, let delay):
-            return "arm \(timer.rawValue) \(Self.seconds(delay))"
+            return "arm \(timer.rawValue) \(ActionText.seconds(delay))"
         case .cancelTimer(_, let timer):
             return "cancel \(timer.rawValue)"
         case .hold(let request):
@@ -97,12 +98,12 @@ struct FlowActionRenderer {
         case .unregisterHold:
             return "unregister hold"
         case .observed(_, let event):
-            return "observed \(Self.event(event))"
+            return "observed \(ActionText.event(event))"
         case .ruleFired(_, let rule):
             return "fired \(rule)"
         case .duplicate(let request):
             var text = "duplicate x\(request.count)"
-            if request.spacing != .zero { text += " every \(Self.seconds(request.spacing))" }
+            if request.spacing != .zero { text += " every \(ActionText.seconds(request.spacing))" }
             if request.streamed { text += " streamed body=\(request.body.count)" }
             return text
         case .duplicateBody(_, let bytes):
@@ -160,24 +161,6 @@ struct FlowActionRenderer {
     static func trailers(_ trailers: HTTPHeaders?) -> String {
         guard let trailers else { return "" }
         return " trailers=" + trailers.map(\.name).joined(separator: ",")
-    }
-
-    static func event(_ event: ObservedEvent) -> String {
-        switch event {
-        case .flow(let role, let stage, let lineage):
-            return "\(role).\(stage.rawValue)" + (lineage.map { " lineage=\($0)" } ?? "")
-        case .ruleDelivered(let rule, let lineage):
-            return "delivered:\(rule)" + (lineage.map { " lineage=\($0)" } ?? "")
-        case .mark(let label):
-            return "mark:\(label)"
-        }
-    }
-
-    /// `60s`, `1.5s`, `0.25s`.
-    static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        if attoseconds == 0 { return "\(seconds)s" }
-        return "\(Double(seconds) + Double(attoseconds) / 1e18)s"
     }
 
     static func value(_ value: TraceFieldValue) -> String {

@@ -3,6 +3,7 @@ import FaultlineFlow
 import FaultlineHTTP1
 import FaultlineRules
 import FaultlineTrace
+import PlaybookSupport
 import Testing
 
 /// Drives one `FlowMachine` and checks every action it emits, in order, in the manner of
@@ -135,7 +136,7 @@ final class StrictPlaybook {
         let actual = render(actions)
         if actual != lines {
             Issue.record(
-                "the flow's actions differ (- expected, + actual):\n\(Self.diff(lines, actual))",
+                "the flow's actions differ (- expected, + actual):\n\(LineDiff.diff(lines, actual))",
                 sourceLocation: sourceLocation)
         }
         return actions
@@ -153,36 +154,6 @@ final class StrictPlaybook {
 
     private func render(_ actions: [FlowAction]) -> [String] {
         actions.map { renderer.line($0, expectedFlow: id) }
-    }
-
-    /// A line-by-line diff (longest common subsequence) of what was expected and what came.
-    static func diff(_ expected: [String], _ actual: [String]) -> String {
-        let n = expected.count
-        let m = actual.count
-        var common = Array(repeating: Array(repeating: 0, count: m + 1), count: n + 1)
-        for i in stride(from: n - 1, through: 0, by: -1) {
-            for j in stride(from: m - 1, through: 0, by: -1) {
-                common[i][j] =
-                    expected[i] == actual[j] ? common[i + 1][j + 1] + 1 : max(common[i + 1][j], common[i][j + 1])
-            }
-        }
-        var lines: [String] = []
-        var i = 0
-        var j = 0
-        while i < n || j < m {
-            if i < n, j < m, expected[i] == actual[j] {
-                lines.append("    \(expected[i])")
-                i += 1
-                j += 1
-            } else if j < m, i == n || common[i][j + 1] >= common[i + 1][j] {
-                lines.append("  + \(actual[j])")
-                j += 1
-            } else {
-                lines.append("  - \(expected[i])")
-                i += 1
-            }
-        }
-        return lines.joined(separator: "\n")
     }
 
     // MARK: Inputs

@@ -3,6 +3,7 @@ import FaultlineFlow
 import FaultlineHTTP1
 import FaultlineRules
 import FaultlineTrace
+import PlaybookSupport
 import Testing
 
 /// The playbook itself is strict: each way an expectation can be wrong is caught. Every test here
@@ -107,15 +108,8 @@ import Testing
 
     @Test func theDiffMarksWhatIsMissingAndWhatCameInstead() {
         #expect(
-            StrictPlaybook.diff(["a", "b", "c"], ["b", "a", "c", "d"]).split(separator: "\n") == [
+            LineDiff.diff(["a", "b", "c"], ["b", "a", "c", "d"]).split(separator: "\n") == [
                 "  + b", "    a", "  - b", "    c", "  + d",
             ])
-    }
-}
-
-extension Issue {
-    /// True when the issue is the playbook's own complaint with this text, not any other.
-    func says(_ text: String) -> Bool {
-        comments.contains { $0.rawValue.contains(text) }
     }
 }

@@ -4,6 +4,7 @@ import FaultlineHTTP1
 import FaultlineProxy
 import FaultlineRules
 import FaultlineTrace
+import PlaybookSupport
 import Testing
 
 /// The driver actions a playbook's session produced and no `expect` has consumed yet, checked in
@@ -49,7 +50,7 @@ final class ExpectedActions {
         let actual = render(actions)
         if actual != lines {
             Issue.record(
-                "the session's actions differ (- expected, + actual):\n\(Self.diff(lines, actual))",
+                "the session's actions differ (- expected, + actual):\n\(LineDiff.diff(lines, actual))",
                 sourceLocation: sourceLocation)
         }
         return actions
@@ -86,36 +87,6 @@ final class ExpectedActions {
         actions.map { ProxyActionLines.line($0, namingFlows: namesFlows) }
     }
 
-    /// A line-by-line diff (longest common subsequence) of what was expected and what came:
-    /// `-` expected and missing, `+` came and not expected.
-    static func diff(_ expected: [String], _ actual: [String]) -> String {
-        let n = expected.count
-        let m = actual.count
-        var common = Array(repeating: Array(repeating: 0, count: m + 1), count: n + 1)
-        for i in stride(from: n - 1, through: 0, by: -1) {
-            for j in stride(from: m - 1, through: 0, by: -1) {
-                common[i][j] =
-                    expected[i] == actual[j] ? common[i + 1][j + 1] + 1 : max(common[i + 1][j], common[i][j + 1])
-            }
-        }
-        var lines: [String] = []
-        var i = 0
-        var j = 0
-        while i < n || j < m {
-            if i < n, j < m, expected[i] == actual[j] {
-                lines.append("    \(expected[i])")
-                i += 1
-                j += 1
-            } else if j < m, i == n || common[i][j + 1] >= common[i + 1][j] {
-                lines.append("  + \(actual[j])")
-                j += 1
-            } else {
-                lines.append("  - \(expected[i])")
-                i += 1
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
 }
 
 /// A session's driver actions as the playbooks' expectations read them: `connect
@@ -143,7 +114,8 @@ enum ProxyActionLines {
         case .shutdownUpstreamWrite(let flow): return (flow, "shutdown upstream write")
         case .shutdownClientWrite: return (nil, "shutdown client write")
         case .closeClient(let afterFlush): return (nil, afterFlush ? "close client after flush" : "close client now")
-        case .setTimer(let timer, let delay): return (flow(of: timer), "arm \(name(of: timer)) \(seconds(delay))")
+        case .setTimer(let timer, let delay):
+            return (flow(of: timer), "arm \(name(of: timer)) \(ActionText.seconds(delay))")
         case .cancelTimer(let timer): return (flow(of: timer), "cancel \(name(of: timer))")
         case .resetClient: return (nil, "reset client")
         case .hold(let request):
@@ -151,11 +123,11 @@ enum ProxyActionLines {
             if let on = request.releaseOn { text += " on=\(on)" }
             return (request.flow, text)
         case .unregisterHold(let flow): return (flow, "unregister hold")
-        case .observed(let event): return (nil, "observed \(Self.event(event))")
+        case .observed(let event): return (nil, "observed \(ActionText.event(event))")
         case .ruleFired(let rule): return (nil, "fired \(rule)")
         case .duplicate(let request):
             var text = "duplicate x\(request.count)"
-            if request.spacing != .zero { text += " every \(seconds(request.spacing))" }
+            if request.spacing != .zero { text += " every \(ActionText.seconds(request.spacing))" }
             if request.streamed { text += " streamed body=\(request.body.count)" }
             return (request.original, text)
         case .duplicateBody(let flow, let bytes): return (flow, "duplicate body \(bytes.count)")
@@ -189,21 +161,4 @@ enum ProxyActionLines {
         }
     }
 
-    static func event(_ event: ObservedEvent) -> String {
-        switch event {
-        case .flow(let role, let stage, let lineage):
-            return "\(role).\(stage.rawValue)" + (lineage.map { " lineage=\($0)" } ?? "")
-        case .ruleDelivered(let rule, let lineage):
-            return "delivered:\(rule)" + (lineage.map { " lineage=\($0)" } ?? "")
-        case .mark(let label):
-            return "mark:\(label)"
-        }
-    }
-
-    /// `60s`, `1.5s`, `0.25s`.
-    static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        if attoseconds == 0 { return "\(seconds)s" }
-        return "\(Double(seconds) + Double(attoseconds) / 1e18)s"
-    }
 }

@@ -1,5 +1,6 @@
 import FaultlineCore
 import FaultlineProxy
+import PlaybookSupport
 import Testing
 
 /// The session playbooks are strict: each way an expectation can be wrong is caught. Every test
@@ -136,20 +137,6 @@ import Testing
         } matching: {
             $0.says("never expected:\n  f1 connect http://127.0.0.1:3000\n  cancel clientIdle")
         }
-    }
-
-    @Test func theDiffMarksWhatIsMissingAndWhatCameInstead() {
-        #expect(
-            ExpectedActions.diff(["a", "b", "c"], ["b", "a", "c", "d"]).split(separator: "\n") == [
-                "  + b", "    a", "  - b", "    c", "  + d",
-            ])
-    }
-}
-
-extension Issue {
-    /// True when the issue is the playbook's own complaint with this text, not any other.
-    func says(_ text: String) -> Bool {
-        comments.contains { $0.rawValue.contains(text) }
     }
 }
 
