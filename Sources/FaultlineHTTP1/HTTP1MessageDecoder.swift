@@ -85,6 +85,9 @@ struct HTTP1MessageDecoder<Role: HTTP1DecoderRole>: Sendable {
         buffer.append(bytes.assumingMemoryBound(to: UInt8.self))
     }
 
+    /// Always inlined: generic over the caller's sequence, it would otherwise not be specialised
+    /// for `Role` and reach its fields through type metadata on every call.
+    @inline(__always)
     mutating func receive(_ bytes: some Sequence<UInt8>) {
         guard accepts else { return }
         buffer.append(contentsOf: bytes)
