@@ -58,7 +58,7 @@ public final class ReferenceBackend: Sendable {
                 }
             } catch {
                 if group == nil { loops.shutdown() }
-                throw BackendError("cannot listen on \(configuration.address): \(Self.explain(error))")
+                throw BackendError("cannot listen on \(configuration.address): \(ListenFailure.explain(error))")
             }
             current = Running(group: loops, ownsGroup: group == nil, listener: listener, contexts: contexts)
             return listener.localAddress
@@ -114,13 +114,6 @@ public final class ReferenceBackend: Sendable {
     /// Forgets every token family, job, note and counter; the twin of `POST /_backend/reset`.
     public func reset() {
         service.reset()
-    }
-
-    private static func explain(_ error: any Error) -> String {
-        if let system = error as? SystemError, system.isAddressInUse {
-            return "address already in use (another process listens there; pick another port or stop it)"
-        }
-        return "\(error)"
     }
 }
 

@@ -23,6 +23,25 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ConfigError {
+    /// Runs one typed read and returns its value; on error appends it to `errors` and returns nil,
+    /// so a decoder can go on and report every problem of a file at once. `reader` names the
+    /// decoder should anything other than a `ConfigError` be thrown, which is a bug.
+    ///
+    /// The closure is untyped-throwing because Swift does not infer `throws(ConfigError)` for
+    /// closure literals; the typed error is recovered by a cast.
+    package static func collect<Value>(
+        into errors: inout [ConfigError], reader: StaticString, _ read: () throws -> Value
+    ) -> Value? {
+        do {
+            return try read()
+        } catch let error as ConfigError {
+            errors.append(error)
+            return nil
+        } catch {
+            preconditionFailure("\(reader) threw something other than ConfigError: \(error)")
+        }
+    }
+
     /// `'name' must be <expected>, found <the value>`, pointing at the value.
     ///
     /// Call when a value has the wrong type or is out of range; `expected` reads after "must be"

@@ -103,17 +103,7 @@ struct JSON5Parser {
         var members: [ConfigNode.Member] = []
         var firstKeyLocations: [String: SourceLocation] = [:]
         try skipTrivia()
-        while true {
-            guard let byte = currentByte else {
-                throw ConfigError(
-                    "expected a key or '}', found the end of the file "
-                        + "(the object opened at \(start.lineColumn) is not closed)",
-                    at: location)
-            }
-            if byte == UInt8(ascii: "}") {
-                consumeASCII()
-                break
-            }
+        while try !consumeCloser("}", expecting: "a key", container: "object", openedAt: start) {
             let keyLocation = location
             let key = try parseKey()
             if let first = firstKeyLocations[key] {
@@ -135,6 +125,23 @@ struct JSON5Parser {
         }
         depth -= 1
         return ConfigNode(.object(members), at: start)
+    }
+
+    /// Before a member or element: consumes `closer` (true: the container ends) or leaves the
+    /// next one to be read (false); the end of the file is an error naming what was expected and
+    /// where the container opened.
+    private mutating func consumeCloser(
+        _ closer: Unicode.Scalar, expecting item: String, container: String, openedAt start: SourceLocation
+    ) throws(ConfigError) -> Bool {
+        guard let byte = currentByte else {
+            throw ConfigError(
+                "expected \(item) or '\(closer)', found the end of the file "
+                    + "(the \(container) opened at \(start.lineColumn) is not closed)",
+                at: location)
+        }
+        guard byte == UInt8(ascii: closer) else { return false }
+        consumeASCII()
+        return true
     }
 
     /// After a member or element: consumes `,` (false: more may follow) or `closer` (true: the
@@ -171,17 +178,7 @@ struct JSON5Parser {
         try enterContainer(at: start)
         var elements: [ConfigNode] = []
         try skipTrivia()
-        while true {
-            guard let byte = currentByte else {
-                throw ConfigError(
-                    "expected an array element or ']', found the end of the file "
-                        + "(the array opened at \(start.lineColumn) is not closed)",
-                    at: location)
-            }
-            if byte == UInt8(ascii: "]") {
-                consumeASCII()
-                break
-            }
+        while try !consumeCloser("]", expecting: "an array element", container: "array", openedAt: start) {
             elements.append(try parseValue(in: .element))
             if try consumeSeparator(closer: "]", after: "an array element", container: "array", openedAt: start) {
                 break

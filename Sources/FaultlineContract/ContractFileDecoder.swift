@@ -23,17 +23,9 @@ final class ContractFileDecoder {
 
     func report(_ message: String, at location: SourceLocation) { errors.append(ConfigError(message, at: location)) }
 
-    /// Runs `body`, recording its error; nil when it threw. (Untyped: closures passed here infer
-    /// `throws(any Error)`, so the typed error is recovered by a cast.)
+    /// Runs `body`, recording its error; nil when it threw.
     func attempt<Value>(_ body: () throws -> Value) -> Value? {
-        do {
-            return try body()
-        } catch let error as ConfigError {
-            errors.append(error)
-            return nil
-        } catch {
-            preconditionFailure("a contract decoder threw something other than ConfigError: \(error)")
-        }
+        ConfigError.collect(into: &errors, reader: "a contract decoder", body)
     }
 
     /// A reader for an object node whose unknown keys are reported at once.

@@ -1,3 +1,4 @@
+import FaultlineCore
 import Foundation
 
 /// Prints a ``ContractReport`` for people (``text(_:traceName:)``), CI systems (``junit(_:traceName:)``)

@@ -134,15 +134,10 @@ package struct JSONParser {
     }
 
     private mutating func parseObject() throws(Failure) -> JSONValue {
-        try enterContainer()
-        position += 1  // "{"
         var members: [JSONMember] = []
         // Past a few members a set finds a repeated key faster than a scan of the members.
         var seen: Set<String> = []
-        skipWhitespace()
-        if try peek("an object key or '}'") == UInt8(ascii: "}") {
-            position += 1
-            depth -= 1
+        if try enterContainer(emptyWith: UInt8(ascii: "}"), expected: "an object key or '}'") {
             return .object(members)
         }
         while true {
@@ -167,14 +162,7 @@ package struct JSONParser {
             } else {
                 members.append(JSONMember(key: key, value: value))
             }
-            skipWhitespace()
-            let next = try peek("',' or '}'")
-            position += 1
-            if next == UInt8(ascii: "}") { break }
-            guard next == UInt8(ascii: ",") else {
-                position -= 1
-                throw failure("expected ',' or '}', found \(describeCurrent())")
-            }
+            if try consumeSeparator(closer: UInt8(ascii: "}"), expected: "',' or '}'") { break }
         }
         depth -= 1
         return .object(members)
@@ -190,29 +178,29 @@ package struct JSONParser {
     }
 
     private mutating func parseArray() throws(Failure) -> JSONValue {
-        try enterContainer()
-        position += 1  // "["
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if try peek("a value or ']'") == UInt8(ascii: "]") {
-            position += 1
-            depth -= 1
-            return .array(elements)
-        }
+        if try enterContainer(emptyWith: UInt8(ascii: "]"), expected: "a value or ']'") { return .array(elements) }
         while true {
             skipWhitespace()
             elements.append(try parseValue())
-            skipWhitespace()
-            let next = try peek("',' or ']'")
-            position += 1
-            if next == UInt8(ascii: "]") { break }
-            guard next == UInt8(ascii: ",") else {
-                position -= 1
-                throw failure("expected ',' or ']', found \(describeCurrent())")
-            }
+            if try consumeSeparator(closer: UInt8(ascii: "]"), expected: "',' or ']'") { break }
         }
         depth -= 1
         return .array(elements)
+    }
+
+    /// After a member or element: consumes `,` (false: another follows) or `closer` (true: the
+    /// container ends); anything else is an error naming what was `expected`.
+    private mutating func consumeSeparator(closer: UInt8, expected: String) throws(Failure) -> Bool {
+        skipWhitespace()
+        let next = try peek(expected)
+        if next == closer {
+            position += 1
+            return true
+        }
+        guard next == UInt8(ascii: ",") else { throw failure("expected \(expected), found \(describeCurrent())") }
+        position += 1
+        return false
     }
 
     /// Parses a string starting at its opening quote.
@@ -324,11 +312,19 @@ package struct JSONParser {
         return value
     }
 
-    private mutating func enterContainer() throws(Failure) {
+    /// Steps over the opening bracket one level deeper; true when `closer` follows at once (an empty
+    /// container, stepped over and left), else the first member or element is next.
+    private mutating func enterContainer(emptyWith closer: UInt8, expected: String) throws(Failure) -> Bool {
         depth += 1
         guard depth <= options.maximumDepth else {
             throw failure("nested deeper than \(options.maximumDepth) levels")
         }
+        position += 1
+        skipWhitespace()
+        guard try peek(expected) == closer else { return false }
+        position += 1
+        depth -= 1
+        return true
     }
 
     private mutating func skipWhitespace() {

@@ -7,7 +7,7 @@ public import FaultlineRules
 /// The loader already refuses contradictory rules within one file; across files the first rule
 /// (file order) wins for single-valued parts (respond, hold, fault, route), delays add up, the
 /// slowest throttle applies and request rewrites apply in turn.
-public struct RequestPlan: Sendable, Equatable {
+public struct RequestPlan: FiredActionFolding, Sendable, Equatable {
     public var fault: TransportFault?
     /// The HTTP/2 error code the fault's rule gave, if any.
     public var faultCode: HTTP2ErrorCode?
@@ -25,21 +25,12 @@ public struct RequestPlan: Sendable, Equatable {
 
     /// Folds the actions of request-phase rules, in firing order.
     public init(_ fired: [FiredRule]) {
-        for action in fired.flatMap(\.actions) {
+        for action in fired.flatMap(\.actions) where !foldShared(action) {
             switch action {
-            case .fault(let fault, let code):
-                if self.fault == nil {
-                    self.fault = fault
-                    faultCode = code
-                }
-            case .respond(let response): if respond == nil { respond = response }
-            case .hold(let spec): if hold == nil { hold = spec }
-            case .delay(let duration): delay += duration
             case .duplicate(let spec): if duplicate == nil { duplicate = spec }
-            case .throttle(let rate): throttle = min(throttle ?? rate, rate)
             case .rewriteRequest(let rewrite): rewrites.append(rewrite)
             case .route(let target): if route == nil { route = target }
-            case .rewrite, .setCookie, .stripCookie: break  // response-phase actions; the loader keeps them out
+            default: break  // response-phase actions; the loader keeps them out
             }
         }
     }
@@ -50,7 +41,7 @@ public struct RequestPlan: Sendable, Equatable {
 
 /// What the rules that fired on a flow's response ask for, applied in a fixed order: fault,
 /// hold, delay, then respond (replacing the response) or rewrite + cookies, with throttling.
-public struct ResponsePlan: Sendable, Equatable {
+public struct ResponsePlan: FiredActionFolding, Sendable, Equatable {
     public var fault: TransportFault?
     /// The HTTP/2 error code the fault's rule gave, if any.
     public var faultCode: HTTP2ErrorCode?
@@ -66,21 +57,12 @@ public struct ResponsePlan: Sendable, Equatable {
 
     /// Folds the actions of response-phase rules, in firing order.
     public init(_ fired: [FiredRule]) {
-        for action in fired.flatMap(\.actions) {
+        for action in fired.flatMap(\.actions) where !foldShared(action) {
             switch action {
-            case .fault(let fault, let code):
-                if self.fault == nil {
-                    self.fault = fault
-                    faultCode = code
-                }
-            case .respond(let response): if respond == nil { respond = response }
-            case .hold(let spec): if hold == nil { hold = spec }
-            case .delay(let duration): delay += duration
             case .rewrite(let rewrite): rewrites.append(rewrite)
             case .setCookie(let spec): setCookies.append(spec)
             case .stripCookie(let name): stripCookies.append(name)
-            case .throttle(let rate): throttle = min(throttle ?? rate, rate)
-            case .duplicate, .rewriteRequest, .route: break  // request-phase actions; the loader keeps them out
+            default: break  // request-phase actions; the loader keeps them out
             }
         }
     }
@@ -92,4 +74,35 @@ public struct ResponsePlan: Sendable, Equatable {
     public var replacesBody: Bool { respond != nil || rewrites.contains { $0.body != nil } }
 
     public var isEmpty: Bool { self == ResponsePlan() }
+}
+
+/// The parts both plans fold the same way, so a fault, response, hold, delay or throttle means the
+/// same in either phase.
+protocol FiredActionFolding {
+    var fault: TransportFault? { get set }
+    var faultCode: HTTP2ErrorCode? { get set }
+    var respond: SyntheticResponse? { get set }
+    var hold: HoldSpec? { get set }
+    var delay: Duration { get set }
+    var throttle: Int? { get set }
+}
+
+extension FiredActionFolding {
+    /// Folds `action` if it is one the phases share and returns true; false leaves it to the plan.
+    /// Single-valued parts keep the first rule's value, delays add up, the slowest throttle applies.
+    mutating func foldShared(_ action: RuleAction) -> Bool {
+        switch action {
+        case .fault(let fault, let code):
+            if self.fault == nil {
+                self.fault = fault
+                faultCode = code
+            }
+        case .respond(let response): if respond == nil { respond = response }
+        case .hold(let spec): if hold == nil { hold = spec }
+        case .delay(let duration): delay += duration
+        case .throttle(let rate): throttle = min(throttle ?? rate, rate)
+        default: return false
+        }
+        return true
+    }
 }

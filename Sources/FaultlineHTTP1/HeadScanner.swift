@@ -22,18 +22,21 @@ struct HeadScanner: Sendable {
         var tooManyFields: HTTP1Error
 
         static func request(_ limits: HTTP1Limits) -> Rules {
-            Rules(
-                startLine: .request, maxStartLineLength: limits.maxRequestLineLength,
-                maxSectionLength: limits.maxHeaderSectionLength, maxFieldCount: limits.maxHeaderCount,
-                startLineTooLong: .requestLineTooLong, invalidStartLine: .invalidRequestLine,
-                sectionTooLarge: .headerSectionTooLarge, tooManyFields: .tooManyHeaderFields)
+            head(limits, startLine: .request, tooLong: .requestLineTooLong, invalid: .invalidRequestLine)
         }
 
         static func response(_ limits: HTTP1Limits) -> Rules {
+            head(limits, startLine: .status, tooLong: .statusLineTooLong, invalid: .invalidStatusLine)
+        }
+
+        /// A message head: requests and responses share the limits and differ in the start line.
+        private static func head(
+            _ limits: HTTP1Limits, startLine: StartLine, tooLong: HTTP1Error, invalid: HTTP1Error
+        ) -> Rules {
             Rules(
-                startLine: .status, maxStartLineLength: limits.maxRequestLineLength,
+                startLine: startLine, maxStartLineLength: limits.maxRequestLineLength,
                 maxSectionLength: limits.maxHeaderSectionLength, maxFieldCount: limits.maxHeaderCount,
-                startLineTooLong: .statusLineTooLong, invalidStartLine: .invalidStatusLine,
+                startLineTooLong: tooLong, invalidStartLine: invalid,
                 sectionTooLarge: .headerSectionTooLarge, tooManyFields: .tooManyHeaderFields)
         }
 

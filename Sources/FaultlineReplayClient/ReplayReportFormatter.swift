@@ -79,14 +79,7 @@ public enum ReplayReportFormatter {
                     error: result.error,
                     sentAfterSeconds: result.sentAfter.inSeconds, durationSeconds: result.duration.inSeconds)
             })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
-        } catch {
-            // Every field is a string, number, bool, array or object of those.
-            preconditionFailure("a replay report failed to encode: \(error)")
-        }
+        return ReportJSON.text(document, what: "a replay report")
     }
 
     /// `1.234 s`.

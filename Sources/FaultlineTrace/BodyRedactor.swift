@@ -137,14 +137,7 @@ private struct JSONSecretRewriter: ~Copyable {
     }
 
     private mutating func object(depth: Int) -> Bool {
-        output.appendByte(UInt8(ascii: "{"))
-        index += 1
-        copyWhitespace()
-        if index < input.count, input[index] == UInt8(ascii: "}") {
-            output.appendByte(UInt8(ascii: "}"))
-            index += 1
-            return true
-        }
+        if copyOpening(UInt8(ascii: "{"), emptyWith: UInt8(ascii: "}")) { return true }
         while true {
             guard index < input.count, input[index] == UInt8(ascii: "\"") else { return false }
             let start = index
@@ -158,37 +151,52 @@ private struct JSONSecretRewriter: ~Copyable {
             let isSecret = name.withUnsafeBufferPointer { policy.isSecretBodyField($0) }
             let ok = name.withUnsafeBufferPointer { value(secretName: isSecret ? $0 : nil, depth: depth + 1) }
             guard ok else { return false }
-            copyWhitespace()
-            guard index < input.count else { return false }
-            let byte = input[index]
-            output.appendByte(byte)
-            index += 1
-            if byte == UInt8(ascii: "}") { return true }
-            guard byte == UInt8(ascii: ",") else { return false }
-            copyWhitespace()
+            switch copySeparator(closer: UInt8(ascii: "}")) {
+            case .next: continue
+            case .closed: return true
+            case .invalid: return false
+            }
         }
     }
 
     private mutating func array(depth: Int) -> Bool {
-        output.appendByte(UInt8(ascii: "["))
-        index += 1
-        copyWhitespace()
-        if index < input.count, input[index] == UInt8(ascii: "]") {
-            output.appendByte(UInt8(ascii: "]"))
-            index += 1
-            return true
-        }
+        if copyOpening(UInt8(ascii: "["), emptyWith: UInt8(ascii: "]")) { return true }
         while true {
             guard value(secretName: nil, depth: depth + 1) else { return false }
-            copyWhitespace()
-            guard index < input.count else { return false }
-            let byte = input[index]
-            output.appendByte(byte)
-            index += 1
-            if byte == UInt8(ascii: "]") { return true }
-            guard byte == UInt8(ascii: ",") else { return false }
-            copyWhitespace()
+            switch copySeparator(closer: UInt8(ascii: "]")) {
+            case .next: continue
+            case .closed: return true
+            case .invalid: return false
+            }
         }
+    }
+
+    /// Copies the opening bracket and the white space after it; true when `closer` follows at once
+    /// (an empty container, closer copied too).
+    private mutating func copyOpening(_ opener: UInt8, emptyWith closer: UInt8) -> Bool {
+        output.appendByte(opener)
+        index += 1
+        copyWhitespace()
+        guard index < input.count, input[index] == closer else { return false }
+        output.appendByte(closer)
+        index += 1
+        return true
+    }
+
+    private enum Separator { case next, closed, invalid }
+
+    /// After a member or element: copies `,` and the white space after it (`.next`), or `closer`
+    /// (`.closed`); anything else, or the end, is not JSON (`.invalid`).
+    private mutating func copySeparator(closer: UInt8) -> Separator {
+        copyWhitespace()
+        guard index < input.count else { return .invalid }
+        let byte = input[index]
+        output.appendByte(byte)
+        index += 1
+        if byte == closer { return .closed }
+        guard byte == UInt8(ascii: ",") else { return .invalid }
+        copyWhitespace()
+        return .next
     }
 
     /// Reads a string at `index` (at its opening quote) and returns its decoded UTF-8 bytes.

@@ -104,25 +104,11 @@ enum ControlCommand {
     }
 }
 
-/// Small readers for the API's JSON answers.
+/// Small readers for the API's JSON answers that FaultlineCore's `JSONValue` does not have (its
+/// member subscript, `stringValue` and `boolValue` serve the rest).
 extension JSONValue {
-    subscript(key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members.first { $0.key == key }?.value
-    }
-
-    var text: String? {
-        if case .string(let value) = self { return value }
-        return nil
-    }
-
     var integer: Int? {
         if case .number(let value) = self { return Int(exactly: value.double) }
-        return nil
-    }
-
-    var flag: Bool? {
-        if case .bool(let value) = self { return value }
         return nil
     }
 

@@ -76,8 +76,8 @@ enum HoldsCommand {
         let milliseconds = hold["held_ms"]?.integer ?? 0
         let held = milliseconds < 10_000 ? "\(Double(milliseconds / 100) / 10)s" : "\(milliseconds / 1000)s"
         return [
-            "#\(hold["id"]?.integer ?? 0)", hold["name"]?.text ?? "", hold["phase"]?.text ?? "", held,
-            hold["summary"]?.text ?? "", hold["release_on"]?.text ?? "-",
+            "#\(hold["id"]?.integer ?? 0)", hold["name"]?.stringValue ?? "", hold["phase"]?.stringValue ?? "", held,
+            hold["summary"]?.stringValue ?? "", hold["release_on"]?.stringValue ?? "-",
         ]
     }
 }

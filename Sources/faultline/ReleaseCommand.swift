@@ -107,6 +107,6 @@ enum ReleaseCommand {
     }
 
     private static func line(_ verb: String, _ hold: JSONValue) -> String {
-        "\(verb): \(hold["name"]?.text ?? "") #\(hold["id"]?.integer ?? 0) (\(hold["summary"]?.text ?? ""))"
+        "\(verb): \(hold["name"]?.stringValue ?? "") #\(hold["id"]?.integer ?? 0) (\(hold["summary"]?.stringValue ?? ""))"
     }
 }

@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineServer
 
 /// `faultline rules enable|disable SCENARIO[/RULE]`, `rules list`, `rules reload`: the rules of a
@@ -23,7 +24,8 @@ enum RulesControlCommand {
                 }
                 let rows = rules.list.map { rule in
                     [
-                        rule["id"]?.text ?? "", rule["phase"]?.text ?? "", rule["enabled"]?.flag == true ? "on" : "off",
+                        rule["id"]?.stringValue ?? "", rule["phase"]?.stringValue ?? "",
+                        rule["enabled"]?.boolValue == true ? "on" : "off",
                         "\(rule["hits"]?.integer ?? 0)", "\(rule["matches"]?.integer ?? 0)",
                     ]
                 }

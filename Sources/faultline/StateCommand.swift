@@ -70,9 +70,12 @@ enum StateCommand {
         }
         var rows = [["SCENARIO", "STATE", "SCOPE"]]
         for state in states.list {
-            rows.append([state["scenario"]?.text ?? "", state["state"]?.text ?? "", state["scope"]?.text ?? ""])
+            rows.append([
+                state["scenario"]?.stringValue ?? "", state["state"]?.stringValue ?? "",
+                state["scope"]?.stringValue ?? "",
+            ])
             for lineage in state["lineages"]?.list ?? [] {
-                rows.append(["  " + (lineage["lineage"]?.text ?? ""), lineage["state"]?.text ?? "", ""])
+                rows.append(["  " + (lineage["lineage"]?.stringValue ?? ""), lineage["state"]?.stringValue ?? "", ""])
             }
         }
         print(tableText(rows))

@@ -1,4 +1,5 @@
 import FaultlineConfig
+import FaultlineCore
 import FaultlineServer
 
 /// `faultline ui`: prints the address of the running proxy's web UI, with a one-time ticket.
@@ -19,7 +20,7 @@ enum UICommand {
         ControlCommand.run(arguments, specs: specs, command: "ui", help: help, positionals: 0...0) { parsed in
             let client = try ControlCommand.client(parsed, command: "ui")
             let answer = try ControlCommand.call(client, "POST", "/v1/ui/tickets")
-            guard let path = answer["path"]?.text else {
+            guard let path = answer["path"]?.stringValue else {
                 throw CommandFailure("the control API answered without a UI address")
             }
             print("http://\(client.address)\(path)")

@@ -15,18 +15,8 @@ final class LoaderDiagnostics {
     func warn(_ message: String, at location: SourceLocation) { warnings.append(ConfigError(message, at: location)) }
 
     /// Runs one typed read; on error records it and returns nil so the caller can continue.
-    ///
-    /// The closure is untyped-throwing because Swift does not infer `throws(ConfigError)` for
-    /// closure literals; every read in this module throws only `ConfigError`.
     func attempt<T>(_ read: () throws -> T) -> T? {
-        do {
-            return try read()
-        } catch let error as ConfigError {
-            errors.append(error)
-            return nil
-        } catch {
-            preconditionFailure("a decoder threw something other than ConfigError: \(error)")
-        }
+        ConfigError.collect(into: &errors, reader: "a decoder", read)
     }
 
     /// Runs a read of an optional key; nil when the key is absent or its value is wrong (the

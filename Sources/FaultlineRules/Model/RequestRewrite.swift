@@ -2,7 +2,7 @@ public import FaultlineCore
 
 /// Changes to a request before it goes upstream: what a `rewrite` in a request-phase rule does.
 /// Nil and empty parts leave the request as the client sent it.
-public struct RequestRewrite: Sendable, Equatable {
+public struct RequestRewrite: MessageRewrite, Sendable, Equatable {
     /// Replaces the method: an RFC 9110 §9 token, never `CONNECT` (its target is an authority,
     /// RFC 9112 §3.2.3, so an origin-form request cannot become one).
     public var method: String?
@@ -42,11 +42,27 @@ public struct RequestRewrite: Sendable, Equatable {
     public var needsBody: Bool { !jsonSet.isEmpty }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.method == rhs.method && lhs.path == rhs.path && lhs.query == rhs.query
-            && lhs.removeHeaders == rhs.removeHeaders && lhs.body == rhs.body
-            && lhs.setHeaders.map { "\($0.name):\($0.value)" } == rhs.setHeaders.map { "\($0.name):\($0.value)" }
-            && lhs.addHeaders.map { "\($0.name):\($0.value)" } == rhs.addHeaders.map { "\($0.name):\($0.value)" }
-            && lhs.jsonSet.map(\.pointer) == rhs.jsonSet.map(\.pointer)
-            && lhs.jsonSet.map(\.value) == rhs.jsonSet.map(\.value)
+        lhs.method == rhs.method && lhs.path == rhs.path && lhs.query == rhs.query && lhs.hasSameEdits(as: rhs)
+    }
+}
+
+/// The header and body edits request and response rewrites share, compared one way.
+protocol MessageRewrite {
+    var setHeaders: [(name: String, value: String)] { get }
+    var addHeaders: [(name: String, value: String)] { get }
+    var removeHeaders: [String] { get }
+    var body: [UInt8]? { get }
+    var jsonSet: [(pointer: String, value: JSONValue)] { get }
+}
+
+extension MessageRewrite {
+    /// Whether `other` edits headers and body the same way (tuples are not Equatable, so their
+    /// parts are compared).
+    func hasSameEdits(as other: some MessageRewrite) -> Bool {
+        removeHeaders == other.removeHeaders && body == other.body
+            && setHeaders.map { "\($0.name):\($0.value)" } == other.setHeaders.map { "\($0.name):\($0.value)" }
+            && addHeaders.map { "\($0.name):\($0.value)" } == other.addHeaders.map { "\($0.name):\($0.value)" }
+            && jsonSet.map(\.pointer) == other.jsonSet.map(\.pointer)
+            && jsonSet.map(\.value) == other.jsonSet.map(\.value)
     }
 }

@@ -49,7 +49,7 @@ public struct SyntheticResponse: Sendable, Equatable {
 }
 
 /// Changes to a real response.
-public struct ResponseRewrite: Sendable, Equatable {
+public struct ResponseRewrite: MessageRewrite, Sendable, Equatable {
     public var status: Int?
     public var setHeaders: [(name: String, value: String)]
     public var addHeaders: [(name: String, value: String)]
@@ -76,11 +76,7 @@ public struct ResponseRewrite: Sendable, Equatable {
     public var needsBody: Bool { !jsonSet.isEmpty }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.status == rhs.status && lhs.removeHeaders == rhs.removeHeaders && lhs.body == rhs.body
-            && lhs.setHeaders.map { "\($0.name):\($0.value)" } == rhs.setHeaders.map { "\($0.name):\($0.value)" }
-            && lhs.addHeaders.map { "\($0.name):\($0.value)" } == rhs.addHeaders.map { "\($0.name):\($0.value)" }
-            && lhs.jsonSet.map(\.pointer) == rhs.jsonSet.map(\.pointer)
-            && lhs.jsonSet.map(\.value) == rhs.jsonSet.map(\.value)
+        lhs.status == rhs.status && lhs.hasSameEdits(as: rhs)
     }
 }
 

@@ -102,7 +102,7 @@ public final class ProxyServer: Sendable {
                 explorer?.stop()
                 group.shutdown()
                 resolver.shutdown()
-                throw ServerError("cannot listen on \(listenerConfiguration.address): \(Self.explain(error))")
+                throw ServerError("cannot listen on \(listenerConfiguration.address): \(ListenFailure.explain(error))")
             }
         }
         if let tls = configuration.tls { recordTLSConfiguration(tls) }
@@ -121,7 +121,8 @@ public final class ProxyServer: Sendable {
                 explorer?.stop()
                 group.shutdown()
                 resolver.shutdown()
-                throw ServerError("cannot listen for the control API on \(control.address): \(Self.explain(error))")
+                throw ServerError(
+                    "cannot listen for the control API on \(control.address): \(ListenFailure.explain(error))")
             }
         }
         running.withLock {
@@ -220,13 +221,6 @@ public final class ProxyServer: Sendable {
             fields.append(.string("warning", "upstream certificates are not verified (--insecure-upstream)"))
         }
         trace.record(.tlsConfigured, fields)
-    }
-
-    private static func explain(_ error: any Error) -> String {
-        if let system = error as? SystemError, system.isAddressInUse {
-            return "address already in use (another process listens there; pick another port or stop it)"
-        }
-        return "\(error)"
     }
 }
 
