@@ -55,9 +55,11 @@ public enum FlowAction: Sendable {
     /// Pace one side of the flow, or stop pacing with nil.
     case throttle(FlowID, ThrottleSide, bytesPerSecond: Int?)
     /// Ask the rules; the driver answers with `FlowMachine.decided` before the flow's next input.
-    case decide(FlowID, RuleQuestion)
+    /// Boxed, as the lineage step: the view is large, and every action is as large as the largest
+    /// case.
+    indirect case decide(FlowID, RuleQuestion)
     /// A step for the lineage tracker; the driver traces the events it answers with.
-    case stepLineage(FlowID, LineageStep)
+    indirect case stepLineage(FlowID, LineageStep)
     /// Write a trace event of the flow.
     case trace(FlowID, TraceEventKind, [TraceField])
     /// The flow is over; nothing more comes from or goes to it. Always its last action.

@@ -53,12 +53,12 @@ public enum ProxyAction: Sendable, Equatable {
     /// Ask the rules for `flow` (`RuleQuestion`); answer with `ClientSession.ruleDecided` at once,
     /// before any other input of the session. A session's questions come after its other actions
     /// of the same input (`SessionOutput`).
-    case decide(FlowID, RuleQuestion)
+    indirect case decide(FlowID, RuleQuestion)
     /// Record a trace event. A session's entries come before its other actions of the same input
     /// (`SessionOutput`), so the trace reads as it did when sessions recorded as they went.
     case trace(TraceEntry)
     /// Tell the lineage tracker a flow's step and trace what it answers, naming `connection`.
-    case stepLineage(FlowID, connection: ConnectionID?, LineageStep)
+    indirect case stepLineage(FlowID, connection: ConnectionID?, LineageStep)
     /// The client's bytes after `CONNECT` are a TLS ClientHello for a host to intercept: terminate
     /// TLS on the client connection and serve what it carries with a new session (this one is done).
     indirect case interceptTLS(TLSInterception)
