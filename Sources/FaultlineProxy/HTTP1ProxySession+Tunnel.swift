@@ -90,11 +90,11 @@ extension HTTP1ProxySession {
         let early = clientHello + requestDecoder.takeBufferedBytes()
         clientHello = []
         if !early.isEmpty {
-            tunnel?.bytesFromClient += Int64(early.count)
+            updateTunnel { $0.bytesFromClient += Int64(early.count) }
             output.writeToUpstream(connect.flow, early)
         }
         if clientReachedEOF {
-            tunnel?.clientReachedEOF = true
+            updateTunnel { $0.clientReachedEOF = true }
             output.append(.shutdownUpstreamWrite(connect.flow))
         }
     }
@@ -137,12 +137,12 @@ extension HTTP1ProxySession {
         self.exchange = nil
         enterTunnel(exchange.flow, kind: .upgrade, target: target, reason: nil, upstream: codec.connection, &output)
         if !fromUpstream.isEmpty {
-            tunnel?.bytesFromUpstream += Int64(fromUpstream.count)
+            updateTunnel { $0.bytesFromUpstream += Int64(fromUpstream.count) }
             output.writeToClient(fromUpstream)
         }
         let fromClient = requestDecoder.takeBufferedBytes()
         if !fromClient.isEmpty {
-            tunnel?.bytesFromClient += Int64(fromClient.count)
+            updateTunnel { $0.bytesFromClient += Int64(fromClient.count) }
             output.writeToUpstream(exchange.flow, fromClient)
         }
     }
@@ -156,31 +156,43 @@ extension HTTP1ProxySession {
             TraceEntry(
                 .tunnelOpened, connection: connectionID, flow: id,
                 Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info)))
-        tunnel = Tunnel(flow: id, kind: kind)
         exchange = nil
-        state = .tunnelling
+        state = .tunnelling(Tunnel(flow: id, kind: kind))
+    }
+
+    /// The open tunnel, if the connection is one.
+    var tunnel: Tunnel? {
+        if case .tunnelling(let tunnel) = state { return tunnel }
+        return nil
+    }
+
+    /// Changes the open tunnel's counts in place (nothing when the connection is no tunnel).
+    private mutating func updateTunnel(_ change: (inout Tunnel) -> Void) {
+        guard case .tunnelling(var tunnel) = state else { return }
+        change(&tunnel)
+        state = .tunnelling(tunnel)
     }
 
     mutating func relayFromClient(_ bytes: UnsafeRawBufferPointer, _ output: inout SessionOutput) {
         guard let id = tunnel?.flow else { return }
-        tunnel?.bytesFromClient += Int64(bytes.count)
+        updateTunnel { $0.bytesFromClient += Int64(bytes.count) }
         output.writeToUpstream(id, bytes)
     }
 
     mutating func relayFromUpstream(_ bytes: UnsafeRawBufferPointer, _ output: inout SessionOutput) {
-        tunnel?.bytesFromUpstream += Int64(bytes.count)
+        updateTunnel { $0.bytesFromUpstream += Int64(bytes.count) }
         output.writeToClient(bytes)
     }
 
     mutating func tunnelClientEOF(_ output: inout SessionOutput) {
         guard let id = tunnel?.flow else { return }
-        tunnel?.clientReachedEOF = true
+        updateTunnel { $0.clientReachedEOF = true }
         output.append(.shutdownUpstreamWrite(id))
         finishTunnelIfDone(&output)
     }
 
     mutating func tunnelUpstreamEOF(_ output: inout SessionOutput) {
-        tunnel?.upstreamReachedEOF = true
+        updateTunnel { $0.upstreamReachedEOF = true }
         output.append(.shutdownClientWrite)
         finishTunnelIfDone(&output)
     }
@@ -196,7 +208,6 @@ extension HTTP1ProxySession {
         guard let tunnel else { return }
         output.trace(
             TraceEntry(.tunnelClosed, connection: connectionID, flow: tunnel.flow, tunnel.closedFields(reason: reason)))
-        self.tunnel = nil
         output.append(.closeUpstream(tunnel.flow))
         if closeReason == nil { closeReason = "tunnel-closed" }
         state = .closing

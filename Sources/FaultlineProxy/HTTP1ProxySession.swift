@@ -42,8 +42,8 @@ public struct HTTP1ProxySession {
         /// `CONNECT` answered early: reading the client's first bytes (`clientHello`) to choose
         /// between terminating TLS and tunnelling.
         case awaitingClientHello
-        /// `tunnel` relays bytes unchanged.
-        case tunnelling
+        /// The tunnel relays bytes unchanged (HTTP1ProxySession+Tunnel.swift).
+        case tunnelling(Tunnel)
         /// A final answer was queued with a close; input is ignored.
         case closing
         case closed
@@ -63,7 +63,6 @@ public struct HTTP1ProxySession {
     var upstream: UpstreamCodec?
     /// A `CONNECT` being connected or classified.
     var connect: ConnectRequest?
-    var tunnel: Tunnel?
     /// The bytes the client sent after an early-answered `CONNECT`, until they are classified.
     var clientHello: [UInt8] = []
     var clientReachedEOF = false
@@ -184,7 +183,7 @@ public struct HTTP1ProxySession {
     /// closes.
     public mutating func shutDown() -> [ProxyAction] {
         var output = SessionOutput()
-        guard state != .closed else { return [] }
+        if case .closed = state { return [] }
         abandon(flowReason: "the proxy is shutting down", closeReason: "shutdown", &output)
         output.append(.closeClient(afterFlush: false))
         return output.finish()
