@@ -40,6 +40,13 @@ private func authRecording(rejectionRecorded: Bool = false) -> CaptureBuilder {
 
 private let form = [("Content-Type", "application/x-www-form-urlencoded")]
 
+/// Ann logs in with her password; the tokens the replay issued her.
+private func logIn(_ driver: ReplayDriver) -> (access: String, refresh: String) {
+    let login = driver.send(
+        "POST", "http://api.test/oauth/token", headers: form, body: "grant_type=password&username=ann&password=pw")
+    return tokens(driver.outcome(login.flow)!.body)
+}
+
 private func tokens(_ body: String) -> (access: String, refresh: String) {
     func value(_ key: String) -> String {
         let start = body.range(of: "\"\(key)\":\"")!.upperBound
@@ -86,12 +93,7 @@ private func tokens(_ body: String) -> (access: String, refresh: String) {
 @Test(arguments: [false, true])
 func aRotatedRefreshTokenPresentedAgainGetsARejection(recorded: Bool) throws {
     let driver = ReplayDriver(authRecording(rejectionRecorded: recorded).capture)
-    let issued = tokens(
-        driver.outcome(
-            driver.send(
-                "POST", "http://api.test/oauth/token", headers: form,
-                body: "grant_type=password&username=ann&password=pw"
-            ).flow)!.body)
+    let issued = logIn(driver)
     let body = "grant_type=refresh_token&refresh_token=\(issued.refresh)"
     #expect(
         driver.outcome(driver.send("POST", "http://api.test/oauth/token", headers: form, body: body).flow)?.status
@@ -108,12 +110,7 @@ func aRotatedRefreshTokenPresentedAgainGetsARejection(recorded: Bool) throws {
 
 @Test func aRefreshTheRecordingNeverSawRotatesLikeTheRecordedOne() throws {
     let driver = ReplayDriver(authRecording().capture)
-    let issued = tokens(
-        driver.outcome(
-            driver.send(
-                "POST", "http://api.test/oauth/token", headers: form,
-                body: "grant_type=password&username=ann&password=pw"
-            ).flow)!.body)
+    let issued = logIn(driver)
     let first = tokens(
         driver.outcome(
             driver.send(
