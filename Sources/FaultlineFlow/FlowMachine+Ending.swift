@@ -66,8 +66,7 @@ extension FlowMachine {
     }
 
     /// The armed cut is reached: the client sees a message shorter than its framing promised.
-    mutating func cutResponse(_ output: inout FlowOutput) {
-        guard let cut else { return }
+    mutating func cutResponse(_ cut: ResponseCut, _ output: inout FlowOutput) {
         abort(cut.reset ? .reset : .closeAfterFlush, &output)
     }
 

@@ -70,7 +70,7 @@ extension FlowMachine {
             if requestHeld {
                 answer(with: response, &output)
             } else if case .responseGated(_, let pending) = state {
-                replaceResponse(with: response, upstreamEnded: pending.ended, &output)
+                replaceResponse(with: response, behind: pending, &output)
             }
         case .fail:
             abort(.reset, &output)

@@ -105,8 +105,6 @@ extension FlowMachine {
     /// Sends a complete response made by the proxy, framed by its length.
     mutating func sendSynthetic(_ response: SyntheticResponse, source: ResponseSource, _ output: inout FlowOutput) {
         let head = response.head
-        sentStatus = head.status
-        sentHeaders = head.headers
         output.append(.sendResponseHead(id, head, .known(Int64(response.body.count)), source))
         if !response.body.isEmpty {
             responseDigest.update(response.body)

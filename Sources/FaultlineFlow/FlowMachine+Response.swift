@@ -19,7 +19,7 @@ extension FlowMachine {
         captureForwardedFields(into: &fields)
         if let duplicateOf { fields.append(.int("duplicate_of", duplicateOf.rawValue)) }
         output.trace(id, .requestForwarded, fields)
-        if sentStatus == nil, !isResponseGated { arm(.responseHead, environment.responseTimeout, &output) }
+        if !responseStarted, !isResponseGated { arm(.responseHead, environment.responseTimeout, &output) }
         guard !forwardedOnce else { return }
         forwardedOnce = true
         guard let decision else { return }
@@ -75,7 +75,6 @@ extension FlowMachine {
         if let decision {
             follow(decision, head, length: length, &output)
         } else {
-            state = .streaming
             sendResponseHead(head, length, &output)
         }
     }
@@ -152,44 +151,59 @@ extension FlowMachine {
         return output.actions
     }
 
-    /// Sends a response head to the client (or, for a duplicate, to nobody).
+    /// Sends a response head to the client (or, for a duplicate, to nobody) and starts streaming,
+    /// with what the response rules armed for the body of the response behind the gate.
     mutating func sendResponseHead(
         _ head: HTTPResponseHead, _ length: FlowBodyLength, source: ResponseSource = .upstream,
-        _ output: inout FlowOutput
+        armed gated: PendingResponse? = nil, _ output: inout FlowOutput
     ) {
-        sentStatus = head.status
-        sentHeaders = head.headers
+        state = .streaming(
+            ResponseStream(
+                status: head.status, headers: head.headers, cut: gated?.cut, tee: gated?.teesBody == true ? [] : nil))
         if duplicateOf == nil { output.append(.sendResponseHead(id, head, length, source)) }
-        if cut?.remaining == 0 { cutResponse(&output) }
+        if let cut = gated?.cut, cut.remaining == 0 { cutResponse(cut, &output) }
+    }
+
+    /// The response being streamed to the client, once its head went out.
+    var responseStream: ResponseStream? {
+        if case .streaming(let stream) = state { return stream }
+        return nil
     }
 
     /// Sends response body bytes to the client, honouring an armed cut fault.
     mutating func relayBody(_ bytes: ArraySlice<UInt8>, _ output: inout FlowOutput) {
+        guard case .streaming(var stream) = state else { return }
         var bytes = bytes
-        var cutNow = false
-        if let current = cut {
-            if bytes.count >= current.remaining {
-                bytes = bytes.prefix(current.remaining)
-                cutNow = true
+        var reachedCut: ResponseCut?
+        if stream.cut != nil || stream.tee != nil {
+            // Let go of the state's copy first, so the tee's buffer grows in place.
+            state = .forwarding
+            if var cut = stream.cut {
+                if bytes.count >= cut.remaining {
+                    bytes = bytes.prefix(cut.remaining)
+                    reachedCut = cut
+                }
+                cut.remaining -= bytes.count
+                stream.cut = cut
             }
-            cut = (current.remaining - bytes.count, current.reset)
+            if stream.tee != nil, let limit = environment.rules?.bodyLimit {
+                if stream.tee!.count + bytes.count <= limit {
+                    stream.tee!.append(contentsOf: bytes)
+                } else {
+                    stream.tee = nil
+                }
+            }
+            state = .streaming(stream)
         }
         responseDigest.update(bytes)
-        if responseTee != nil, let limit = environment.rules?.bodyLimit {
-            if responseTee!.count + bytes.count <= limit {
-                responseTee!.append(contentsOf: bytes)
-            } else {
-                responseTee = nil
-            }
-        }
         if !bytes.isEmpty, duplicateOf == nil { output.append(.sendResponseBody(id, bytes)) }
-        if cutNow { cutResponse(&output) }
+        if let reachedCut { cutResponse(reachedCut, &output) }
     }
 
     /// The response is complete on the client side: trace it, step the lineage, end the flow.
     mutating func finishResponse(trailers: HTTPHeaders?, _ output: inout FlowOutput) {
         guard !isEnded else { return }
-        let status = sentStatus ?? 0
+        let status = responseStream?.status ?? 0
         let summary = responseDigest.finish()
         if let duplicateOf {
             output.trace(
@@ -213,14 +227,14 @@ extension FlowMachine {
     /// The response reached the client: lineage bookkeeping, `delivered` observers, duplicates.
     mutating func responseDelivered(_ output: inout FlowOutput) {
         guard let decision else { return }
-        if decision.tracksLineage, let status = sentStatus {
+        if decision.tracksLineage, let stream = responseStream {
             output.append(
                 .stepLineage(
                     id,
                     .responseCompleted(
-                        role: decision.role, credentials: decision.credentials, status: status,
-                        headers: (sentHeaders ?? HTTPHeaders()).map { (name: $0.name, value: $0.value) },
-                        body: responseTee, reserved: capture?.reserved)))
+                        role: decision.role, credentials: decision.credentials, status: stream.status,
+                        headers: stream.headers.map { (name: $0.name, value: $0.value) },
+                        body: stream.tee, reserved: capture?.reserved)))
         }
         observe(.delivered, &output)
         if requestPlan.duplicate?.timing == .afterResponse { scheduleDuplicates(&output) }

@@ -22,17 +22,17 @@ extension FlowMachine {
         responsePlan = ResponsePlan(fired)
         replayedCookies = answer.replayedCookies
         if requestPlan.duplicate == nil { collected = nil }
-        if decision.role != FlowRole.business, decision.tracksLineage { responseTee = [] }
         traceRulesFired(fired, &output)
         observe(.responded, &output)
-        let pending = PendingResponse(head: head, length: length)
+        var pending = PendingResponse(head: head, length: length)
+        pending.teesBody = decision.role != FlowRole.business && decision.tracksLineage
         switch responsePlan.fault {
         case .closeMidBody(let bytes)?:
             traceFault(.closeMidBody(afterBytes: bytes), phase: .response, &output)
-            cut = (bytes, true)
+            pending.cut = ResponseCut(remaining: bytes, reset: true)
         case .truncate(let bytes)?:
             traceFault(.truncate(bytes: bytes), phase: .response, &output)
-            cut = (bytes, false)
+            pending.cut = ResponseCut(remaining: bytes, reset: false)
         case .malformedChunk?:
             traceFault(.malformedChunk, phase: .response, &output)
             sendResponseHead(head, .unknown, &output)
@@ -76,7 +76,7 @@ extension FlowMachine {
         guard case .responseGated(_, let pending) = state else { return }
         let plan = responsePlan
         if let response = plan.respond {
-            replaceResponse(with: response, upstreamEnded: pending.ended, &output)
+            replaceResponse(with: response, behind: pending, &output)
             return
         }
         var edited = ResponseEditor.apply(plan, to: pending.head, replayedCookies: replayedCookies)
@@ -87,12 +87,10 @@ extension FlowMachine {
         if let replacement {
             edited.head.headers.remove(name: "content-length")
             edited.head.headers.remove(name: "transfer-encoding")
-            sendReplacement(
-                head: edited.head, body: replacement, source: .upstream, upstreamEnded: pending.ended, &output)
+            sendReplacement(head: edited.head, body: replacement, source: .upstream, behind: pending, &output)
             return
         }
-        state = .streaming
-        sendResponseHead(edited.head, pending.length, &output)
+        sendResponseHead(edited.head, pending.length, armed: pending, &output)
         guard case .streaming = state else { return }  // a cut at byte 0
         if let rate = plan.throttle { output.append(.throttle(id, .client, bytesPerSecond: rate)) }
         if !pending.body.isEmpty { relayBody(pending.body[...], &output) }
@@ -101,16 +99,18 @@ extension FlowMachine {
 
     /// Replaces the upstream response with a rule's (or a release override's) response; the rest
     /// of the upstream body is read and dropped so the upstream can still be reused.
-    mutating func replaceResponse(with response: SyntheticResponse, upstreamEnded: Bool, _ output: inout FlowOutput) {
-        sendReplacement(head: response.head, body: response.body, source: .rule, upstreamEnded: upstreamEnded, &output)
+    mutating func replaceResponse(
+        with response: SyntheticResponse, behind pending: PendingResponse, _ output: inout FlowOutput
+    ) {
+        sendReplacement(head: response.head, body: response.body, source: .rule, behind: pending, &output)
     }
 
     /// Sends `head` with `body` framed by its length, then ends once the upstream is done.
     private mutating func sendReplacement(
-        head: HTTPResponseHead, body: [UInt8], source: ResponseSource, upstreamEnded: Bool, _ output: inout FlowOutput
+        head: HTTPResponseHead, body: [UInt8], source: ResponseSource, behind pending: PendingResponse,
+        _ output: inout FlowOutput
     ) {
-        state = .streaming
-        sendResponseHead(head, .known(Int64(body.count)), source: source, &output)
+        sendResponseHead(head, .known(Int64(body.count)), source: source, armed: pending, &output)
         guard case .streaming = state else { return }  // a cut at byte 0
         relayBody(body[...], &output)
         guard case .streaming = state else { return }
@@ -119,7 +119,7 @@ extension FlowMachine {
         output.trace(
             id, .responseDelivered, [.int("status", Int64(head.status)), .body("body", responseDigest.finish())])
         responseDelivered(&output)
-        if upstreamEnded {
+        if pending.ended {
             output.append(.releaseUpstream(id))
             end(outcome, &output)
         } else {

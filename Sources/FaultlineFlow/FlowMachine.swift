@@ -46,8 +46,8 @@ public struct FlowMachine {
         case forwarding
         /// The upstream head arrived and waits behind a response-phase gate.
         case responseGated(ResponseGate, PendingResponse)
-        /// Relaying the upstream's body to the client.
-        case streaming
+        /// The client has its response head; its body is relayed as it comes.
+        case streaming(ResponseStream)
         /// The client has its whole response (a replacement); the upstream's body is read and dropped.
         case draining(FlowOutcome)
         /// A request-phase `stall` fault: nothing happens until its deadline.
@@ -77,13 +77,33 @@ public struct FlowMachine {
         var inputs: [Input] = []
     }
 
-    /// The upstream response waiting behind the gate.
+    /// The upstream response waiting behind the gate, and what the response rules armed for its
+    /// body once it streams.
     struct PendingResponse {
         var head: HTTPResponseHead
         var length: FlowBodyLength
         var body: [UInt8] = []
         var ended = false
         var trailers: HTTPHeaders?
+        var cut: ResponseCut?
+        /// The lineage tracker reads this response's body (a login or refresh answer).
+        var teesBody = false
+    }
+
+    /// A response whose head the client has: what it was sent, and what still applies to the body.
+    struct ResponseStream {
+        let status: Int
+        let headers: HTTPHeaders
+        var cut: ResponseCut?
+        /// A copy of the body for the lineage tracker; nil once it outgrew the body limit.
+        var tee: [UInt8]?
+    }
+
+    /// A `close-mid-body` or `truncate` fault: body bytes still allowed before the cut, and
+    /// whether the cut is a reset.
+    struct ResponseCut {
+        var remaining: Int
+        let reset: Bool
     }
 
     public let id: FlowID
@@ -116,16 +136,9 @@ public struct FlowMachine {
 
     // Response side.
     var responsePlan = ResponsePlan()
-    /// The status the client got, once its head went out.
-    var sentStatus: Int?
-    var sentHeaders: HTTPHeaders?
     let responseDigest: BodyDigest
     /// The cookies the fired response rules replay, as the decision read them.
     var replayedCookies: [String: String] = [:]
-    /// A copy of the response body for the lineage tracker (login and refresh responses).
-    var responseTee: [UInt8]?
-    /// A `close-mid-body` or `truncate` fault: body bytes still allowed before the cut.
-    var cut: (remaining: Int, reset: Bool)?
     var armedTimers = FlowTimerSet()
     /// Copies of this request get its body as it arrives (`duplicateBody`).
     var streamingCopies = false
@@ -213,8 +226,13 @@ public struct FlowMachine {
         }
     }
 
-    /// True once the client was sent a response head.
-    public var responseStarted: Bool { sentStatus != nil }
+    /// True once the client was sent a response head (an answer the flow made itself ends it at once).
+    public var responseStarted: Bool {
+        switch state {
+        case .streaming, .draining: return true
+        default: return false
+        }
+    }
 
     /// Request body bytes the flow keeps behind a closed gate; the framing stops reading the client
     /// when they pile up.
