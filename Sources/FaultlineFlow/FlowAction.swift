@@ -25,7 +25,9 @@ public enum FlowAction: Sendable {
     case sendResponseHead(FlowID, HTTPResponseHead, FlowBodyLength, ResponseSource)
     case sendResponseBody(FlowID, ArraySlice<UInt8>)
     case sendResponseEnd(FlowID, trailers: HTTPHeaders?)
-    case breakClient(FlowID, ClientBreak)
+    /// Break the client side; `code` is the HTTP/2 error code the fault's rule gave, for the
+    /// RST_STREAM (nil: the framing picks the one that fits `ClientBreak`).
+    case breakClient(FlowID, ClientBreak, code: HTTP2ErrorCode?)
     /// End the client connection gracefully (`fault: goaway`): on HTTP/2 a GOAWAY with `code`
     /// naming this flow's stream, or the one before it, as the last processed (RFC 9113 §6.8);
     /// on HTTP/1.1 the connection closes after this exchange.
@@ -71,7 +73,7 @@ public enum FlowAction: Sendable {
         case .openUpstream(let flow, _), .sendRequestHead(let flow, _), .sendRequestBody(let flow, _),
             .sendRequestEnd(let flow, _), .releaseUpstream(let flow), .closeUpstream(let flow),
             .sendInterim(let flow, _), .sendResponseHead(let flow, _, _, _), .sendResponseBody(let flow, _),
-            .sendResponseEnd(let flow, _), .breakClient(let flow, _), .goAwayClient(let flow, _, _),
+            .sendResponseEnd(let flow, _), .breakClient(let flow, _, _), .goAwayClient(let flow, _, _),
             .armTimer(let flow, _, _),
             .cancelTimer(let flow, _), .unregisterHold(let flow), .observed(let flow, _), .ruleFired(let flow, _),
             .throttle(let flow, _, _), .decide(let flow, _), .stepLineage(let flow, _), .trace(let flow, _, _),

@@ -24,7 +24,7 @@ extension FlowMachine {
     /// Ends the flow by breaking its client side (a fault, a failed hold).
     mutating func abort(_ how: ClientBreak, _ output: inout FlowOutput) {
         if upstreamRequested { output.append(.closeUpstream(id)) }
-        output.append(.breakClient(id, how))
+        output.append(.breakClient(id, how, code: faultCode))
         end(.aborted, &output)
     }
 
@@ -42,7 +42,7 @@ extension FlowMachine {
 
     /// The HTTP/2 error code the rule of the fault that fired gave (the response phase's, else
     /// the request phase's): for the RST_STREAM, or the GOAWAY, that breaks the client.
-    public var faultCode: HTTP2ErrorCode? {
+    var faultCode: HTTP2ErrorCode? {
         responsePlan.fault != nil ? responsePlan.faultCode : requestPlan.faultCode
     }
 
@@ -94,7 +94,7 @@ extension FlowMachine {
         output.trace(id, .upstreamError, fields)
         output.append(.closeUpstream(id))
         if responseStarted || duplicateOf != nil {
-            if duplicateOf == nil { output.append(.breakClient(id, .closeAfterFlush)) }
+            if duplicateOf == nil { output.append(.breakClient(id, .closeAfterFlush, code: faultCode)) }
             end(.failed, &output)
             return
         }
@@ -117,7 +117,7 @@ extension FlowMachine {
             [.string("side", "upstream"), .string("code", code), .int("status", 502), .string("message", message)])
         output.append(.closeUpstream(id))
         if responseStarted || duplicateOf != nil {
-            if duplicateOf == nil { output.append(.breakClient(id, .closeAfterFlush)) }
+            if duplicateOf == nil { output.append(.breakClient(id, .closeAfterFlush, code: faultCode)) }
             end(.upstreamBroke, &output)
             return output.actions
         }
@@ -140,7 +140,7 @@ extension FlowMachine {
             ])
         if upstreamRequested { output.append(.closeUpstream(id)) }
         if responseStarted {
-            output.append(.breakClient(id, .closeAfterFlush))
+            output.append(.breakClient(id, .closeAfterFlush, code: faultCode))
         } else {
             answerError(status: status, code: code, message: message, &output)
         }

@@ -25,7 +25,7 @@ extension HTTP1ProxySession: UpstreamFlowHost {
             sendResponseBody(bytes, &output)
         case .sendResponseEnd(_, let trailers):
             sendResponseEnd(trailers: trailers, &output)
-        case .breakClient(_, let how):
+        case .breakClient(_, let how, _):  // HTTP/1.1 has no error codes
             breakClient(how, &output)
         case .goAwayClient:
             // HTTP/1.1's graceful end: `Connection: close` on this response, then close (RFC 9112

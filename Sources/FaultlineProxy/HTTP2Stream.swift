@@ -117,13 +117,13 @@ final class HTTP2Stream: UpstreamFlowHost {
                 deliver(.data(bytes), &output)
             case .sendResponseEnd(_, let trailers):
                 deliver(.end(trailers: trailers), &output)
-            case .breakClient(_, let how):
+            case .breakClient(_, let how, let code):
                 // A GOAWAY that leaves this stream unprocessed closes it (nghttp2 does, once the
                 // frame is out; the client learns it from last-stream-id, RFC 9113 §6.8).
                 guard requestedGoAway == nil else { continue }
                 // What the flow handed over before the break reaches the client first (a
                 // "close after N body bytes" shows N bytes), then the stream is reset.
-                deliver(.reset(flow?.faultCode ?? Self.resetCode(for: how)), &output)
+                deliver(.reset(code ?? Self.resetCode(for: how)), &output)
             case .goAwayClient(_, let code, let thisStreamProcessed):
                 requestedGoAway = (code, thisStreamProcessed)
             case .ended(_, .tunnelled):

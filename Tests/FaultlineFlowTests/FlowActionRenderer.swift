@@ -40,7 +40,7 @@ struct FlowActionRenderer {
         case .openUpstream(let id, _), .sendRequestHead(let id, _), .sendRequestBody(let id, _),
             .sendRequestEnd(let id, _), .releaseUpstream(let id), .closeUpstream(let id), .sendInterim(let id, _),
             .sendResponseHead(let id, _, _, _), .sendResponseBody(let id, _), .sendResponseEnd(let id, _),
-            .breakClient(let id, _), .goAwayClient(let id, _, _), .armTimer(let id, _, _), .cancelTimer(let id, _),
+            .breakClient(let id, _, _), .goAwayClient(let id, _, _), .armTimer(let id, _, _), .cancelTimer(let id, _),
             .unregisterHold(let id),
             .observed(let id, _), .ruleFired(let id, _), .throttle(let id, _, _), .decide(let id, _),
             .stepLineage(let id, _),
@@ -83,8 +83,8 @@ struct FlowActionRenderer {
             return "client body \(bytes.count)"
         case .sendResponseEnd(_, let trailers):
             return "client end" + Self.trailers(trailers)
-        case .breakClient(_, let how):
-            return "break \(Self.clientBreak(how))"
+        case .breakClient(_, let how, let code):
+            return "break \(Self.clientBreak(how))" + (code.map { " code=\($0)" } ?? "")
         case .goAwayClient(_, let code, let thisStreamProcessed):
             return "goaway \(code)" + (thisStreamProcessed ? " keeping this stream" : "")
         case .armTimer(_, let timer, let delay):

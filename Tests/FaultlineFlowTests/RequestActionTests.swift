@@ -21,6 +21,20 @@ import Testing
         play.expectNothing()
     }
 
+    /// The rule's HTTP/2 code rides on the break, so the stream's framing resets with it after
+    /// the flow has ended.
+    @Test func aResetWithACodeCarriesItOnTheBreak() {
+        let play = StrictPlaybook(
+            FlowFixtures.get(),
+            rules: #"{ name: "f", actions: [{ fault: { kind: "reset", code: "REFUSED_STREAM" } }] }"#)
+        play.expect(
+            Self.received + Lines.fired("f") + [
+                "trace fault.injected fault=reset phase=request", "break reset code=REFUSED_STREAM", "ended aborted",
+            ])
+        play.everyInput()
+        play.expectNothing()
+    }
+
     @Test func closeBeforeResponseClosesTheClient() {
         let play = StrictPlaybook(
             FlowFixtures.get(), rules: #"{ name: "f", actions: [{ fault: "close-before-response" }] }"#)
