@@ -16,7 +16,7 @@ extension FlowMachine {
         dropHold(because: outcome, &output)
         // A throttle paces one flow, not the connection.
         if requestPlan.throttle != nil { output.append(.throttle(id, .upstream, bytesPerSecond: nil)) }
-        if responsePlan.throttle != nil { output.append(.throttle(id, .client, bytesPerSecond: nil)) }
+        if responsePlan?.throttle != nil { output.append(.throttle(id, .client, bytesPerSecond: nil)) }
         state = .ended(outcome)
         output.append(.ended(id, outcome))
     }
@@ -43,7 +43,8 @@ extension FlowMachine {
     /// The HTTP/2 error code the rule of the fault that fired gave (the response phase's, else
     /// the request phase's): for the RST_STREAM, or the GOAWAY, that breaks the client.
     var faultCode: HTTP2ErrorCode? {
-        responsePlan.fault != nil ? responsePlan.faultCode : requestPlan.faultCode
+        if let responsePlan, responsePlan.fault != nil { return responsePlan.faultCode }
+        return requestPlan.faultCode
     }
 
     /// Breaks the client side the way a transport fault says.
@@ -60,7 +61,7 @@ extension FlowMachine {
         case .malformedChunk:
             abort(.malformedBody, &output)
         case .stall(let duration):
-            state = .stalled
+            state = .stalled(decided)
             arm(.stall, duration, &output)
         }
     }
@@ -107,9 +108,9 @@ extension FlowMachine {
     public mutating func upstreamBroke(code: String, message: String) -> [FlowAction] {
         var output = FlowOutput()
         guard !isEnded else { return [] }
-        if case .awaitingResponseDecision(var awaited) = state {
+        if case .awaitingResponseDecision(let decided, var awaited) = state {
             awaited.inputs.append(.broke(code: code, message: message))
-            state = .awaitingResponseDecision(awaited)
+            state = .awaitingResponseDecision(decided, awaited)
             return []
         }
         output.trace(

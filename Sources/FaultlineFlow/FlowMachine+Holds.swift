@@ -23,7 +23,7 @@ extension FlowMachine {
     /// The hold of the current state, if the flow is held.
     var heldSpec: HoldSpec? {
         switch state {
-        case .requestHeld(let spec), .responseGated(.held(let spec), _): return spec
+        case .requestHeld(_, let spec), .responseGated(_, .held(let spec), _): return spec
         default: return nil
         }
     }
@@ -63,13 +63,13 @@ extension FlowMachine {
         case .release(nil), .timeout:
             if requestHeld {
                 continueRequest(&output)
-            } else if case .responseGated(_, let pending) = state {
-                continueResponse(pending, &output)
+            } else {
+                continueResponse(&output)
             }
         case .release(let response?):
             if requestHeld {
                 answer(with: response, &output)
-            } else if case .responseGated(_, let pending) = state {
+            } else if case .responseGated(_, _, let pending) = state {
                 replaceResponse(with: response, behind: pending, &output)
             }
         case .fail:
@@ -86,8 +86,8 @@ extension FlowMachine {
             upstreamFailed(.responseTimeout(request.endpoint.description), &output)
         case (.delay, .requestDelayed):
             continueRequest(&output)
-        case (.delay, .responseGated(.delayed, let pending)):
-            continueResponse(pending, &output)
+        case (.delay, .responseGated(_, .delayed, _)):
+            continueResponse(&output)
         case (.holdDeadline, _):
             holdDeadlinePassed(&output)
         case (.stall, _):

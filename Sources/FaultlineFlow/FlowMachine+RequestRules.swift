@@ -22,9 +22,10 @@ extension FlowMachine {
         var output = FlowOutput()
         switch (answer, state) {
         case (.request(let decision), .awaitingRequestDecision):
-            state = .deciding
             follow(decision, &output)
-        case (.response(let decision), .awaitingResponseDecision(let awaited)):
+        case (.response(let decision), .awaitingResponseDecision(var decided, let awaited)):
+            decided.firedRules += decision.fired.map(\.id)
+            state = .forwarding(decided)
             follow(decision, awaited, &output)
         default:
             break  // the flow ended while the question was out (the client left)
@@ -34,23 +35,24 @@ extension FlowMachine {
 
     /// Follows the request-phase decision: trace it, then the plan's gate.
     private mutating func follow(_ decision: RequestDecision, _ output: inout FlowOutput) {
-        self.decision = decision
-        requestPlan = RequestPlan(decision.fired)
+        let decided = Decided(decision)
+        let plan = decided.plan
+        state = .following(decided)
         let keepsBody = environment.rules?.needsRequestBodyAtResponse ?? false
-        if requestPlan.duplicate == nil, !keepsBody, !requestPlan.needsWholeBody {
+        if plan.duplicate == nil, !keepsBody, !plan.needsWholeBody {
             collected = nil
         }
         traceRequestReceived(&output)
         traceRulesFired(decision.fired, &output)
         observe(.received, &output)
-        if requestPlan.duplicate != nil, collected == nil, request.body.carriesBody {
+        if plan.duplicate != nil, collected == nil, request.body.carriesBody {
             // The body outgrew the limit while the decision read it: everything so far waits here.
             streamCopies(prefix: pendingBody, &output)
         }
-        if let fault = requestPlan.fault, !inject(fault, phase: .request, &output) { return }
-        applyRequestEdits()
-        if let hold = requestPlan.hold {
-            state = .requestHeld(hold)
+        if let fault = plan.fault, !inject(fault, phase: .request, &output) { return }
+        applyRequestEdits(plan)
+        if let hold = plan.hold {
+            state = .requestHeld(decided, hold)
             startHold(hold, phase: .request, &output)
             return
         }
@@ -59,18 +61,20 @@ extension FlowMachine {
 
     /// After a hold: wait out the delay, then answer with the rule's response or go upstream.
     mutating func continueRequest(_ output: inout FlowOutput) {
-        if requestPlan.delay > .zero, !isRequestDelayed {
-            state = .requestDelayed
-            arm(.delay, requestPlan.delay, &output)
+        guard let decided else { return }
+        let plan = decided.plan
+        if plan.delay > .zero, !isRequestDelayed {
+            state = .requestDelayed(decided)
+            arm(.delay, plan.delay, &output)
             return
         }
-        if let response = requestPlan.respond {
+        if let response = plan.respond {
             answer(with: response, &output)
             return
         }
-        if let rate = requestPlan.throttle { output.append(.throttle(id, .upstream, bytesPerSecond: rate)) }
-        if requestPlan.needsWholeBody, !requestComplete {
-            state = .collectingRequest
+        if let rate = plan.throttle { output.append(.throttle(id, .upstream, bytesPerSecond: rate)) }
+        if plan.needsWholeBody, !requestComplete {
+            state = .collectingRequest(decided)
             return
         }
         openUpstream(&output)
@@ -83,9 +87,9 @@ extension FlowMachine {
 
     /// Applies `route` and request `rewrite`s to what goes upstream (the trace's `request.received`
     /// keeps what the client sent; rules of the response phase see the edited request).
-    private mutating func applyRequestEdits() {
-        guard requestPlan.route != nil || !requestPlan.rewrites.isEmpty else { return }
-        RequestEditor.apply(requestPlan, to: &request, outbound: &outbound)
+    private mutating func applyRequestEdits(_ plan: RequestPlan) {
+        guard plan.route != nil || !plan.rewrites.isEmpty else { return }
+        RequestEditor.apply(plan, to: &request, outbound: &outbound)
         capture?.requestEdited = true
     }
 
@@ -144,14 +148,16 @@ extension FlowMachine {
     /// Reports that the flow reached a stage, when a rule condition or a hold waits for stages;
     /// its delivery is also each fired rule's `delivered:<rule>`.
     func observe(_ stage: FlowStage, _ output: inout FlowOutput) {
-        guard let decision, environment.rules?.wantsFlowEvents == true else { return }
+        guard environment.rules?.wantsFlowEvents == true, let decided else { return }
+        let decision = decided.decision
         output.append(.observed(id, .flow(role: decision.role, stage: stage, lineage: decision.lineage)))
         guard stage == .delivered else { return }
-        for rule in firedRules { output.append(.observed(id, .ruleDelivered(rule, lineage: decision.lineage))) }
+        for rule in decided.firedRules {
+            output.append(.observed(id, .ruleDelivered(rule, lineage: decision.lineage)))
+        }
     }
 
-    mutating func traceRulesFired(_ fired: [FiredRule], _ output: inout FlowOutput) {
-        if !fired.isEmpty { firedRules += fired.map(\.id) }
+    func traceRulesFired(_ fired: [FiredRule], _ output: inout FlowOutput) {
         for rule in fired {
             var fields: [TraceField] = [
                 .string("rule", rule.id.description), .string("file", rule.file), .string("phase", rule.phase.rawValue),

@@ -44,12 +44,12 @@ extension FlowMachine {
     /// The upstream's response head.
     public mutating func upstreamHead(_ head: HTTPResponseHead, length: FlowBodyLength) -> [FlowAction] {
         var output = FlowOutput()
-        guard case .forwarding = state else { return [] }
+        guard case .forwarding(let decided) = state else { return [] }
         cancel(.responseHead, &output)
-        if let decision, let rules = environment.rules {
-            let reservesLineage = reservesLineage(decision, head)
+        if let decided, let rules = environment.rules {
+            let reservesLineage = reservesLineage(decided.decision, head)
             if rules.decidesResponses || reservesLineage {
-                state = .awaitingResponseDecision(AwaitedResponse(head: head, length: length))
+                state = .awaitingResponseDecision(decided, AwaitedResponse(head: head, length: length))
                 var view = flowView(body: requestComplete ? collected : nil)
                 view.status = head.status
                 view.responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
@@ -62,7 +62,7 @@ extension FlowMachine {
                 return output.actions
             }
         }
-        receivedHead(head, length: length, decision: decision.map { _ in ResponseDecision(fired: []) }, &output)
+        receivedHead(head, length: length, decision: decided.map { _ in ResponseDecision(fired: []) }, &output)
         return output.actions
     }
 
@@ -82,7 +82,6 @@ extension FlowMachine {
     /// Follows the response-phase answer to the head that waited for it, then takes up the
     /// upstream inputs that arrived meanwhile, in order.
     mutating func follow(_ decision: ResponseDecision, _ awaited: AwaitedResponse, _ output: inout FlowOutput) {
-        state = .forwarding
         receivedHead(awaited.head, length: awaited.length, decision: decision, &output)
         for input in awaited.inputs {
             switch input {
@@ -96,26 +95,29 @@ extension FlowMachine {
     /// Upstream response body bytes.
     public mutating func upstreamBody(_ bytes: ArraySlice<UInt8>) -> [FlowAction] {
         var output = FlowOutput()
-        if case .awaitingResponseDecision(var awaited) = state {
+        if case .awaitingResponseDecision(let decided, var awaited) = state {
             awaited.inputs.append(.body(bytes))
-            state = .awaitingResponseDecision(awaited)
+            state = .awaitingResponseDecision(decided, awaited)
             return []
         }
         captureResponseBody(bytes)
         switch state {
         case .streaming:
             relayBody(bytes, &output)
-        case .responseGated(let gate, var pending):
+        case .responseGated(let decided, let gate, var pending):
+            state = .forwarding(nil)  // let go of the state's copy, so the body grows in place
             pending.body.append(contentsOf: bytes)
-            state = .responseGated(gate, pending)
             if case .collecting = gate, pending.body.count > (environment.rules?.bodyLimit ?? 0) {
                 // Too large to edit: the JSON edit is skipped and the body streams through unchanged.
                 output.trace(id, .ruleSkipped, [.string("action", "rewrite"), .string("reason", Self.tooLargeToEdit)])
-                responsePlan.rewrites = responsePlan.rewrites.map { $0.withoutJSONEdits }
+                pending.plan.rewrites = pending.plan.rewrites.map { $0.withoutJSONEdits }
+                state = .responseGated(decided, gate, pending)
                 openResponseGate(&output)
+            } else {
+                state = .responseGated(decided, gate, pending)
             }
-        case .draining, .deciding, .awaitingRequestDecision, .awaitingResponseDecision, .requestHeld, .requestDelayed,
-            .collectingRequest, .forwarding, .stalled, .ended:
+        case .draining, .deciding, .awaitingRequestDecision, .following, .awaitingResponseDecision, .requestHeld,
+            .requestDelayed, .collectingRequest, .forwarding, .stalled, .ended:
             break
         }
         return output.actions
@@ -124,9 +126,9 @@ extension FlowMachine {
     /// The upstream's response is complete.
     public mutating func upstreamEnd(trailers: HTTPHeaders?) -> [FlowAction] {
         var output = FlowOutput()
-        if case .awaitingResponseDecision(var awaited) = state {
+        if case .awaitingResponseDecision(let decided, var awaited) = state {
             awaited.inputs.append(.end(trailers))
-            state = .awaitingResponseDecision(awaited)
+            state = .awaitingResponseDecision(decided, awaited)
             return []
         }
         switch state {
@@ -136,16 +138,16 @@ extension FlowMachine {
         switch state {
         case .streaming:
             finishResponse(trailers: trailers, &output)
-        case .draining(let outcome):
+        case .draining(_, _, let outcome):
             output.append(.releaseUpstream(id))
             end(outcome, &output)
-        case .responseGated(let gate, var pending):
+        case .responseGated(let decided, let gate, var pending):
             pending.ended = true
             pending.trailers = trailers
-            state = .responseGated(gate, pending)
+            state = .responseGated(decided, gate, pending)
             if case .collecting = gate { openResponseGate(&output) }
-        case .deciding, .awaitingRequestDecision, .awaitingResponseDecision, .requestHeld, .requestDelayed,
-            .collectingRequest, .forwarding, .stalled, .ended:
+        case .deciding, .awaitingRequestDecision, .following, .awaitingResponseDecision, .requestHeld,
+            .requestDelayed, .collectingRequest, .forwarding, .stalled, .ended:
             break
         }
         return output.actions
@@ -158,26 +160,22 @@ extension FlowMachine {
         armed gated: PendingResponse? = nil, _ output: inout FlowOutput
     ) {
         state = .streaming(
+            decided,
             ResponseStream(
-                status: head.status, headers: head.headers, cut: gated?.cut, tee: gated?.teesBody == true ? [] : nil))
+                status: head.status, headers: head.headers, plan: gated?.plan, cut: gated?.cut,
+                tee: gated?.teesBody == true ? [] : nil))
         if duplicateOf == nil { output.append(.sendResponseHead(id, head, length, source)) }
         if let cut = gated?.cut, cut.remaining == 0 { cutResponse(cut, &output) }
     }
 
-    /// The response being streamed to the client, once its head went out.
-    var responseStream: ResponseStream? {
-        if case .streaming(let stream) = state { return stream }
-        return nil
-    }
-
     /// Sends response body bytes to the client, honouring an armed cut fault.
     mutating func relayBody(_ bytes: ArraySlice<UInt8>, _ output: inout FlowOutput) {
-        guard case .streaming(var stream) = state else { return }
+        guard case .streaming(let decided, var stream) = state else { return }
         var bytes = bytes
         var reachedCut: ResponseCut?
         if stream.cut != nil || stream.tee != nil {
             // Let go of the state's copy first, so the tee's buffer grows in place.
-            state = .forwarding
+            state = .forwarding(nil)
             if var cut = stream.cut {
                 if bytes.count >= cut.remaining {
                     bytes = bytes.prefix(cut.remaining)
@@ -193,7 +191,7 @@ extension FlowMachine {
                     stream.tee = nil
                 }
             }
-            state = .streaming(stream)
+            state = .streaming(decided, stream)
         }
         responseDigest.update(bytes)
         if !bytes.isEmpty, duplicateOf == nil { output.append(.sendResponseBody(id, bytes)) }

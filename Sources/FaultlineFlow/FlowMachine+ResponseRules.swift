@@ -17,30 +17,28 @@ extension FlowMachine {
     mutating func follow(
         _ answer: ResponseDecision, _ head: HTTPResponseHead, length: FlowBodyLength, _ output: inout FlowOutput
     ) {
-        guard let decision else { return }
-        let fired = answer.fired
-        responsePlan = ResponsePlan(fired)
-        replayedCookies = answer.replayedCookies
-        if requestPlan.duplicate == nil { collected = nil }
-        traceRulesFired(fired, &output)
+        guard let decided else { return }
+        let decision = decided.decision
+        if decided.plan.duplicate == nil { collected = nil }
+        traceRulesFired(answer.fired, &output)
         observe(.responded, &output)
-        var pending = PendingResponse(head: head, length: length)
+        let plan = ResponsePlan(answer.fired)
+        var pending = PendingResponse(head: head, length: length, plan: plan, replayedCookies: answer.replayedCookies)
         pending.teesBody = decision.role != FlowRole.business && decision.tracksLineage
-        switch responsePlan.fault {
-        case .closeMidBody(let bytes)?:
-            traceFault(.closeMidBody(afterBytes: bytes), phase: .response, &output)
-            pending.cut = ResponseCut(remaining: bytes, reset: true)
-        case .truncate(let bytes)?:
-            traceFault(.truncate(bytes: bytes), phase: .response, &output)
-            pending.cut = ResponseCut(remaining: bytes, reset: false)
+        pending.cut = plan.fault.flatMap(ResponseCut.init)
+        // The response is behind the gate from here; the plan's fault, hold and delay pick the gate.
+        state = .responseGated(decided, .collecting, pending)
+        switch plan.fault {
+        case let fault? where pending.cut != nil:
+            traceFault(fault, phase: .response, &output)
         case .malformedChunk?:
             traceFault(.malformedChunk, phase: .response, &output)
-            sendResponseHead(head, .unknown, &output)
+            sendResponseHead(head, .unknown, armed: pending, &output)
             abort(.malformedBody, &output)
             return
         case .stall(let duration)?:
             traceFault(.stall(duration), phase: .response, &output)
-            state = .responseGated(.stalled, pending)
+            state = .responseGated(decided, .stalled, pending)
             arm(.stall, duration, &output)
             return
         case let fault?:
@@ -48,38 +46,39 @@ extension FlowMachine {
         case nil:
             break
         }
-        if let hold = responsePlan.hold {
-            state = .responseGated(.held(hold), pending)
+        if let hold = plan.hold {
+            state = .responseGated(decided, .held(hold), pending)
             startHold(hold, phase: .response, &output)
             return
         }
-        continueResponse(pending, &output)
+        continueResponse(&output)
     }
 
     /// After a hold: delay, wait for the whole body when a JSON edit needs it, then open the gate.
-    mutating func continueResponse(_ pending: PendingResponse, _ output: inout FlowOutput) {
-        if responsePlan.delay > .zero {
-            if case .responseGated(.delayed, _) = state {
+    mutating func continueResponse(_ output: inout FlowOutput) {
+        guard case .responseGated(let decided, let gate, let pending) = state else { return }
+        if pending.plan.delay > .zero {
+            if case .delayed = gate {
             } else {
-                state = .responseGated(.delayed, pending)
-                arm(.delay, responsePlan.delay, &output)
+                state = .responseGated(decided, .delayed, pending)
+                arm(.delay, pending.plan.delay, &output)
                 return
             }
         }
-        state = .responseGated(.collecting, pending)
-        if responsePlan.needsWholeBody, !pending.ended { return }
+        state = .responseGated(decided, .collecting, pending)
+        if pending.plan.needsWholeBody, !pending.ended { return }
         openResponseGate(&output)
     }
 
     /// Sends the (rewritten) response head and whatever body waited, or the replacement response.
     mutating func openResponseGate(_ output: inout FlowOutput) {
-        guard case .responseGated(_, let pending) = state else { return }
-        let plan = responsePlan
+        guard case .responseGated(_, _, let pending) = state else { return }
+        let plan = pending.plan
         if let response = plan.respond {
             replaceResponse(with: response, behind: pending, &output)
             return
         }
-        var edited = ResponseEditor.apply(plan, to: pending.head, replayedCookies: replayedCookies)
+        var edited = ResponseEditor.apply(plan, to: pending.head, replayedCookies: pending.replayedCookies)
         var replacement = edited.body
         if replacement == nil, plan.needsWholeBody {
             replacement = ResponseEditor.applyJSONEdits(plan, to: pending.body)
@@ -123,7 +122,8 @@ extension FlowMachine {
             output.append(.releaseUpstream(id))
             end(outcome, &output)
         } else {
-            state = .draining(outcome)
+            guard case .streaming(let decided, let stream) = state else { return }
+            state = .draining(decided, stream, outcome)
         }
     }
 }

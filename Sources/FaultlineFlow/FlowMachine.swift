@@ -27,85 +27,14 @@ import FaultlineTrace
 ///     └──────── answered (rule response) ──────┴────▶ streaming ─▶ draining ─▶ ended(outcome)
 /// ```
 ///
-/// Request body bytes are independent of the state: they are kept while a gate is closed
-/// (`pendingBody`), copied while the rules or a duplicate need them (`collected`), and streamed
-/// once the upstream is asked for. `end(_:)` is the one place a flow ends (`FlowOutcome`).
+/// Each state carries the data that exists only in it (FlowMachine+State.swift): the request
+/// decision and its plan (`Decided`) from the answer on, the response plan and the gate's waiting
+/// body (`PendingResponse`), then what the client was sent with the armed cut and the lineage's
+/// body copy (`ResponseStream`). Request body bytes are independent of the state: they are kept
+/// while a gate is closed (`pendingBody`), copied while the rules or a duplicate need them
+/// (`collected`), and streamed once the upstream is asked for. `end(_:)` is the one place a flow
+/// ends (`FlowOutcome`).
 public struct FlowMachine {
-    enum State {
-        /// Reading the request body the rules or the profile look at.
-        case deciding
-        /// The request-phase question is out; request body bytes wait in `pendingBody`.
-        case awaitingRequestDecision
-        /// The response-phase question is out; the upstream's head and what followed it wait.
-        case awaitingResponseDecision(AwaitedResponse)
-        case requestHeld(HoldSpec)
-        case requestDelayed
-        /// Reading the whole request body for a request-phase JSON edit.
-        case collectingRequest
-        /// The upstream is asked for; waiting for its response head.
-        case forwarding
-        /// The upstream head arrived and waits behind a response-phase gate.
-        case responseGated(ResponseGate, PendingResponse)
-        /// The client has its response head; its body is relayed as it comes.
-        case streaming(ResponseStream)
-        /// The client has its whole response (a replacement); the upstream's body is read and dropped.
-        case draining(FlowOutcome)
-        /// A request-phase `stall` fault: nothing happens until its deadline.
-        case stalled
-        case ended(FlowOutcome)
-    }
-
-    /// What closed the response gate.
-    enum ResponseGate {
-        case held(HoldSpec)
-        case delayed
-        /// Reading the whole body for a JSON edit.
-        case collecting
-        /// A `stall` fault: nothing is sent until its deadline.
-        case stalled
-    }
-
-    /// An upstream response head waiting for its decision, and the upstream inputs after it.
-    struct AwaitedResponse {
-        enum Input {
-            case body(ArraySlice<UInt8>)
-            case end(HTTPHeaders?)
-            case broke(code: String, message: String)
-        }
-        var head: HTTPResponseHead
-        var length: FlowBodyLength
-        var inputs: [Input] = []
-    }
-
-    /// The upstream response waiting behind the gate, and what the response rules armed for its
-    /// body once it streams.
-    struct PendingResponse {
-        var head: HTTPResponseHead
-        var length: FlowBodyLength
-        var body: [UInt8] = []
-        var ended = false
-        var trailers: HTTPHeaders?
-        var cut: ResponseCut?
-        /// The lineage tracker reads this response's body (a login or refresh answer).
-        var teesBody = false
-    }
-
-    /// A response whose head the client has: what it was sent, and what still applies to the body.
-    struct ResponseStream {
-        let status: Int
-        let headers: HTTPHeaders
-        var cut: ResponseCut?
-        /// A copy of the body for the lineage tracker; nil once it outgrew the body limit.
-        var tee: [UInt8]?
-    }
-
-    /// A `close-mid-body` or `truncate` fault: body bytes still allowed before the cut, and
-    /// whether the cut is a reset.
-    struct ResponseCut {
-        var remaining: Int
-        let reset: Bool
-    }
-
     public let id: FlowID
     /// Set on a copy made by a `duplicate` rule: its response goes to no client.
     public let duplicateOf: FlowID?
@@ -131,20 +60,13 @@ public struct FlowMachine {
     var collected: [UInt8]?
     let requestDigest: BodyDigest
     var requestSummary: BodySummary?
-    var decision: RequestDecision?
-    var requestPlan = RequestPlan()
 
     // Response side.
-    var responsePlan = ResponsePlan()
     let responseDigest: BodyDigest
-    /// The cookies the fired response rules replay, as the decision read them.
-    var replayedCookies: [String: String] = [:]
     var armedTimers = FlowTimerSet()
     /// Copies of this request get its body as it arrives (`duplicateBody`).
     var streamingCopies = false
     var holdRegistered = false
-    /// The rules that fired on this flow, for `delivered:<rule>` once its response is delivered.
-    var firedRules: [RuleID] = []
     /// The exchange's bodies, when the trace is a capture.
     let capture: FlowCapture?
 
@@ -187,7 +109,7 @@ public struct FlowMachine {
             method: request.method, target: request.outboundTarget, authority: request.authority,
             headers: request.headers, body: request.body, upgrade: request.kind == .upgrade,
             receivedProtocol: request.version.hasPrefix("HTTP/") ? String(request.version.dropFirst(5)) : "1.1")
-        self.state = .forwarding
+        self.state = .forwarding(nil)
         self.requestDigest = environment.makeBodyDigest()
         self.responseDigest = environment.makeBodyDigest()
         self.capture = environment.capture.map { FlowCapture(limit: $0.bodyLimit) }
@@ -221,7 +143,7 @@ public struct FlowMachine {
     /// True while a hold stops the flow (the framing treats a client EOF then as the client leaving).
     public var isHeld: Bool {
         switch state {
-        case .requestHeld, .responseGated(.held, _): return true
+        case .requestHeld, .responseGated(_, .held, _): return true
         default: return false
         }
     }
@@ -241,9 +163,11 @@ public struct FlowMachine {
     /// Response body bytes waiting behind a closed response gate; the upstream's reads pause when
     /// they pile up past the body read limit (a held response keeps what a JSON edit may need).
     public var bufferedResponseBytes: Int {
-        if case .responseGated(.collecting, _) = state { return 0 }
-        if case .responseGated(_, let pending) = state { return pending.body.count }
-        return 0
+        switch state {
+        case .responseGated(_, .collecting, _): return 0
+        case .responseGated(_, _, let pending): return pending.body.count
+        default: return 0
+        }
     }
 
     // MARK: Request input
@@ -258,7 +182,7 @@ public struct FlowMachine {
             } else {
                 let prefix = collected! + bytes
                 collected = nil
-                if decision != nil, requestPlan.duplicate != nil { streamCopies(prefix: prefix, &output) }
+                if decided?.plan.duplicate != nil { streamCopies(prefix: prefix, &output) }
             }
         } else if streamingCopies {
             output.append(.duplicateBody(id, bytes))
@@ -267,14 +191,15 @@ public struct FlowMachine {
         case .deciding:
             pendingBody.append(contentsOf: bytes)
             if collected == nil { decideRequest(&output) }
-        case .awaitingRequestDecision, .requestHeld, .requestDelayed:
+        case .awaitingRequestDecision, .following, .requestHeld, .requestDelayed:
             pendingBody.append(contentsOf: bytes)
-        case .collectingRequest:
+        case .collectingRequest(var decided):
             pendingBody.append(contentsOf: bytes)
             if pendingBody.count > environment.rules?.bodyLimit ?? 0 {
                 // Too large to edit: the edit is skipped and the body streams through unchanged.
                 output.trace(id, .ruleSkipped, [.string("action", "rewrite"), .string("reason", Self.tooLargeToEdit)])
-                requestPlan.rewrites = requestPlan.rewrites.map { $0.withoutJSONEdits }
+                decided.plan.rewrites = decided.plan.rewrites.map { $0.withoutJSONEdits }
+                state = .collectingRequest(decided)
                 openUpstream(&output)
             }
         case .forwarding, .awaitingResponseDecision, .responseGated, .streaming, .draining:
@@ -295,7 +220,7 @@ public struct FlowMachine {
             pendingTrailers = trailers
             requestComplete = true
             decideRequest(&output)
-        case .awaitingRequestDecision, .requestHeld, .requestDelayed:
+        case .awaitingRequestDecision, .following, .requestHeld, .requestDelayed:
             pendingTrailers = trailers
             requestComplete = true
         case .collectingRequest:
@@ -317,7 +242,7 @@ public struct FlowMachine {
 
     /// Asks for the upstream and sends what the request gate kept.
     mutating func openUpstream(_ output: inout FlowOutput) {
-        state = .forwarding
+        state = .forwarding(decided)
         upstreamRequested = true
         output.append(.openUpstream(id, request.endpoint))
         let body = pendingBody

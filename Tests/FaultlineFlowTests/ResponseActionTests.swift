@@ -228,6 +228,30 @@ import Testing
         play.expectNothing()
     }
 
+    /// A response-phase fault's HTTP/2 code rides on its break: the reset at once, and the cut
+    /// that comes after body bytes have streamed.
+    @Test func aResponseFaultsCodeRidesOnItsBreak() {
+        let reset = Self.forwardedGet(
+            #"{ name: "f", phase: "response", actions: [{ fault: { kind: "reset", code: "CANCEL" } }] }"#)
+        reset.upstreamHead(200, length: .known(10))
+        reset.expect(
+            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
+                "trace fault.injected fault=reset phase=response", "close upstream", "break reset code=CANCEL",
+                "ended aborted",
+            ])
+        let cut = Self.forwardedGet(
+            #"{ name: "f", phase: "response", actions: [{ fault: { kind: "truncate", bytes: 3, code: "CANCEL" } }] }"#)
+        cut.upstreamHead(200, length: .known(10))
+        cut.expect(
+            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
+                "trace fault.injected fault=truncate phase=response", "client head 200 known(10) upstream",
+            ])
+        cut.upstreamBody("hello")
+        cut.expect(["client body 3", "close upstream", "break close-after-flush code=CANCEL", "ended aborted"])
+        cut.everyInput()
+        cut.expectNothing()
+    }
+
     /// The same cut after a response delay, with body bytes waiting behind the gate: the cut ends
     /// the flow once, and the waiting bytes are never relayed.
     @Test func closeMidBodyAtZeroBytesAfterADelayEndsOnce() {
