@@ -51,7 +51,9 @@ extension JSON5Parser {
         throw ConfigError("unterminated string: no closing \(closing) before the end of the file", at: start)
     }
 
-    /// Reads one escape sequence (the cursor is on the backslash) and appends its UTF-8.
+    /// Reads one escape sequence (the cursor is on the backslash) and appends its UTF-8. JSON's
+    /// own escapes go through the package's one JSON escape decoder (`JSONEscape`); JSON5 adds
+    /// `\v`, `\0`, `\x`, line continuations and any other character escaping itself.
     private mutating func parseEscape(into buffer: inout [UInt8]) throws(ConfigError) {
         let start = location
         consumeASCII()
@@ -60,11 +62,10 @@ extension JSON5Parser {
         }
         func append(_ scalar: Unicode.Scalar) { buffer.append(contentsOf: Array(String(scalar).utf8)) }
         switch byte {
-        case UInt8(ascii: "b"): append("\u{08}")
-        case UInt8(ascii: "f"): append("\u{0C}")
-        case UInt8(ascii: "n"): append("\n")
-        case UInt8(ascii: "r"): append("\r")
-        case UInt8(ascii: "t"): append("\t")
+        case UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"),
+            UInt8(ascii: "u"):
+            try parseJSONEscape(from: start, into: &buffer)
+            return
         case UInt8(ascii: "v"): append("\u{0B}")
         case UInt8(ascii: "0"):
             if index + 1 < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index + 1]) {
@@ -77,10 +78,6 @@ extension JSON5Parser {
         case UInt8(ascii: "x"):
             consumeASCII()
             append(Unicode.Scalar(UInt8(try parseHexDigits(2, after: "\\x"))))
-            return
-        case UInt8(ascii: "u"):
-            consumeASCII()
-            append(try parseUnicodeEscapeBody(start: start))
             return
         default:
             let (scalar, length) = try peekScalar()
@@ -98,32 +95,35 @@ extension JSON5Parser {
         consumeASCII()
     }
 
-    /// Reads the `XXXX` of `\uXXXX` (the cursor is after the `u`), combining a UTF-16 surrogate
-    /// pair written as two escapes. A lone surrogate cannot be held in a Swift string: an error.
-    private mutating func parseUnicodeEscapeBody(start: SourceLocation) throws(ConfigError) -> Unicode.Scalar {
-        let unit = try parseHexDigits(4, after: "\\u")
-        if (0xDC00...0xDFFF).contains(unit) {
+    /// Decodes a JSON escape whose backslash is at `start` (the cursor is on its letter), with a
+    /// `\u` surrogate pair as one character. A lone surrogate cannot be held in a Swift string: an
+    /// error. Every byte of a JSON escape is ASCII, so the column moves by the bytes read.
+    private mutating func parseJSONEscape(from start: SourceLocation, into buffer: inout [UInt8]) throws(ConfigError) {
+        var next = index - 1
+        let failure = bytes.withUnsafeBufferPointer {
+            JSONEscape.decode($0, at: &next, into: &buffer, loneSurrogates: .refuse)
+        }
+        column += next - index
+        index = next
+        switch failure {
+        case nil:
+            return
+        case .truncated?, .notHex?:
+            throw ConfigError("expected 4 hex digits after '\\u', found \(try describeCurrent())", at: location)
+        case .unpairedSurrogate(let unit, followedBy: let other?)?:
+            throw ConfigError(
+                "'\\u\(hex4(other))' is not a UTF-16 low surrogate, which must follow '\\u\(hex4(unit))'",
+                at: SourceLocation(file: file, line: start.line, column: start.column + 6))
+        case .unpairedSurrogate(let unit, followedBy: nil)? where unit >= 0xDC00:
             throw ConfigError("'\\u\(hex4(unit))' is a lone UTF-16 low surrogate", at: start)
+        case .unpairedSurrogate(let unit, followedBy: nil)?:
+            throw ConfigError(
+                "'\\u\(hex4(unit))' is a UTF-16 high surrogate without the '\\uDC00'...'\\uDFFF' that must follow it",
+                at: start)
+        case .unknownLetter?:
+            // Not reached: only JSON's own letters come here.
+            throw ConfigError("not a valid escape", at: start)
         }
-        if (0xD800...0xDBFF).contains(unit) {
-            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-            else {
-                throw ConfigError(
-                    "'\\u\(hex4(unit))' is a UTF-16 high surrogate without the '\\uDC00'...'\\uDFFF' that must follow it",
-                    at: start)
-            }
-            let lowStart = location
-            consumeASCII()
-            consumeASCII()
-            let low = try parseHexDigits(4, after: "\\u")
-            guard (0xDC00...0xDFFF).contains(low) else {
-                throw ConfigError(
-                    "'\\u\(hex4(low))' is not a UTF-16 low surrogate, which must follow '\\u\(hex4(unit))'",
-                    at: lowStart)
-            }
-            return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))!
-        }
-        return Unicode.Scalar(unit)!
     }
 
     private func hex4(_ value: UInt32) -> String { String(value, radix: 16, uppercase: true).leftPadded(to: 4) }

@@ -1,6 +1,7 @@
 /// The escape sequences of a JSON string (RFC 8259 §7), decoded in one place for the package's
-/// JSON readers: `JSONParser` (trace lines, bodies, HAR files) and the body redactor. They differ only
-/// in what a lone surrogate means to them, and in the words of their errors.
+/// JSON readers: `JSONParser` (trace lines, bodies, HAR files), the body redactor and the JSON5
+/// reader of rule files (which adds JSON5's own escapes around it). They differ only in what a
+/// lone surrogate means to them, and in the words of their errors.
 package enum JSONEscape {
     /// Why an escape does not decode.
     package enum Failure: Error, Equatable, Sendable {
@@ -11,8 +12,9 @@ package enum JSONEscape {
         case unknownLetter(UInt8, at: Int)
         /// A `\u` whose four digits are not all hex: `at` is the first byte that is not.
         case notHex(at: Int)
-        /// A UTF-16 surrogate without its other half (refused by `.refuse`).
-        case unpairedSurrogate
+        /// A UTF-16 surrogate without its other half (refused by `.refuse`): a low one, a high one
+        /// with no `\u` after it, or a high one `followedBy` a `\u` unit that is not a low one.
+        case unpairedSurrogate(UInt32, followedBy: UInt32?)
     }
 
     /// What a surrogate without its other half reads as.
@@ -59,8 +61,8 @@ package enum JSONEscape {
                     switch hexQuad(bytes, at: &index) {
                     case .success(let low) where (0xDC00..<0xE000).contains(low):
                         scalar = 0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00)
-                    case .success:
-                        guard loneSurrogates == .replace else { return .unpairedSurrogate }
+                    case .success(let other):
+                        guard loneSurrogates == .replace else { return .unpairedSurrogate(first, followedBy: other) }
                         index = afterFirst
                         scalar = 0xFFFD
                     case .failure(let failure):
@@ -69,11 +71,11 @@ package enum JSONEscape {
                         scalar = 0xFFFD
                     }
                 } else {
-                    guard loneSurrogates == .replace else { return .unpairedSurrogate }
+                    guard loneSurrogates == .replace else { return .unpairedSurrogate(first, followedBy: nil) }
                     scalar = 0xFFFD
                 }
             case 0xDC00..<0xE000:
-                guard loneSurrogates == .replace else { return .unpairedSurrogate }
+                guard loneSurrogates == .replace else { return .unpairedSurrogate(first, followedBy: nil) }
                 scalar = 0xFFFD
             default:
                 scalar = first

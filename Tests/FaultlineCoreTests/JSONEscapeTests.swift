@@ -41,9 +41,15 @@ struct JSONEscapeTests {
     }
 
     @Test func loneSurrogatesAreRefusedOrReplaced() {
-        for lone in [#"\uD83D"#, #"\uD83Dx"#, #"\uDE00"#, #"\uD83D\u0041"#] {
-            #expect(Self.failure(lone) == .unpairedSurrogate, "\(lone)")
-            #expect(Self.decode(lone, .replace)?.0 == "\u{FFFD}", "\(lone)")
+        let lone: [(String, JSONEscape.Failure)] = [
+            (#"\uD83D"#, .unpairedSurrogate(0xD83D, followedBy: nil)),
+            (#"\uD83Dx"#, .unpairedSurrogate(0xD83D, followedBy: nil)),
+            (#"\uDE00"#, .unpairedSurrogate(0xDE00, followedBy: nil)),
+            (#"\uD83D\u0041"#, .unpairedSurrogate(0xD83D, followedBy: 0x41)),
+        ]
+        for (text, failure) in lone {
+            #expect(Self.failure(text) == failure, "\(text)")
+            #expect(Self.decode(text, .replace)?.0 == "\u{FFFD}", "\(text)")
         }
         // Replaced, a high surrogate leaves what follows it to be read on its own.
         #expect(Self.decode(#"\uD83D\u0041"#, .replace)?.1 == 6)
@@ -66,7 +72,8 @@ struct JSONEscapeTests {
             if case .truncated = failure { continue }
             // A high surrogate cut before its partner's "\u" is whole has no partner.
             #expect(
-                failure == .unpairedSurrogate && (cut == 6 || cut == 7), "cut at \(cut): \(String(describing: failure))"
+                failure == .unpairedSurrogate(0xD83D, followedBy: nil) && (cut == 6 || cut == 7),
+                "cut at \(cut): \(String(describing: failure))"
             )
         }
     }
