@@ -7,6 +7,9 @@ struct OptionSpec {
     /// Placeholder for the value (`ADDR`), or nil for a flag.
     let value: String?
     let help: String
+
+    /// `--help`, which the commands take and the parser itself knows (it reads `-h` as this).
+    static let helpOption = OptionSpec(name: "--help", value: nil, help: "show this help")
 }
 
 /// A command line that does not fit the command's options, with the sentence to print.

@@ -83,7 +83,7 @@ enum RunCommand {
             help:
                 "where the control URL and token go, mode 0600 (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)"
         ),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
 
     static let help = helpText(
