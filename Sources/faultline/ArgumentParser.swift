@@ -42,6 +42,17 @@ struct ParsedArguments {
         return number
     }
 
+    /// The time given for `name` in seconds (fractions allowed), above 0 and under a day; nil when
+    /// it was not given. Anything else is refused with `faultline COMMAND: NAME takes a number of
+    /// seconds, not 'TEXT'`.
+    func seconds(_ name: String, command: String) throws(UsageError) -> Duration? {
+        guard let text = value(name) else { return nil }
+        guard let seconds = Double(text), seconds > 0, seconds < 86_400 else {
+            throw UsageError(description: "faultline \(command): \(name) takes a number of seconds, not '\(text)'")
+        }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
     /// Puts an option first, as if the user had typed it before the others (a default that the
     /// options after it, a `--mode`, apply to).
     mutating func prepend(_ option: (name: String, value: String?)) { options.insert(option, at: 0) }
