@@ -7,17 +7,43 @@ import FaultlineCore
 // fatal error for the whole session, so they do not.
 
 extension HTTP2Connection {
-    /// Points the session's callbacks at the file-level functions below.
+    /// Points the session's callbacks at the connection. nghttp2 takes C function pointers, so
+    /// these closures capture nothing: each finds the connection through `user_data` and hands
+    /// it what nghttp2 passed, to the method of the same name.
     static func installCallbacks(_ callbacks: OpaquePointer) {
-        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, onBeginFrame)
-        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunkReceived)
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
-        nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, onInvalidFrameReceived)
-        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
-        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks, onFrameNotSent)
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClosed)
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { _, header, userData in
+            deliver(header, userData) { $0.beginFrame($1) }
+        }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
+            deliver(frame, userData) { $0.beginHeaders($1) }
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _, frame, name, nameLength, value, valueLength, flags, userData in
+            guard let frame, let connection = owner(userData) else { return 0 }
+            return connection.header(
+                frame.pointee, name: UnsafeBufferPointer(start: name, count: nameLength),
+                value: UnsafeBufferPointer(start: value, count: valueLength), flags: flags)
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, data, length, userData in
+            owner(userData)?.dataChunk(stream: stream, UnsafeBufferPointer(start: data, count: length))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
+            deliver(frame, userData) { $0.frameReceived($1) }
+        }
+        nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, libraryError, userData in
+            deliver(frame, userData) { $0.invalidFrameReceived($1, libraryError: libraryError) }
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
+            deliver(frame, userData) { $0.frameSent($1) }
+        }
+        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, libraryError, userData in
+            deliver(frame, userData) { $0.frameNotSent($1, libraryError: libraryError) }
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, code, userData in
+            owner(userData)?.streamClosed(stream, code: code)
+            return 0
+        }
     }
 
     /// Runs `body` on the state of stream `id` in place; nil if the stream is not open.
@@ -261,7 +287,7 @@ extension HTTP2Connection {
     }
 }
 
-// MARK: - C callbacks
+// MARK: - What the C callbacks share
 
 /// The connection a callback's `user_data` points to (set in `HTTP2Connection.init`).
 private func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2Connection? {
@@ -269,80 +295,14 @@ private func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2Connection? {
     return Unmanaged<HTTP2Connection>.fromOpaque(userData).takeUnretainedValue()
 }
 
-private func onBeginFrame(
-    _ session: OpaquePointer?, _ header: UnsafePointer<nghttp2_frame_hd>?, _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let header, let connection = owner(userData) else { return 0 }
-    connection.beginFrame(header.pointee)
-    return 0
-}
-
-private func onBeginHeaders(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+/// Hands what nghttp2 passed a callback (a frame or a frame header) to the connection
+/// `userData` points to. Returns 0, carry on, also when either is missing: there is then
+/// nothing to deliver it to, and failing the session would not help.
+private func deliver<Frame>(
+    _ frame: UnsafePointer<Frame>?, _ userData: UnsafeMutableRawPointer?,
+    to handle: (HTTP2Connection, Frame) -> Void
 ) -> Int32 {
     guard let frame, let connection = owner(userData) else { return 0 }
-    connection.beginHeaders(frame.pointee)
-    return 0
-}
-
-private func onHeader(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?,
-    _ nameLength: Int, _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _ flags: UInt8,
-    _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let frame, let connection = owner(userData) else { return 0 }
-    return connection.header(
-        frame.pointee, name: UnsafeBufferPointer(start: name, count: nameLength),
-        value: UnsafeBufferPointer(start: value, count: valueLength), flags: flags)
-}
-
-private func onDataChunkReceived(
-    _ session: OpaquePointer?, _ flags: UInt8, _ stream: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int,
-    _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let connection = owner(userData) else { return 0 }
-    connection.dataChunk(stream: stream, UnsafeBufferPointer(start: data, count: length))
-    return 0
-}
-
-private func onFrameReceived(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let frame, let connection = owner(userData) else { return 0 }
-    connection.frameReceived(frame.pointee)
-    return 0
-}
-
-private func onInvalidFrameReceived(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ libraryError: Int32,
-    _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let frame, let connection = owner(userData) else { return 0 }
-    connection.invalidFrameReceived(frame.pointee, libraryError: libraryError)
-    return 0
-}
-
-private func onFrameSent(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let frame, let connection = owner(userData) else { return 0 }
-    connection.frameSent(frame.pointee)
-    return 0
-}
-
-private func onFrameNotSent(
-    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ libraryError: Int32,
-    _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let frame, let connection = owner(userData) else { return 0 }
-    connection.frameNotSent(frame.pointee, libraryError: libraryError)
-    return 0
-}
-
-private func onStreamClosed(
-    _ session: OpaquePointer?, _ stream: Int32, _ code: UInt32, _ userData: UnsafeMutableRawPointer?
-) -> Int32 {
-    guard let connection = owner(userData) else { return 0 }
-    connection.streamClosed(stream, code: code)
+    handle(connection, frame.pointee)
     return 0
 }

@@ -1,3 +1,5 @@
+import FaultlineCore
+
 /// The fresh values a replay hands out in place of recorded credentials, and the way back: each
 /// recorded value gets one fresh value for the whole run (consistent per lineage, since a
 /// lineage's credentials are distinct recorded values), and a request presenting a fresh value is
@@ -75,25 +77,12 @@ struct TokenMint {
     func recordedText(_ text: [UInt8]) -> [UInt8]? {
         guard !recorded.isEmpty else { return nil }
         let total = Self.prefix.count + Self.randomLength
-        var output: [UInt8]?
-        var copied = 0
-        var index = 0
-        while index + total <= text.count {
-            if text[index] == Self.prefix[0], text[index + 1] == Self.prefix[1], text[index + 2] == Self.prefix[2],
+        return text.replacingRuns(minimumLength: total) { index in
+            guard text[index] == Self.prefix[0], text[index + 1] == Self.prefix[1], text[index + 2] == Self.prefix[2],
                 let original = recorded[String(decoding: text[index..<(index + total)], as: UTF8.self)]
-            {
-                if output == nil { output = [] }
-                output!.append(contentsOf: text[copied..<index])
-                output!.append(contentsOf: original.utf8)
-                index += total
-                copied = index
-            } else {
-                index += 1
-            }
+            else { return nil }
+            return (total, original)
         }
-        guard var result = output else { return nil }
-        result.append(contentsOf: text[copied...])
-        return result
     }
 
     private static func fillRandom(_ bytes: inout [UInt8]) {

@@ -1,3 +1,4 @@
+import FaultlineCore
 import Synchronization
 
 /// Names every secret of one capture: `flp.KIND.LINEAGE.N`, the N-th secret of that kind seen in
@@ -65,25 +66,12 @@ final class PseudonymRegistry: Sendable {
         guard bytes.count >= Self.minimumScrubbedLength else { return nil }
         return state.withLock { state -> [UInt8]? in
             guard !state.scrubbable.isEmpty else { return nil }
-            var output: [UInt8]?
-            var copied = 0
-            var index = 0
-            while index + Self.minimumScrubbedLength <= bytes.count {
-                if let candidates = state.scrubbable[Self.prefixWord(bytes, at: index)],
+            return bytes.replacingRuns(minimumLength: Self.minimumScrubbedLength) { index in
+                guard let candidates = state.scrubbable[Self.prefixWord(bytes, at: index)],
                     let match = candidates.first(where: { Self.occurs($0.secret, in: bytes, at: index) })
-                {
-                    if output == nil { output = [] }
-                    output!.append(contentsOf: bytes[copied..<index])
-                    output!.append(contentsOf: match.name.utf8)
-                    index += match.secret.count
-                    copied = index
-                } else {
-                    index += 1
-                }
+                else { return nil }
+                return (match.secret.count, match.name)
             }
-            guard var result = output else { return nil }
-            result.append(contentsOf: bytes[copied...])
-            return result
         }
     }
 

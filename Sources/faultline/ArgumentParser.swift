@@ -7,6 +7,9 @@ struct OptionSpec {
     /// Placeholder for the value (`ADDR`), or nil for a flag.
     let value: String?
     let help: String
+
+    /// `--help`, which the commands take and the parser itself knows (it reads `-h` as this).
+    static let helpOption = OptionSpec(name: "--help", value: nil, help: "show this help")
 }
 
 /// A command line that does not fit the command's options, with the sentence to print.
@@ -37,6 +40,17 @@ struct ParsedArguments {
             )
         }
         return number
+    }
+
+    /// The time given for `name` in seconds (fractions allowed), above 0 and under a day; nil when
+    /// it was not given. Anything else is refused with `faultline COMMAND: NAME takes a number of
+    /// seconds, not 'TEXT'`.
+    func seconds(_ name: String, command: String) throws(UsageError) -> Duration? {
+        guard let text = value(name) else { return nil }
+        guard let seconds = Double(text), seconds > 0, seconds < 86_400 else {
+            throw UsageError(description: "faultline \(command): \(name) takes a number of seconds, not '\(text)'")
+        }
+        return .milliseconds(Int64(seconds * 1000))
     }
 
     /// Puts an option first, as if the user had typed it before the others (a default that the

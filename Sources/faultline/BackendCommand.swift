@@ -20,7 +20,7 @@ enum BackendCommand {
             name: "--locked", value: "ACCOUNT",
             help: "refuse password logins for ACCOUNT (repeatable; without it, the account named 'locked' is refused)"),
         OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default 1)"),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
 
     static let help = helpText(

@@ -31,7 +31,7 @@ enum CACommand {
         let authority: CertificateAuthority
     }
 
-    static let commonSpecs = CAOptions.specs + [OptionSpec(name: "--help", value: nil, help: "show this help")]
+    static let commonSpecs = CAOptions.specs + [OptionSpec.helpOption]
 
     static let subcommands: [Subcommand] = [
         Subcommand(

@@ -24,7 +24,7 @@ enum CheckCommand {
         ),
         OptionSpec(name: "--violation", value: "N", help: "with --format svg: draw the Nth violation (default 1)"),
         OptionSpec(name: "--output", value: "FILE", help: "write the report to FILE instead of standard output"),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
 
     static let help = helpText(

@@ -14,8 +14,11 @@ enum ControlCommand {
         ),
         OptionSpec(name: "--control", value: "URL", help: "talk to the control API at URL instead (needs --token)"),
         OptionSpec(name: "--token", value: "TOKEN", help: "the control token, with --control"),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
+
+    /// `--json` for the commands whose output is the API's answer as it stands.
+    static let jsonSpec = OptionSpec(name: "--json", value: nil, help: "print the API's JSON")
 
     /// Runs a command body, printing its failure: `UsageError` exits 2, anything else 1.
     static func run(_ command: String, _ body: () throws -> Int32) -> Int32 {

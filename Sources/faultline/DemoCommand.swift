@@ -32,7 +32,7 @@ enum DemoCommand {
             help:
                 "with --explore, the longest wait for the client's next request in the races whose client logs out on a timer (default 100; the others never wait)"
         ),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
 
     static let help = helpText(

@@ -196,7 +196,7 @@ enum ExploreCommand {
     static func merge(_ arguments: [String]) -> Int32 {
         let specs =
             ownSpecs.filter { ["--format", "--output"].contains($0.name) } + [
-                OptionSpec(name: "--help", value: nil, help: "show this help")
+                OptionSpec.helpOption
             ]
         do {
             let parsed = try ParsedArguments.parse(arguments, specs: specs, command: "explore merge")

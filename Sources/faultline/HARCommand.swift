@@ -22,14 +22,14 @@ enum HARCommand {
         OptionSpec(
             name: "--output", value: "FILE", help: "write the HAR to FILE (replaced if it exists) instead of stdout"),
         OptionSpec(name: "-o", value: "FILE", help: "same as --output"),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
 
     static let importSpecs = [
         OptionSpec(
             name: "--output", value: "FILE", help: "the capture file to write (replaced if it exists); required"),
         OptionSpec(name: "-o", value: "FILE", help: "same as --output"),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
 
     static let help = """

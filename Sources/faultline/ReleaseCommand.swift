@@ -13,14 +13,14 @@ enum ReleaseCommand {
             OptionSpec(
                 name: "--header", value: "'NAME: VALUE'", help: "with --status: a header of that answer (repeatable)"),
             OptionSpec(name: "--body", value: "TEXT", help: "with --status: the body of that answer"),
-            OptionSpec(name: "--json", value: nil, help: "print the API's JSON"),
+            ControlCommand.jsonSpec,
         ] + ControlCommand.connectionSpecs
 
     static let failSpecs: [OptionSpec] =
         [
             OptionSpec(name: "--id", value: "N", help: "fail the hold with this id (see 'faultline holds')"),
             OptionSpec(name: "--all", value: nil, help: "fail every hold named NAME (default: the oldest)"),
-            OptionSpec(name: "--json", value: nil, help: "print the API's JSON"),
+            ControlCommand.jsonSpec,
         ] + ControlCommand.connectionSpecs
 
     static let releaseHelp = helpText(

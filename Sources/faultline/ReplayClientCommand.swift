@@ -43,7 +43,7 @@ enum ReplayClientCommand {
             name: "--insecure-target", value: nil,
             help: "do not verify an https target's certificate (test servers only)"),
         OptionSpec(name: "--progress", value: nil, help: "progress lines on stderr even when it is not a terminal"),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
 
     static let help = helpText(

@@ -152,12 +152,8 @@ enum ReplayServeCommand {
         if let value = try choice("--repeat", ReplaySettings.Repeat.self) { settings.repeatPolicy = value }
         if let value = try choice("--unmatched", ReplaySettings.Unmatched.self) { settings.unmatched = value }
         if let value = try choice("--order", ReplaySettings.Order.self) { settings.order = value }
-        if let text = parsed.value("--order-timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds < 86_400 else {
-                throw UsageError(
-                    description: "faultline replay serve: --order-timeout takes a number of seconds, not '\(text)'")
-            }
-            settings.orderTimeout = .milliseconds(Int64(seconds * 1000))
+        if let timeout = try parsed.seconds("--order-timeout", command: "replay serve") {
+            settings.orderTimeout = timeout
         }
         return settings
     }

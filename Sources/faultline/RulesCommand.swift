@@ -71,7 +71,7 @@ enum RulesCommand {
     static let fromCaptureSpecs: [OptionSpec] = [
         OptionSpec(name: "-o", value: "FILE", help: "write the scenario to FILE (default: standard output)"),
         OptionSpec(name: "--hold-timeout", value: "SECONDS", help: "each hold's deadline (default 10)"),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
 
     /// `faultline rules from-capture CAPTURE`: the holds that stage a capture's order (`OrderRules`),

@@ -6,7 +6,7 @@ import FaultlineServer
 /// running proxy (beside `rules check`, which reads a folder).
 enum RulesControlCommand {
     static let specs: [OptionSpec] =
-        [OptionSpec(name: "--json", value: nil, help: "print the API's JSON")] + ControlCommand.connectionSpecs
+        [ControlCommand.jsonSpec] + ControlCommand.connectionSpecs
 
     static func run(_ subcommand: String, _ arguments: [String]) -> Int32 {
         let wanted = subcommand == "enable" || subcommand == "disable" ? 1...1 : 0...0

@@ -83,7 +83,7 @@ enum RunCommand {
             help:
                 "where the control URL and token go, mode 0600 (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)"
         ),
-        OptionSpec(name: "--help", value: nil, help: "show this help"),
+        OptionSpec.helpOption,
     ]
 
     static let help = helpText(
@@ -475,12 +475,9 @@ enum RunCommand {
         try listenAddress(text, option: option, command: "run", examplePort: 8080)
     }
 
+    /// A timeout option of `faultline run` (see `ParsedArguments.seconds`).
     private static func duration(_ parsed: ParsedArguments, _ name: String) throws(UsageError) -> Duration? {
-        guard let text = parsed.value(name) else { return nil }
-        guard let seconds = Double(text), seconds > 0, seconds < 86_400 else {
-            throw UsageError(description: "faultline run: \(name) takes a number of seconds, not '\(text)'")
-        }
-        return .milliseconds(Int64(seconds * 1000))
+        try parsed.seconds(name, command: "run")
     }
 
     /// `faultline: rules from Rules: 9 scenarios, 6 on (a, b, …), 23 rules, auth profile
