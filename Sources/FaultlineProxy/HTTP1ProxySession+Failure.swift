@@ -17,7 +17,10 @@ extension HTTP1ProxySession {
             return
         }
         let flowID = exchange?.flow
-        if connect != nil { abortConnect(&output, reason: nil) }
+        switch state {
+        case .connecting(let connect), .awaitingClientHello(let connect, _): abortConnect(connect, &output, reason: nil)
+        default: break
+        }
         output.trace(
             TraceEntry(
                 .protocolError, connection: connectionID, flow: flowID,

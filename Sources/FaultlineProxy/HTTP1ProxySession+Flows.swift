@@ -43,8 +43,8 @@ extension HTTP1ProxySession: UpstreamFlowHost {
     /// The connection asked for with `connectUpstream` is ready.
     public mutating func upstreamDidConnect(flow id: FlowID, _ info: UpstreamConnectionInfo) -> [ProxyAction] {
         var output = SessionOutput()
-        if let connect, connect.flow == id {
-            openConnectTunnel(info, &output)
+        if case .connecting(let connect) = state, connect.flow == id {
+            openConnectTunnel(connect, info, &output)
         } else {
             flowUpstreamConnected(id, info, &output)
         }
@@ -54,8 +54,8 @@ extension HTTP1ProxySession: UpstreamFlowHost {
     /// The connection asked for with `connectUpstream` could not be made.
     public mutating func upstreamDidFailToConnect(flow id: FlowID, _ failure: UpstreamFailure) -> [ProxyAction] {
         var output = SessionOutput()
-        if let connect, connect.flow == id {
-            connectFailed(failure, &output)
+        if case .connecting(let connect) = state, connect.flow == id {
+            connectFailed(connect, failure, &output)
         } else {
             flowUpstreamFailed(id, failure, &output)
         }

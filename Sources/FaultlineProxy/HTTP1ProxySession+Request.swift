@@ -37,7 +37,8 @@ extension HTTP1ProxySession {
                             flowInput(&output) { $0.requestEnd(trailers: trailers) }
                         }
                     }
-                case .tunnelling, .awaitingClientHello, .closing, .closed:
+                case .connecting, .awaitingClientHello, .tunnelling, .closing, .closed:
+                    // After a `CONNECT` head the bytes are the tunnel's, never a request.
                     return
                 }
             }
