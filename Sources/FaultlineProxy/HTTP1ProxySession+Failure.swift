@@ -9,7 +9,7 @@ extension HTTP1ProxySession {
     /// response the connection closes and nothing after it is read as a request.
     mutating func refuseMalformedRequest(_ error: HTTP1Error, _ output: inout SessionOutput) {
         if flow != nil {
-            exchange?.closeAfter = true
+            updateExchange { $0.closeAfter = true }
             flowInput(&output) {
                 $0.requestMalformed(status: error.status, code: error.code, message: error.description)
             }
@@ -28,7 +28,6 @@ extension HTTP1ProxySession {
                     .string("side", "client"), .string("code", error.code), .int("status", Int64(error.status)),
                     .string("message", error.description),
                 ]))
-        exchange = nil
         answerWithErrorPage(status: error.status, code: error.code, message: error.description, flow: flowID, &output)
         close(&output, reason: "protocol-error")
     }

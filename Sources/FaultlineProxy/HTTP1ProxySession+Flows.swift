@@ -30,7 +30,7 @@ extension HTTP1ProxySession: UpstreamFlowHost {
         case .goAwayClient:
             // HTTP/1.1's graceful end: `Connection: close` on this response, then close (RFC 9112
             // §9.6); a flow that is not processed is broken right after, closing at once.
-            exchange?.closeAfter = true
+            updateExchange { $0.closeAfter = true }
         case .hold, .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
             performForDriver(action, &output)
         case .ended(_, let outcome):

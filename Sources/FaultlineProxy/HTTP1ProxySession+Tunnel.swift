@@ -80,8 +80,6 @@ extension HTTP1ProxySession {
             TraceEntry(
                 .requestReceived, connection: connectionID, flow: id,
                 FlowMachine.requestReceivedFields(request, routed: true)))
-        // No response is framed for it by the exchange: the tunnel or the interception takes over.
-        exchange = nil
         var connect = ConnectRequest(flow: id, endpoint: request.endpoint)
         if let interception = configuration.interception {
             guard interception.intercepts(request.endpoint.host) else {
@@ -157,7 +155,6 @@ extension HTTP1ProxySession {
         guard let exchange, var codec = upstream else { return }
         let fromUpstream = codec.takeBufferedBytes()
         upstream = nil
-        self.exchange = nil
         enterTunnel(exchange.flow, kind: .upgrade, target: target, reason: nil, upstream: codec.connection, &output)
         if !fromUpstream.isEmpty {
             updateTunnel { $0.bytesFromUpstream += Int64(fromUpstream.count) }
@@ -179,7 +176,6 @@ extension HTTP1ProxySession {
             TraceEntry(
                 .tunnelOpened, connection: connectionID, flow: id,
                 Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info)))
-        exchange = nil
         state = .tunnelling(Tunnel(flow: id, kind: kind))
     }
 

@@ -23,12 +23,12 @@ import FaultlineTrace
 ///    └──────── (pipelined bytes wait in the decoder until the flow ends)
 /// ```
 ///
-/// The state carries what belongs to it: the `CONNECT` while it is connected or its ClientHello
-/// read (`connecting`, `awaitingClientHello`; the whole path is drawn at `ConnectRequest`), the
-/// tunnel's counts (`tunnelling`). The request in progress, its flow and its upstream are still
-/// fields beside the state (`exchange`, `flow`, `upstream`): `UpstreamFlowHost`, shared with
-/// HTTP/2 streams and duplicates, reaches the flow and upstream through `inout` access to those
-/// fields on every read and write.
+/// The state carries what belongs to it: the HTTP/1 side of the request in progress
+/// (`exchanging`, `draining`: a `ClientExchange`), the `CONNECT` while it is connected or its
+/// ClientHello read (`connecting`, `awaitingClientHello`; the whole path is drawn at
+/// `ConnectRequest`), the tunnel's counts (`tunnelling`). The request's flow and upstream are
+/// still fields beside the state (`flow`, `upstream`): `UpstreamFlowHost`, shared with HTTP/2
+/// streams and duplicates, mutates them in place through `inout` access on every read and write.
 ///
 /// The session turns decoded requests into `FlowRequest`s and each into a `FlowMachine` (the
 /// protocol-neutral core: rules, holds, faults, lineages, the flow's trace), hands the machine's
@@ -42,11 +42,12 @@ public struct HTTP1ProxySession {
     enum State {
         /// Between requests: the next request head is awaited.
         case idle
-        /// `exchange` holds the request in progress.
-        case exchanging
+        /// A request is being served: the HTTP/1 side of it (its flow and upstream are `flow` and
+        /// `upstream`, beside the state).
+        case exchanging(ClientExchange)
         /// The flow ended before its request body was read (a rule answered it): the rest of the
         /// body is read and dropped, then the connection serves the next request.
-        case draining
+        case draining(ClientExchange)
         /// A `CONNECT` whose target is being connected (RFC 9110 §9.3.6): not answered yet, or
         /// answered early and classified as a tunnel. Client bytes wait in the request decoder
         /// until the tunnel opens.
@@ -68,11 +69,14 @@ public struct HTTP1ProxySession {
     let environment: FlowEnvironment
     var state: State = .idle
     var requestDecoder: HTTP1RequestDecoder
-    /// The HTTP/1 side of the request being served.
-    var exchange: ClientExchange?
-    /// The flow core of that request (nil for `CONNECT`, which never reaches the core).
+    /// The flow core of the request being served (nil for `CONNECT`, which never reaches the
+    /// core). Beside the state rather than in `exchanging`: `UpstreamFlowHost` (shared with HTTP/2
+    /// streams and duplicates) mutates it in place on every read and write through `inout` access
+    /// to this stored property; behind an enum payload each access would move the whole machine
+    /// out of the state and back, or need a placeholder swap at every call site.
     var flow: FlowMachine?
-    /// The flow's upstream: an HTTP/1.1 connection.
+    /// The flow's upstream (HTTP/1.1, or a stream of an HTTP/2 connection), beside the state for
+    /// the same reason as `flow`.
     var upstream: UpstreamCodec?
     /// The client sent FIN. A fact about the connection rather than one state: it outlives the
     /// request it arrived during (the response to it closes; a `CONNECT` passes it on when its
@@ -113,8 +117,7 @@ public struct HTTP1ProxySession {
         case .connecting:
             // The tunnel's first bytes wait in the decoder until its target answers.
             return requestDecoder.bufferedByteCount > configuration.maximumPendingUpstreamBytes
-        case .exchanging:
-            guard let exchange else { return false }
+        case .exchanging(let exchange):
             if exchange.requestRead {
                 return requestDecoder.bufferedByteCount > configuration.maximumPendingUpstreamBytes
             }
@@ -262,8 +265,33 @@ public struct HTTP1ProxySession {
     }
 }
 
+extension HTTP1ProxySession {
+    /// The HTTP/1 side of the request being served or drained, if there is one.
+    var exchange: ClientExchange? {
+        switch state {
+        case .exchanging(let exchange), .draining(let exchange): return exchange
+        default: return nil
+        }
+    }
+
+    /// Changes the request in progress in place (nothing when there is none).
+    mutating func updateExchange(_ change: (inout ClientExchange) -> Void) {
+        switch state {
+        case .exchanging(var exchange):
+            change(&exchange)
+            state = .exchanging(exchange)
+        case .draining(var exchange):
+            change(&exchange)
+            state = .draining(exchange)
+        default:
+            return
+        }
+    }
+}
+
 /// The HTTP/1 side of the request being served: what the client asked for the connection and how
-/// its response is framed.
+/// its response is framed. Small and without references, so copying it in and out of the state is
+/// cheap.
 struct ClientExchange {
     let flow: FlowID
     let kind: FlowKind
