@@ -9,7 +9,7 @@ extension HTTP1ProxySession {
     /// response the connection closes and nothing after it is read as a request.
     mutating func refuseMalformedRequest(_ error: HTTP1Error, _ output: inout SessionOutput) {
         if flow != nil {
-            exchange?.closeAfter = true
+            updateExchange { $0.closeAfter = true }
             flowInput(&output) {
                 $0.requestMalformed(status: error.status, code: error.code, message: error.description)
             }
@@ -17,7 +17,10 @@ extension HTTP1ProxySession {
             return
         }
         let flowID = exchange?.flow
-        if connect != nil { abortConnect(&output, reason: nil) }
+        switch state {
+        case .connecting(let connect), .awaitingClientHello(let connect, _): abortConnect(connect, &output, reason: nil)
+        default: break
+        }
         output.trace(
             TraceEntry(
                 .protocolError, connection: connectionID, flow: flowID,
@@ -25,7 +28,6 @@ extension HTTP1ProxySession {
                     .string("side", "client"), .string("code", error.code), .int("status", Int64(error.status)),
                     .string("message", error.description),
                 ]))
-        exchange = nil
         answerWithErrorPage(status: error.status, code: error.code, message: error.description, flow: flowID, &output)
         close(&output, reason: "protocol-error")
     }

@@ -30,7 +30,7 @@ extension HTTP1ProxySession: UpstreamFlowHost {
         case .goAwayClient:
             // HTTP/1.1's graceful end: `Connection: close` on this response, then close (RFC 9112
             // §9.6); a flow that is not processed is broken right after, closing at once.
-            exchange?.closeAfter = true
+            updateExchange { $0.closeAfter = true }
         case .hold, .unregisterHold, .observed, .ruleFired, .duplicate, .duplicateBody, .duplicateEnd, .throttle:
             performForDriver(action, &output)
         case .ended(_, let outcome):
@@ -43,8 +43,8 @@ extension HTTP1ProxySession: UpstreamFlowHost {
     /// The connection asked for with `connectUpstream` is ready.
     public mutating func upstreamDidConnect(flow id: FlowID, _ info: UpstreamConnectionInfo) -> [ProxyAction] {
         var output = SessionOutput()
-        if let connect, connect.flow == id {
-            openConnectTunnel(info, &output)
+        if case .connecting(let connect) = state, connect.flow == id {
+            openConnectTunnel(connect, info, &output)
         } else {
             flowUpstreamConnected(id, info, &output)
         }
@@ -54,8 +54,8 @@ extension HTTP1ProxySession: UpstreamFlowHost {
     /// The connection asked for with `connectUpstream` could not be made.
     public mutating func upstreamDidFailToConnect(flow id: FlowID, _ failure: UpstreamFailure) -> [ProxyAction] {
         var output = SessionOutput()
-        if let connect, connect.flow == id {
-            connectFailed(failure, &output)
+        if case .connecting(let connect) = state, connect.flow == id {
+            connectFailed(connect, failure, &output)
         } else {
             flowUpstreamFailed(id, failure, &output)
         }

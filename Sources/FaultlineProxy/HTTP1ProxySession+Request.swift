@@ -20,9 +20,9 @@ extension HTTP1ProxySession {
                         preconditionFailure("request decoder produced \(event) before a head")
                     }
                     startExchange(head, &output)
-                case .exchanging, .draining:
+                case .exchanging(let exchange), .draining(let exchange):
                     // Pipelined requests stay in the decoder until this exchange ends.
-                    guard let exchange, !exchange.requestRead else { return }
+                    guard !exchange.requestRead else { return }
                     guard let event = try requestDecoder.nextEvent() else { return }
                     switch event {
                     case .head:
@@ -30,14 +30,15 @@ extension HTTP1ProxySession {
                     case .body(let bytes):
                         if case .exchanging = state { flowInput(&output) { $0.requestBody(bytes) } }
                     case .end(let trailers):
-                        self.exchange?.requestRead = true
+                        updateExchange { $0.requestRead = true }
                         if case .draining = state {
                             exchangeDone(&output)
                         } else {
                             flowInput(&output) { $0.requestEnd(trailers: trailers) }
                         }
                     }
-                case .tunnelling, .awaitingClientHello, .closing, .closed:
+                case .connecting, .awaitingClientHello, .tunnelling, .closing, .closed:
+                    // After a `CONNECT` head the bytes are the tunnel's, never a request.
                     return
                 }
             }
@@ -62,9 +63,9 @@ extension HTTP1ProxySession {
             refuseRequest(head, flow: flowID, url: head.target, route: nil, error, &output)
             return
         }
-        exchange = ClientExchange(
-            flow: flowID, kind: route.kind, version: head.version, requestFraming: framing, closeAfter: !keepAlive)
-        state = .exchanging
+        state = .exchanging(
+            ClientExchange(
+                flow: flowID, kind: route.kind, version: head.version, requestFraming: framing, closeAfter: !keepAlive))
         if let pseudonym = configuration.viaPseudonym,
             head.headers.values(name: "via").contains(where: { $0.contains(pseudonym) })
         {
@@ -111,12 +112,12 @@ extension HTTP1ProxySession {
             path: route?.path ?? "", query: route?.query, outboundTarget: "", url: url,
             version: head.version.description,
             headers: head.headers, authority: "", body: .none)
-        if exchange == nil {
-            exchange = ClientExchange(
+        var exchange =
+            self.exchange
+            ?? ClientExchange(
                 flow: flow, kind: request.kind, version: head.version, requestFraming: .none, closeAfter: true)
-        }
-        exchange?.closeAfter = true
-        state = .exchanging
+        exchange.closeAfter = true
+        state = .exchanging(exchange)
         let actions = FlowMachine.refuse(
             id: flow, request: request, status: refusal.status, code: refusal.code, message: refusal.message,
             environment: environment, routed: route != nil)

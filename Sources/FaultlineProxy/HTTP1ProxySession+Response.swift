@@ -24,7 +24,7 @@ extension HTTP1ProxySession {
     mutating func sendResponseHead(
         _ head: HTTPResponseHead, length: FlowBodyLength, source: ResponseSource, _ output: inout SessionOutput
     ) {
-        guard var exchange else { return }
+        guard case .exchanging(var exchange) = state else { return }
         let clientIsHTTP11 = exchange.version == .http1_1
         let upgrading = exchange.kind == .upgrade && head.status == 101
         let clientFraming: BodyFraming
@@ -63,7 +63,7 @@ extension HTTP1ProxySession {
         HTTP1Encoder.encode(clientHead, into: &bytes)
         output.writeToClient(bytes)
         exchange.responseFraming = clientFraming
-        self.exchange = exchange
+        state = .exchanging(exchange)
     }
 
     private static func isDrainable(_ framing: BodyFraming) -> Bool {
@@ -124,17 +124,15 @@ extension HTTP1ProxySession {
         upstream = nil
         if case .closing = state {
             if closeReason == nil { closeReason = Self.closeReason(outcome) }
-            exchange = nil
             return
         }
         guard let exchange else { return }
         if exchange.closeAfter || (!exchange.requestRead && outcome != .answered) || outcome == .refused {
-            self.exchange = nil
             close(&output, reason: Self.closeReason(outcome))
             return
         }
         if !exchange.requestRead {
-            state = .draining
+            state = .draining(exchange)
             processClientInput(&output)
             return
         }
@@ -143,7 +141,6 @@ extension HTTP1ProxySession {
 
     /// The request and its response are both done: the connection waits for the next request.
     mutating func exchangeDone(_ output: inout SessionOutput) {
-        exchange = nil
         state = .idle
         output.append(.setTimer(.clientIdle, configuration.clientIdleTimeout))
         processClientInput(&output)

@@ -6,14 +6,35 @@ import FaultlineTrace
 
 /// A `CONNECT` being connected or classified: it never reaches the flow core (there is no request
 /// to apply rules to), only the tunnel or the interception after it.
+///
+/// Its path through `HTTP1ProxySession.State` (RFC 9110 §9.3.6); every failure ends in `closing`,
+/// the client going away (`clientDidClose`, `shutDown`) in `closed` with the upstream closed:
+///
+/// ```
+///   exchanging ──interception off, or host ignored──▶ connecting ──connected──▶ tunnelling
+///       │                                              ▲   │       (200 sent now, unless sent early)
+///       │ intercepted host: 200 sent now               │   └──failed──▶ closing
+///       ▼                                              │       (502/504, or only the close after an early 200)
+///   awaitingClientHello(hello) ────────────────────────┘
+///       │    not TLS, SNI ignored, client silent: the hello bytes move into `clientHello`
+///       ├ TLS ClientHello ──▶ closed (handed to interception with the hello bytes)
+///       └ EOF before a whole hello, hello timeout ──▶ closing
+/// ```
+///
+/// After the early answer a failed connection can only close the client: it already has its 200,
+/// and a 502 would be read as tunnel bytes.
 struct ConnectRequest {
     let flow: FlowID
     let endpoint: UpstreamEndpoint
     /// The proxy answered 200 before connecting (to read the ClientHello), so a failure can no
     /// longer be answered with an HTTP status.
     var answered = false
-    /// With interception on: why this one is tunnelled instead (`ignored`, `not-tls`).
+    /// With interception on: why this one is tunnelled instead (`ignored`, `not-tls`,
+    /// `client-silent`).
     var tunnelReason: String?
+    /// After an early answer: the client bytes read to classify them. They are the tunnel's first
+    /// bytes, sent up before what waits in the request decoder.
+    var clientHello: [UInt8] = []
 }
 
 /// A `CONNECT` or upgraded connection (HTTP/1.1), or stream (HTTP/2), relaying bytes unchanged
@@ -59,23 +80,30 @@ extension HTTP1ProxySession {
             TraceEntry(
                 .requestReceived, connection: connectionID, flow: id,
                 FlowMachine.requestReceivedFields(request, routed: true)))
-        connect = ConnectRequest(flow: id, endpoint: request.endpoint)
+        var connect = ConnectRequest(flow: id, endpoint: request.endpoint)
         if let interception = configuration.interception {
             guard interception.intercepts(request.endpoint.host) else {
-                connect?.tunnelReason = "ignored"
-                output.append(.connectUpstream(id, request.endpoint, fresh: false))
+                connect.tunnelReason = "ignored"
+                connectTarget(connect, &output)
                 return
             }
-            answerConnectEarly(&output)
+            answerConnectEarly(connect, &output)
             return
         }
-        output.append(.connectUpstream(id, request.endpoint, fresh: false))
+        connectTarget(connect, &output)
+    }
+
+    /// Asks for the connection to the `CONNECT` target; the tunnel opens when it is made.
+    mutating func connectTarget(_ connect: ConnectRequest, _ output: inout SessionOutput) {
+        state = .connecting(connect)
+        output.append(.connectUpstream(connect.flow, connect.endpoint, fresh: false))
     }
 
     /// `CONNECT` reached its target: answer 200 and relay bytes unchanged from now on
     /// (RFC 9110 §9.3.6). Bytes the client sent early (a TLS ClientHello) go up first.
-    mutating func openConnectTunnel(_ info: UpstreamConnectionInfo, _ output: inout SessionOutput) {
-        guard let connect else { return }
+    mutating func openConnectTunnel(
+        _ connect: ConnectRequest, _ info: UpstreamConnectionInfo, _ output: inout SessionOutput
+    ) {
         if !connect.answered {
             output.writeToClient(Self.connectEstablished)
             output.trace(
@@ -86,9 +114,7 @@ extension HTTP1ProxySession {
         enterTunnel(
             connect.flow, kind: .connect, target: connect.endpoint, reason: connect.tunnelReason, upstream: info,
             &output)
-        self.connect = nil
-        let early = clientHello + requestDecoder.takeBufferedBytes()
-        clientHello = []
+        let early = connect.clientHello + requestDecoder.takeBufferedBytes()
         if !early.isEmpty {
             updateTunnel { $0.bytesFromClient += Int64(early.count) }
             output.writeToUpstream(connect.flow, early)
@@ -100,14 +126,11 @@ extension HTTP1ProxySession {
     }
 
     /// The `CONNECT` target cannot be reached: 502/504 if the client has had no answer yet.
-    mutating func connectFailed(_ failure: UpstreamFailure, _ output: inout SessionOutput) {
-        guard let connect else { return }
+    mutating func connectFailed(_ connect: ConnectRequest, _ failure: UpstreamFailure, _ output: inout SessionOutput) {
         output.trace(
             TraceEntry(
                 .upstreamError, connection: connectionID, flow: connect.flow,
                 failure.traceFields(reaching: connect.endpoint)))
-        self.connect = nil
-        exchange = nil
         if connect.answered {
             close(&output, reason: "upstream-failed")
             return
@@ -118,14 +141,12 @@ extension HTTP1ProxySession {
     }
 
     /// The client went away while its `CONNECT` was being connected or classified.
-    mutating func abortConnect(_ output: inout SessionOutput, reason: String?) {
-        guard let connect else { return }
+    mutating func abortConnect(_ connect: ConnectRequest, _ output: inout SessionOutput, reason: String?) {
         if let reason {
             output.trace(
                 TraceEntry(.flowAborted, connection: connectionID, flow: connect.flow, [.string("reason", reason)]))
         }
         output.append(.closeUpstream(connect.flow))
-        self.connect = nil
     }
 
     /// The upstream accepted an upgrade with 101: both sides now speak the new protocol
@@ -134,7 +155,6 @@ extension HTTP1ProxySession {
         guard let exchange, var codec = upstream else { return }
         let fromUpstream = codec.takeBufferedBytes()
         upstream = nil
-        self.exchange = nil
         enterTunnel(exchange.flow, kind: .upgrade, target: target, reason: nil, upstream: codec.connection, &output)
         if !fromUpstream.isEmpty {
             updateTunnel { $0.bytesFromUpstream += Int64(fromUpstream.count) }
@@ -156,7 +176,6 @@ extension HTTP1ProxySession {
             TraceEntry(
                 .tunnelOpened, connection: connectionID, flow: id,
                 Tunnel.openedFields(kind: kind, target: target, reason: reason, upstream: info)))
-        exchange = nil
         state = .tunnelling(Tunnel(flow: id, kind: kind))
     }
 

@@ -15,12 +15,20 @@ import FaultlineTrace
 /// ```
 ///            head                 flow ended (keep-alive)
 ///   idle ───────────▶ exchanging ────────────────────────▶ idle   (or draining an unread body first)
-///    ▲  │                │   │ CONNECT ok / 101
-///    │  │ EOF / error    │   └──────────────▶ tunnelling ──both EOF──▶ closed
-///    │  ▼                ▼ close, fault, refusal
-///    │ closing ◀─────────┘
+///    ▲  │               │   │  │ 101
+///    │  │ EOF / error   │   │  └──────────────────────────────▶ tunnelling ──both EOF──▶ closed
+///    │  ▼               │   │ CONNECT                 connected   ▲
+///    │ closing ◀────────┘   └──▶ connecting, awaitingClientHello ─┘   (the whole path: `ConnectRequest`)
+///    │        close, fault, refusal
 ///    └──────── (pipelined bytes wait in the decoder until the flow ends)
 /// ```
+///
+/// The state carries what belongs to it: the HTTP/1 side of the request in progress
+/// (`exchanging`, `draining`: a `ClientExchange`), the `CONNECT` while it is connected or its
+/// ClientHello read (`connecting`, `awaitingClientHello`; the whole path is drawn at
+/// `ConnectRequest`), the tunnel's counts (`tunnelling`). The request's flow and upstream are
+/// still fields beside the state (`flow`, `upstream`): `UpstreamFlowHost`, shared with HTTP/2
+/// streams and duplicates, mutates them in place through `inout` access on every read and write.
 ///
 /// The session turns decoded requests into `FlowRequest`s and each into a `FlowMachine` (the
 /// protocol-neutral core: rules, holds, faults, lineages, the flow's trace), hands the machine's
@@ -34,14 +42,20 @@ public struct HTTP1ProxySession {
     enum State {
         /// Between requests: the next request head is awaited.
         case idle
-        /// `exchange` holds the request in progress.
-        case exchanging
+        /// A request is being served: the HTTP/1 side of it (its flow and upstream are `flow` and
+        /// `upstream`, beside the state).
+        case exchanging(ClientExchange)
         /// The flow ended before its request body was read (a rule answered it): the rest of the
         /// body is read and dropped, then the connection serves the next request.
-        case draining
-        /// `CONNECT` answered early: reading the client's first bytes (`clientHello`) to choose
-        /// between terminating TLS and tunnelling.
-        case awaitingClientHello
+        case draining(ClientExchange)
+        /// A `CONNECT` whose target is being connected (RFC 9110 §9.3.6): not answered yet, or
+        /// answered early and classified as a tunnel. Client bytes wait in the request decoder
+        /// until the tunnel opens.
+        case connecting(ConnectRequest)
+        /// `CONNECT` answered early, nothing connected yet: reading the client's first bytes
+        /// (`hello`) to choose between terminating TLS and tunnelling
+        /// (HTTP1ProxySession+Interception.swift).
+        case awaitingClientHello(ConnectRequest, hello: [UInt8])
         /// The tunnel relays bytes unchanged (HTTP1ProxySession+Tunnel.swift).
         case tunnelling(Tunnel)
         /// A final answer was queued with a close; input is ignored.
@@ -55,16 +69,18 @@ public struct HTTP1ProxySession {
     let environment: FlowEnvironment
     var state: State = .idle
     var requestDecoder: HTTP1RequestDecoder
-    /// The HTTP/1 side of the request being served.
-    var exchange: ClientExchange?
-    /// The flow core of that request (nil for `CONNECT`, which never reaches the core).
+    /// The flow core of the request being served (nil for `CONNECT`, which never reaches the
+    /// core). Beside the state rather than in `exchanging`: `UpstreamFlowHost` (shared with HTTP/2
+    /// streams and duplicates) mutates it in place on every read and write through `inout` access
+    /// to this stored property; behind an enum payload each access would move the whole machine
+    /// out of the state and back, or need a placeholder swap at every call site.
     var flow: FlowMachine?
-    /// The flow's upstream: an HTTP/1.1 connection.
+    /// The flow's upstream (HTTP/1.1, or a stream of an HTTP/2 connection), beside the state for
+    /// the same reason as `flow`.
     var upstream: UpstreamCodec?
-    /// A `CONNECT` being connected or classified.
-    var connect: ConnectRequest?
-    /// The bytes the client sent after an early-answered `CONNECT`, until they are classified.
-    var clientHello: [UInt8] = []
+    /// The client sent FIN. A fact about the connection rather than one state: it outlives the
+    /// request it arrived during (the response to it closes; a `CONNECT` passes it on when its
+    /// tunnel opens).
     var clientReachedEOF = false
     /// Why the session ended, for the trace's `connection.closed` event.
     public internal(set) var closeReason: String?
@@ -98,8 +114,10 @@ public struct HTTP1ProxySession {
         switch state {
         case .idle, .tunnelling, .awaitingClientHello, .draining: return false
         case .closing, .closed: return true
-        case .exchanging:
-            guard let exchange else { return false }
+        case .connecting:
+            // The tunnel's first bytes wait in the decoder until its target answers.
+            return requestDecoder.bufferedByteCount > configuration.maximumPendingUpstreamBytes
+        case .exchanging(let exchange):
             if exchange.requestRead {
                 return requestDecoder.bufferedByteCount > configuration.maximumPendingUpstreamBytes
             }
@@ -133,6 +151,9 @@ public struct HTTP1ProxySession {
             relayFromClient(bytes, &output)
         case .awaitingClientHello:
             receiveClientHelloBytes(bytes, &output)
+        case .connecting:
+            // Tunnel payload, not HTTP (RFC 9110 §9.3.6): it waits undecoded until the tunnel opens.
+            requestDecoder.receive(bytes)
         case .idle, .exchanging, .draining:
             requestDecoder.receive(bytes)
             processClientInput(&output)
@@ -163,6 +184,9 @@ public struct HTTP1ProxySession {
             }
         case .awaitingClientHello:
             inspectClientHello(&output)
+        case .connecting:
+            // Passed on as the tunnel's first shutdown once the target answers (`clientReachedEOF`).
+            break
         case .closing, .closed:
             break
         }
@@ -192,12 +216,10 @@ public struct HTTP1ProxySession {
     /// Ends what is in flight on a connection that is going away, and the session.
     private mutating func abandon(flowReason: String, closeReason reason: String, _ output: inout SessionOutput) {
         switch state {
-        case .exchanging, .awaitingClientHello:
-            if flow != nil {
-                flowInput(&output) { $0.clientGone(reason: flowReason) }
-            } else {
-                abortConnect(&output, reason: flowReason)
-            }
+        case .exchanging:
+            flowInput(&output) { $0.clientGone(reason: flowReason) }
+        case .connecting(let connect), .awaitingClientHello(let connect, _):
+            abortConnect(connect, &output, reason: flowReason)
         case .tunnelling:
             finishTunnel(&output, reason: reason)
         case .idle, .draining, .closing, .closed:
@@ -243,8 +265,33 @@ public struct HTTP1ProxySession {
     }
 }
 
+extension HTTP1ProxySession {
+    /// The HTTP/1 side of the request being served or drained, if there is one.
+    var exchange: ClientExchange? {
+        switch state {
+        case .exchanging(let exchange), .draining(let exchange): return exchange
+        default: return nil
+        }
+    }
+
+    /// Changes the request in progress in place (nothing when there is none).
+    mutating func updateExchange(_ change: (inout ClientExchange) -> Void) {
+        switch state {
+        case .exchanging(var exchange):
+            change(&exchange)
+            state = .exchanging(exchange)
+        case .draining(var exchange):
+            change(&exchange)
+            state = .draining(exchange)
+        default:
+            return
+        }
+    }
+}
+
 /// The HTTP/1 side of the request being served: what the client asked for the connection and how
-/// its response is framed.
+/// its response is framed. Small and without references, so copying it in and out of the state is
+/// cheap.
 struct ClientExchange {
     let flow: FlowID
     let kind: FlowKind

@@ -128,6 +128,59 @@ import Testing
         #expect(opened.string("reason") == "not-tls")
     }
 
+    /// After the early answer the classified bytes wait with the `CONNECT` while its target is
+    /// connected; what the client sends meanwhile, and its FIN, follow them up the tunnel.
+    @Test func bytesAfterTheClassifiedOnesFollowThemUpTheTunnel() throws {
+        var play = Self.intercepting()
+        play.client("CONNECT legacy.test:80 HTTP/1.1\r\nHost: legacy.test:80\r\n\r\nGET / HTTP/1.1\r\n")
+        #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\n")
+        play.client("Host: legacy.test\r\n\r\n")
+        play.clientEOF()
+        play.expect([
+            Lines.idle, "cancel clientIdle", "arm clientIdle 10s", "cancel clientIdle", "connect tcp://legacy.test:80",
+        ])
+        #expect(play.takeUpstreamText() == "", "nothing goes up before the tunnel opens")
+        play.connected()
+        #expect(play.takeClientText() == "", "the 200 is not sent twice")
+        let request = "GET / HTTP/1.1\r\nHost: legacy.test\r\n\r\n"
+        #expect(play.takeUpstreamText() == request)
+        play.expect(["shutdown upstream write"])
+        play.upstreamEOF()
+        play.expect(["shutdown client write", "close upstream", "close client after flush"])
+        let closed = try #require(try play.events().last)
+        #expect(closed.int("bytes_from_client") == Int64(request.utf8.count))
+        #expect(try play.eventKinds().filter { $0 == "response.delivered" }.count == 1)
+    }
+
+    @Test func aClientThatLeavesWhileItsHelloIsReadAbortsTheFlow() throws {
+        var play = Self.intercepting()
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n\u{16}\u{03}")
+        play.clientClosed()
+        // Nothing was connected; the close names the flow's upstream all the same, as for a
+        // `CONNECT` being connected.
+        play.expect([Lines.idle, "cancel clientIdle", "arm clientIdle 10s", "close upstream"])
+        #expect(play.session.isClosed)
+        #expect(!play.connectPending)
+        let aborted = try #require(try play.events().first { $0.kind == .flowAborted })
+        #expect(aborted.string("reason") == "client closed the connection")
+    }
+
+    @Test func aClientThatLeavesWhileItsSilentTunnelConnectsAbortsIt() throws {
+        var play = Self.withDeadlines()
+        play.client("CONNECT git.example.test:22 HTTP/1.1\r\nHost: git.example.test:22\r\n\r\n")
+        play.fire(.clientIdle)
+        play.clientClosed()
+        play.expect([
+            Lines.idle, "cancel clientIdle", "arm clientIdle 0.7s", "cancel clientIdle",
+            "connect tcp://git.example.test:22", "close upstream",
+        ])
+        #expect(play.session.isClosed)
+        #expect(try play.eventKinds().contains("flow.aborted"))
+        play.connected()
+        play.expect(["close upstream"])
+        #expect(try play.events().first { $0.kind == .tunnelOpened } == nil)
+    }
+
     @Test func anUnreachableTargetAfterTheEarlyAnswerClosesWithoutAnHTTPError() throws {
         var play = Self.intercepting()
         play.client("CONNECT gone.test:443 HTTP/1.1\r\nHost: gone.test:443\r\n\r\n\u{0}\u{1}not tls")

@@ -28,6 +28,50 @@ import Testing
         #expect(try play.eventKinds().filter { $0 == "request.received" }.count == 1)
     }
 
+    @Test func bytesAndAFINBeforeTheTargetAnswersGoUpWhenTheTunnelOpens() throws {
+        var play = Playbook()
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
+        play.client("\u{16}\u{03}\u{01}")
+        play.client("more")
+        play.clientEOF()
+        play.expect([Lines.idle, "cancel clientIdle", "connect tcp://api.example.test:443"])
+        #expect(play.takeUpstreamText() == "", "nothing goes up before the tunnel opens")
+        play.connected()
+        #expect(play.takeClientText() == "HTTP/1.1 200 Connection established\r\n\r\n")
+        #expect(play.takeUpstreamText() == "\u{16}\u{03}\u{01}more", "in the order they came")
+        play.expect(["shutdown upstream write"])
+        play.upstreamEOF()
+        play.expect(["shutdown client write", "close upstream", "close client after flush"])
+        let closed = try #require(try play.events().last)
+        #expect(closed.int("bytes_from_client") == 7)
+    }
+
+    @Test func theClientIsPausedWhileItsTunnelWaitsForTheTarget() {
+        var play = Playbook(configure: { $0.maximumPendingUpstreamBytes = 8 })
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n12345678")
+        #expect(!play.session.wantsClientReadsPaused, "up to the limit")
+        play.client("9")
+        #expect(play.session.wantsClientReadsPaused, "beyond it")
+        play.connected()
+        #expect(!play.session.wantsClientReadsPaused, "the tunnel took the bytes")
+        #expect(play.takeUpstreamText() == "123456789")
+        play.expect([Lines.idle, "cancel clientIdle", "connect tcp://api.example.test:443"])
+    }
+
+    @Test func aClientThatLeavesBeforeTheTargetAnswersAbortsTheConnect() throws {
+        var play = Playbook()
+        play.client("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
+        play.clientClosed()
+        play.expect([Lines.idle, "cancel clientIdle", "connect tcp://api.example.test:443", "close upstream"])
+        #expect(play.session.isClosed)
+        let aborted = try #require(try play.events().first { $0.kind == .flowAborted })
+        #expect(aborted.string("reason") == "client closed the connection")
+        // The connection made after all is not wanted.
+        play.connected()
+        play.expect(["close upstream"])
+        #expect(play.takeClientText() == "")
+    }
+
     @Test func webSocketUpgradeBecomesATunnelAfter101() throws {
         var play = Playbook()
         play.client(
