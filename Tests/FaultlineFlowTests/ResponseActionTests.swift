@@ -199,17 +199,21 @@ import Testing
 
     // MARK: Faults
 
-    /// `close-mid-body` resets the client after the bytes it allows.
-    @Test func closeMidBodyResetsAfterItsBytes() {
-        let play = Self.forwardedGet(
-            #"{ name: "f", phase: "response", actions: [{ fault: { kind: "close-mid-body", bytes: 3 } }] }"#)
+    /// A cut after the bytes it allows: `close-mid-body` resets the client, `truncate` closes it
+    /// once what is queued is written; a rule's HTTP/2 code rides on the break.
+    @Test(arguments: [
+        (#"{ kind: "close-mid-body", bytes: 3 }"#, "close-mid-body", "break reset"),
+        (#"{ kind: "truncate", bytes: 3, code: "CANCEL" }"#, "truncate", "break close-after-flush code=CANCEL"),
+    ])
+    func aCutBreaksTheClientAfterItsBytes(fault: String, name: String, breakLine: String) {
+        let play = Self.forwardedGet(#"{ name: "f", phase: "response", actions: [{ fault: \#(fault) }] }"#)
         play.upstreamHead(200, length: .known(10))
         play.expect(
             Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
-                "trace fault.injected fault=close-mid-body phase=response", "client head 200 known(10) upstream",
+                "trace fault.injected fault=\(name) phase=response", "client head 200 known(10) upstream",
             ])
         play.upstreamBody("hello")
-        play.expect(["client body 3", "close upstream", "break reset", "ended aborted"])
+        play.expect(["client body 3", "close upstream", breakLine, "ended aborted"])
         #expect(play.clientText == "hel")
         play.everyInput()
         play.expectNothing()
@@ -228,28 +232,18 @@ import Testing
         play.expectNothing()
     }
 
-    /// A response-phase fault's HTTP/2 code rides on its break: the reset at once, and the cut
-    /// that comes after body bytes have streamed.
+    /// A response-phase fault's HTTP/2 code rides on its break (the cut's code: above).
     @Test func aResponseFaultsCodeRidesOnItsBreak() {
-        let reset = Self.forwardedGet(
+        let play = Self.forwardedGet(
             #"{ name: "f", phase: "response", actions: [{ fault: { kind: "reset", code: "CANCEL" } }] }"#)
-        reset.upstreamHead(200, length: .known(10))
-        reset.expect(
+        play.upstreamHead(200, length: .known(10))
+        play.expect(
             Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
                 "trace fault.injected fault=reset phase=response", "close upstream", "break reset code=CANCEL",
                 "ended aborted",
             ])
-        let cut = Self.forwardedGet(
-            #"{ name: "f", phase: "response", actions: [{ fault: { kind: "truncate", bytes: 3, code: "CANCEL" } }] }"#)
-        cut.upstreamHead(200, length: .known(10))
-        cut.expect(
-            Lines.respondedByRules() + Lines.fired("f", phase: "response") + [
-                "trace fault.injected fault=truncate phase=response", "client head 200 known(10) upstream",
-            ])
-        cut.upstreamBody("hello")
-        cut.expect(["client body 3", "close upstream", "break close-after-flush code=CANCEL", "ended aborted"])
-        cut.everyInput()
-        cut.expectNothing()
+        play.everyInput()
+        play.expectNothing()
     }
 
     /// The same cut after a response delay, with body bytes waiting behind the gate: the cut ends
