@@ -1,13 +1,18 @@
 public import FaultlineCore
 
-/// A parsed JSON5 value together with where it starts in its file: what ``JSON5/parse(_:file:maxDepth:)``
-/// returns and what the typed readers (``ConfigObjectReader``) walk to build a model while
-/// pointing every error at the offending key or value.
+/// A value read from a JSON5 file, with where it and everything inside it is written: what
+/// ``JSON5/parse(_:file:maxDepth:)`` returns and what the typed readers (``ConfigObjectReader``)
+/// walk to build a model while pointing every error at the offending key or value.
+///
+/// The value is the package's one JSON model, ``JSONValue`` (number text and member order kept);
+/// the positions ride beside it in a tree of the same shape (``SourcePositions``), so a loader
+/// hands ``value`` on as it is and run-time JSON (bodies, trace lines) never carries positions.
 public struct ConfigNode: Sendable {
     /// One member of an object node: its key, where the key starts, and its value.
     public typealias Member = (key: String, keyLocation: SourceLocation, value: ConfigNode)
 
-    /// The value itself; containers hold nodes so positions survive all the way down.
+    /// What a decoder switches on: the value, with an array's elements and an object's members
+    /// as nodes, so their positions come along.
     public enum Kind: Sendable {
         case null
         case bool(Bool)
@@ -20,32 +25,35 @@ public struct ConfigNode: Sendable {
         case object([Member])
     }
 
-    /// The value.
-    public let kind: Kind
-    /// Where the value starts: its first character (the quote of a string, the `{` of an object).
-    public let location: SourceLocation
+    /// The value, without positions.
+    public let value: JSONValue
+    /// Where the value and its contents are written.
+    let positions: SourcePositions
 
-    /// A node; the parser makes these, tests may too.
-    public init(_ kind: Kind, at location: SourceLocation) {
-        self.kind = kind
-        self.location = location
+    /// A node; the parser makes these.
+    init(_ value: JSONValue, positions: SourcePositions) {
+        self.value = value
+        self.positions = positions
     }
 
-    /// The same value without positions, for run-time use (JSON bodies, pointer values).
-    public var plainValue: JSONValue {
-        switch kind {
+    /// Where the value starts: its first character (the quote of a string, the `{` of an object).
+    public var location: SourceLocation { positions.location }
+
+    /// The value as a decoder switches on it; see ``Kind``.
+    public var kind: Kind {
+        switch value {
         case .null: return .null
         case .bool(let value): return .bool(value)
         case .number(let value): return .number(value)
         case .string(let value): return .string(value)
-        case .array(let elements): return .array(elements.map(\.plainValue))
-        case .object(let members): return .object(members.map { JSONMember(key: $0.key, value: $0.value.plainValue) })
+        case .array: return .array(elements ?? [])
+        case .object: return .object(members ?? [])
         }
     }
 
     /// The JSON type name used in messages: `null`, `boolean`, `number`, `string`, `array`, `object`.
     public var typeName: String {
-        switch kind {
+        switch value {
         case .null: return "null"
         case .bool: return "boolean"
         case .number: return "number"
@@ -58,7 +66,7 @@ public struct ConfigNode: Sendable {
     /// How messages show a value that was not what they expected: scalars as written in JSON
     /// (`"3"`, `-1`, `true`, `null`; long strings shortened), containers by type (`an object`).
     public var foundDescription: String {
-        switch kind {
+        switch value {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
         // The canonical text, not the file's: messages say `1.5` for `1.50` and `15` for `0xF`.
@@ -76,20 +84,33 @@ public struct ConfigNode: Sendable {
     }
 
     /// The string, when the node is one.
-    public var stringValue: String? {
-        if case .string(let value) = kind { return value }
-        return nil
-    }
+    public var stringValue: String? { value.stringValue }
 
     /// The members, when the node is an object.
     public var members: [Member]? {
-        if case .object(let members) = kind { return members }
-        return nil
+        guard case .object(let members) = value else { return nil }
+        return members.indices.map { index in
+            (
+                key: members[index].key, keyLocation: positions.keyLocations[index],
+                value: ConfigNode(members[index].value, positions: positions.children[index])
+            )
+        }
     }
 
     /// The elements, when the node is an array.
     public var elements: [ConfigNode]? {
-        if case .array(let elements) = kind { return elements }
-        return nil
+        guard case .array(let elements) = value else { return nil }
+        return zip(elements, positions.children).map { ConfigNode($0, positions: $1) }
     }
+}
+
+/// Where a value is written and, inside an array or object, where each element, key and member
+/// value is: a tree of the same shape as the value it describes.
+struct SourcePositions: Sendable {
+    /// The value's first character.
+    var location: SourceLocation
+    /// An object's keys, in member order; empty otherwise.
+    var keyLocations: [SourceLocation] = []
+    /// An array's elements or an object's member values, in order; empty for a scalar.
+    var children: [SourcePositions] = []
 }

@@ -56,23 +56,27 @@ struct JSON5Parser {
         case UInt8(ascii: "["):
             return try parseArray()
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
-            return ConfigNode(.string(try parseString()), at: start)
+            return Self.scalar(.string(try parseString()), at: start)
         case UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return ConfigNode(.number(try parseNumber()), at: start)
+            return Self.scalar(.number(try parseNumber()), at: start)
         default:
             guard try startsIdentifierName() else { throw try expectedValue(in: slot) }
             let word = try parseIdentifierName()
             switch word {
-            case "null": return ConfigNode(.null, at: start)
-            case "true": return ConfigNode(.bool(true), at: start)
-            case "false": return ConfigNode(.bool(false), at: start)
-            case "Infinity": return ConfigNode(.number(JSONNumber(Double.infinity)), at: start)
-            case "NaN": return ConfigNode(.number(JSONNumber(Double.nan)), at: start)
+            case "null": return Self.scalar(.null, at: start)
+            case "true": return Self.scalar(.bool(true), at: start)
+            case "false": return Self.scalar(.bool(false), at: start)
+            case "Infinity": return Self.scalar(.number(JSONNumber(Double.infinity)), at: start)
+            case "NaN": return Self.scalar(.number(JSONNumber(Double.nan)), at: start)
             default:
                 throw ConfigError(
                     "\(expectedValueText(in: slot)), found '\(word)' (a string needs quotes: \"\(word)\")", at: start)
             }
         }
+    }
+
+    private static func scalar(_ value: JSONValue, at start: SourceLocation) -> ConfigNode {
+        ConfigNode(value, positions: SourcePositions(location: start))
     }
 
     private func expectedValueText(in slot: Slot) -> String {
@@ -100,7 +104,8 @@ struct JSON5Parser {
     private mutating func parseObject() throws(ConfigError) -> ConfigNode {
         let start = location
         try enterContainer(at: start)
-        var members: [ConfigNode.Member] = []
+        var members: [JSONMember] = []
+        var positions = SourcePositions(location: start)
         var firstKeyLocations: [String: SourceLocation] = [:]
         try skipTrivia()
         while try !consumeCloser("}", expecting: "a key", container: "object", openedAt: start) {
@@ -118,13 +123,15 @@ struct JSON5Parser {
             consumeASCII()
             try skipTrivia()
             let value = try parseValue(in: .member(key))
-            members.append((key: key, keyLocation: keyLocation, value: value))
+            members.append(JSONMember(key: key, value: value.value))
+            positions.keyLocations.append(keyLocation)
+            positions.children.append(value.positions)
             if try consumeSeparator(closer: "}", after: "the value of '\(key)'", container: "object", openedAt: start) {
                 break
             }
         }
         depth -= 1
-        return ConfigNode(.object(members), at: start)
+        return ConfigNode(.object(members), positions: positions)
     }
 
     /// Before a member or element: consumes `closer` (true: the container ends) or leaves the
@@ -176,16 +183,19 @@ struct JSON5Parser {
     private mutating func parseArray() throws(ConfigError) -> ConfigNode {
         let start = location
         try enterContainer(at: start)
-        var elements: [ConfigNode] = []
+        var elements: [JSONValue] = []
+        var positions = SourcePositions(location: start)
         try skipTrivia()
         while try !consumeCloser("]", expecting: "an array element", container: "array", openedAt: start) {
-            elements.append(try parseValue(in: .element))
+            let element = try parseValue(in: .element)
+            elements.append(element.value)
+            positions.children.append(element.positions)
             if try consumeSeparator(closer: "]", after: "an array element", container: "array", openedAt: start) {
                 break
             }
         }
         depth -= 1
-        return ConfigNode(.array(elements), at: start)
+        return ConfigNode(.array(elements), positions: positions)
     }
 
     // MARK: Messages

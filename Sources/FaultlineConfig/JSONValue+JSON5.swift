@@ -6,7 +6,7 @@ extension JSONValue {
     /// UTF-8); call `JSON5.parse(_:file:)` to learn why.
     public static func parseJSON(_ bytes: [UInt8]) -> JSONValue? {
         do {
-            return try JSON5.parse(bytes, file: "<body>").plainValue
+            return try JSON5.parse(bytes, file: "<body>").value
         } catch {
             return nil
         }

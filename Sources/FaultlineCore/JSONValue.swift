@@ -3,8 +3,9 @@
 ///
 /// Numbers keep their source text (``JSONNumber``), so `1.0`, `1e3` and integers too long for a
 /// Double survive a round trip; objects keep their members in order, so a document written back
-/// reads as it was. Source positions, where a loader needs them for its errors, are kept beside
-/// the value by that loader (FaultlineConfig's `ConfigNode`), not in every value.
+/// reads as it was. A file read with JSON5 keeps its positions too: FaultlineConfig's `ConfigNode`
+/// pairs this value with a tree of where each part is written, so the value a loader hands on is
+/// this one and run-time JSON (bodies, trace lines) carries no positions it will never report.
 ///
 /// Equality is JSON's: numbers by value (``JSONNumber``), objects with the same members in any
 /// order (RFC 8259 §4 calls an object unordered; keys are unique once parsed).

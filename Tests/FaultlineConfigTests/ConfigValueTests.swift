@@ -61,8 +61,8 @@ import Testing
             object(("nested", object(("deeper", .array([.string("x"), .number(1.5), object()])))), ("", .number(2))),
         ]
         for value in values {
-            #expect(try JSON5.parse(value.jsonText(), file: "r").plainValue == value, "\(value.jsonText())")
-            #expect(try JSON5.parse(value.jsonText(pretty: true), file: "r").plainValue == value)
+            #expect(try JSON5.parse(value.jsonText(), file: "r").value == value, "\(value.jsonText())")
+            #expect(try JSON5.parse(value.jsonText(pretty: true), file: "r").value == value)
         }
     }
 
@@ -76,11 +76,18 @@ import Testing
         #expect(JSONValue.parseJSON(Array("<html>".utf8)) == nil)
     }
 
-    @Test func plainValueDropsPositions() throws {
-        let node = try JSON5.parse("{a: [1, 'x', null, false]}", file: "f")
-        #expect(node.plainValue == object(("a", .array([.number(1), .string("x"), .null, .bool(false)]))))
+    @Test func aNodeHoldsTheValueAsItIsAndItsChildrenAsNodes() throws {
+        let node = try JSON5.parse("{a: [1.50, 'x', null, false]}", file: "f")
+        #expect(node.value == object(("a", .array([.number(1.5), .string("x"), .null, .bool(false)]))))
         #expect(node.typeName == "object")
-        #expect(node.members?.first?.value.typeName == "array")
+        let array = try #require(node.members?.first?.value)
+        #expect(array.typeName == "array")
+        #expect(array.value == .array([.number(1.5), .string("x"), .null, .bool(false)]))
+        // The number keeps the file's text; its node keeps its column.
+        let first = try #require(array.elements?.first)
+        guard case .number(let number) = first.value else { Issue.record("not a number"); return }
+        #expect(number.text == "1.50")
+        #expect(first.location.column == 6)
     }
 }
 

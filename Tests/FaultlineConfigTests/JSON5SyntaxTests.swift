@@ -3,9 +3,9 @@ import Testing
 
 @testable import FaultlineConfig
 
-/// Parses and drops positions.
+/// Parses and keeps the value only.
 func plain(_ text: String) throws -> JSONValue {
-    try JSON5.parse(text, file: "t.json5").plainValue
+    try JSON5.parse(text, file: "t.json5").value
 }
 
 func object(_ members: (String, JSONValue)...) -> JSONValue {

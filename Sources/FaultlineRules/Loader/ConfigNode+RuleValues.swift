@@ -89,7 +89,7 @@ extension ConfigNode {
         case .null, .bool, .number, .string:
             break
         }
-        return plainValue
+        return value
     }
 
     /// A JSON pointer written as a key (`body.json`, `jsonSet`), checked per RFC 6901.
