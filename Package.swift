@@ -175,6 +175,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(name: "FaultlineCoreTests", dependencies: ["FaultlineCore"], swiftSettings: strictSettings),
+        // The command line's own pieces (the option tables), tested through `@testable import faultline`.
+        .testTarget(name: "FaultlineCommandTests", dependencies: ["faultline"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineExploreTests", dependencies: ["FaultlineExplore", "FaultlineCore"],
             swiftSettings: strictSettings),

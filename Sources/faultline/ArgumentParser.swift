@@ -10,6 +10,29 @@ struct OptionSpec {
 
     /// `--help`, which the commands take and the parser itself knows (it reads `-h` as this).
     static let helpOption = OptionSpec(name: "--help", value: nil, help: "show this help")
+
+    /// Reads an option table written the way the help prints it, one option a line:
+    /// `--name VALUE  what it does`, or `--name  what it does` for a flag. Two or more spaces end
+    /// the option and its placeholder (which may hold single spaces, as `'NAME: VALUE'` does).
+    ///
+    /// The tables are the commands' own constants, so a line that does not fit is a mistake in
+    /// this program, not in anything a user typed: it stops the program, naming the line.
+    static func table(_ text: String) -> [OptionSpec] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            guard let gap = line.firstRange(of: "  ") else { malformed(line, "no two spaces before the help") }
+            let label = line[..<gap.lowerBound].split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+            let help = line[gap.upperBound...].drop { $0 == " " }
+            guard let name = label.first, name.hasPrefix("-"), !name.contains("=") else {
+                malformed(line, "it does not start with an option name (-X or --NAME, no =)")
+            }
+            guard !help.isEmpty else { malformed(line, "no help after the option") }
+            return OptionSpec(name: String(name), value: label.count > 1 ? String(label[1]) : nil, help: String(help))
+        }
+    }
+
+    private static func malformed(_ line: Substring, _ problem: String) -> Never {
+        preconditionFailure("malformed option table line '\(line)': \(problem); expected '--name [VALUE]  help'")
+    }
 }
 
 /// A command line that does not fit the command's options, with the sentence to print.

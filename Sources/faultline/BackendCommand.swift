@@ -10,18 +10,14 @@ import Darwin
 
 /// `faultline backend`: run the reference auth backend until SIGINT or SIGTERM.
 enum BackendCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(
-            name: "--listen", value: "ADDR", help: "address to listen on (default 127.0.0.1:9000; port 0 picks one)"),
-        OptionSpec(
-            name: "--token-lifetime", value: "SECONDS",
-            help: "how long access tokens live (default 300; 0 = born expired)"),
-        OptionSpec(
-            name: "--locked", value: "ACCOUNT",
-            help: "refuse password logins for ACCOUNT (repeatable; without it, the account named 'locked' is refused)"),
-        OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default 1)"),
-        OptionSpec.helpOption,
-    ]
+    static let specs: [OptionSpec] =
+        OptionSpec.table(
+            """
+            --listen ADDR             address to listen on (default 127.0.0.1:9000; port 0 picks one)
+            --token-lifetime SECONDS  how long access tokens live (default 300; 0 = born expired)
+            --locked ACCOUNT          refuse password logins for ACCOUNT (repeatable; without it, the account named 'locked' is refused)
+            --loops N                 event-loop threads (default 1)
+            """) + [.helpOption]
 
     static let help = helpText(
         command: "backend", synopsis: "[--listen ADDR] [--token-lifetime SECONDS] [options]",

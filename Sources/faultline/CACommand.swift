@@ -31,7 +31,7 @@ enum CACommand {
         let authority: CertificateAuthority
     }
 
-    static let commonSpecs = CAOptions.specs + [OptionSpec.helpOption]
+    static let commonSpecs = CAOptions.specs + [.helpOption]
 
     static let subcommands: [Subcommand] = [
         Subcommand(
@@ -48,10 +48,11 @@ enum CACommand {
                 Python and most trust stores, DER for iOS devices and Windows. DER is binary and is \
                 not written to a terminal.
                 """,
-            specs: [
-                OptionSpec(name: "--format", value: "FORMAT", help: "pem (default) or der"),
-                OptionSpec(name: "--output", value: "FILE", help: "write to FILE instead of stdout (- is stdout)"),
-            ] + commonSpecs,
+            specs: OptionSpec.table(
+                """
+                --format FORMAT  pem (default) or der
+                --output FILE    write to FILE instead of stdout (- is stdout)
+                """) + commonSpecs,
             run: export),
         Subcommand(
             name: "info", synopsis: "[CA options]",

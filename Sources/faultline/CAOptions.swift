@@ -14,14 +14,12 @@ import Darwin
 /// command line without touching a file (a `UsageError`, exit 2), and ``Source/load()`` reads or
 /// creates the files (a `CommandFailure`, exit 1). ``authority(_:command:)`` does both.
 enum CAOptions {
-    static let specs: [OptionSpec] = [
-        OptionSpec(
-            name: "--confdir", value: "DIR",
-            help: "Faultline's configuration folder, where its CA lives (default $FAULTLINE_HOME or ~/.faultline)"),
-        OptionSpec(
-            name: "--ca-cert", value: "FILE", help: "sign with this CA certificate (PEM) instead; needs --ca-key"),
-        OptionSpec(name: "--ca-key", value: "FILE", help: "the unencrypted PEM private key of --ca-cert"),
-    ]
+    static let specs: [OptionSpec] = OptionSpec.table(
+        """
+        --confdir DIR   Faultline's configuration folder, where its CA lives (default $FAULTLINE_HOME or ~/.faultline)
+        --ca-cert FILE  sign with this CA certificate (PEM) instead; needs --ca-key
+        --ca-key FILE   the unencrypted PEM private key of --ca-cert
+        """)
 
     /// Where the CA comes from, as the command line says.
     enum Source: Equatable {

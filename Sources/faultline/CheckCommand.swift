@@ -11,21 +11,14 @@ import Foundation
 /// does not exist). Errors go to standard error; with `--format junit`, unusable input still
 /// gives a JUnit report (one failing case carrying the error), so CI always gets its file.
 enum CheckCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(
-            name: "--contract", value: "FILE",
-            help:
-                "a contract file (JSON5): clauses on/off, callbacks, steps, cancel marks (default: the built-in default contract)"
-        ),
-        OptionSpec(
-            name: "--format", value: "FORMAT",
-            help:
-                "text (default), json, junit, html (one page, a timeline picture per violation) or svg (one violation's picture)"
-        ),
-        OptionSpec(name: "--violation", value: "N", help: "with --format svg: draw the Nth violation (default 1)"),
-        OptionSpec(name: "--output", value: "FILE", help: "write the report to FILE instead of standard output"),
-        OptionSpec.helpOption,
-    ]
+    static let specs: [OptionSpec] =
+        OptionSpec.table(
+            """
+            --contract FILE  a contract file (JSON5): clauses on/off, callbacks, steps, cancel marks (default: the built-in default contract)
+            --format FORMAT  text (default), json, junit, html (one page, a timeline picture per violation) or svg (one violation's picture)
+            --violation N    with --format svg: draw the Nth violation (default 1)
+            --output FILE    write the report to FILE instead of standard output
+            """) + [.helpOption]
 
     static let help = helpText(
         command: "check",

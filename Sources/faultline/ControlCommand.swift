@@ -7,18 +7,19 @@ import Foundation
 /// turning failures into exit statuses (1 for API and connection errors, 2 for usage errors).
 enum ControlCommand {
     /// Options every control command takes.
-    static let connectionSpecs: [OptionSpec] = [
-        OptionSpec(
-            name: "--control-file", value: "PATH",
-            help: "the running proxy's control file (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)"
-        ),
-        OptionSpec(name: "--control", value: "URL", help: "talk to the control API at URL instead (needs --token)"),
-        OptionSpec(name: "--token", value: "TOKEN", help: "the control token, with --control"),
-        OptionSpec.helpOption,
-    ]
+    static let connectionSpecs: [OptionSpec] =
+        OptionSpec.table(
+            """
+            --control-file PATH  the running proxy's control file (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)
+            --control URL        talk to the control API at URL instead (needs --token)
+            --token TOKEN        the control token, with --control
+            """) + [.helpOption]
 
     /// `--json` for the commands whose output is the API's answer as it stands.
     static let jsonSpec = OptionSpec(name: "--json", value: nil, help: "print the API's JSON")
+
+    /// `--json` for the commands that otherwise print the answer as a table.
+    static let jsonTableSpec = OptionSpec(name: "--json", value: nil, help: "print the API's JSON instead of a table")
 
     /// Runs a command body, printing its failure: `UsageError` exits 2, anything else 1.
     static func run(_ command: String, _ body: () throws -> Int32) -> Int32 {

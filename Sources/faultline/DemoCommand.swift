@@ -7,33 +7,20 @@ import Synchronization
 /// `faultline demo`: the reference backend and a proxy in this process, the correct reference
 /// client and broken ones through the token-refresh and logout races, and the contract verdicts.
 enum DemoCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(
-            name: "--all", value: nil, help: "run every client variant through its race (the whole mutation table)"),
-        OptionSpec(
-            name: "--keep", value: nil, help: "keep the traces in a new folder under the system temp dir and say where"),
-        OptionSpec(name: "--traces", value: "DIR", help: "write the traces to DIR (implies --keep)"),
-        OptionSpec(
-            name: "--http2", value: nil,
-            help: "the client speaks HTTP/2 (h2c, one connection, each request a stream) instead of HTTP/1.1"),
-        OptionSpec(
-            name: "--explore", value: nil,
-            help:
-                "no ordering rules: explore the delivery orders (faultline explore) until each broken client is caught"),
-        OptionSpec(
-            name: "--schedules", value: "N",
-            help: "with --explore, schedules per case (default 50; a broken client stops at the first that catches it)"),
-        OptionSpec(name: "--strategy", value: "NAME", help: "with --explore, pct (default) or random"),
-        OptionSpec(name: "--seed", value: "X", help: "with --explore, the seed (default 1)"),
-        OptionSpec(
-            name: "--settle", value: "MS", help: "with --explore, the quiet needed before each decision (default 25)"),
-        OptionSpec(
-            name: "--max-wait", value: "MS",
-            help:
-                "with --explore, the longest wait for the client's next request in the races whose client logs out on a timer (default 100; the others never wait)"
-        ),
-        OptionSpec.helpOption,
-    ]
+    static let specs: [OptionSpec] =
+        OptionSpec.table(
+            """
+            --all            run every client variant through its race (the whole mutation table)
+            --keep           keep the traces in a new folder under the system temp dir and say where
+            --traces DIR     write the traces to DIR (implies --keep)
+            --http2          the client speaks HTTP/2 (h2c, one connection, each request a stream) instead of HTTP/1.1
+            --explore        no ordering rules: explore the delivery orders (faultline explore) until each broken client is caught
+            --schedules N    with --explore, schedules per case (default 50; a broken client stops at the first that catches it)
+            --strategy NAME  with --explore, pct (default) or random
+            --seed X         with --explore, the seed (default 1)
+            --settle MS      with --explore, the quiet needed before each decision (default 25)
+            --max-wait MS    with --explore, the longest wait for the client's next request in the races whose client logs out on a timer (default 100; the others never wait)
+            """) + [.helpOption]
 
     static let help = helpText(
         command: "demo",

@@ -15,58 +15,29 @@ import Synchronization
 /// `faultline explore [options] -- CLIENT COMMAND…`: runs the client once per schedule with the
 /// proxy in exploration mode, checks each run against the contract, shrinks what fails, reports.
 enum ExploreCommand {
-    static let ownSpecs: [OptionSpec] = [
-        OptionSpec(name: "--schedules", value: "N", help: "schedules to run (default 100)"),
-        OptionSpec(
-            name: "--strategy", value: "NAME",
-            help:
-                "pct (default: probabilistic concurrency testing), random, or exhaustive (depth-first, up to --max-steps)"
-        ),
-        OptionSpec(
-            name: "--depth", value: "D",
-            help: "with pct, the bug depth it aims at: D-1 priority change points (default 3)"),
-        OptionSpec(name: "--seed", value: "X", help: "the seed every schedule's own seed derives from (default 1)"),
-        OptionSpec(
-            name: "--schedule", value: "STRING",
-            help: "replay this schedule (as a report prints it) instead of exploring"),
-        OptionSpec(name: "--settle", value: "MS", help: "quiet needed before each decision, in ms (default 25)"),
-        OptionSpec(
-            name: "--max-wait", value: "MS",
-            help: "the longest a decision waits for the client's next request, in ms (default 1000)"),
-        OptionSpec(
-            name: "--step-timeout", value: "SECONDS",
-            help: "the longest a step stays held; then it goes and the run is diverged (default 5)"),
-        OptionSpec(
-            name: "--max-steps", value: "N",
-            help: "with exhaustive, decisions explored per run; later ones go in arrival order (default 64)"),
-        OptionSpec(
-            name: "--select", value: "MATCH",
-            help:
-                "which flows are scheduled, as a rule file's match in JSON5 (default: every flow), e.g. '{ role: \"refresh\" }'"
-        ),
-        OptionSpec(
-            name: "--before-each", value: "CMD",
-            help: "a shell command run before every schedule (reset the backend's state)"),
-        OptionSpec(name: "--client-timeout", value: "SECONDS", help: "kill the client after this long (default 60)"),
-        OptionSpec(name: "--contract", value: "FILE", help: "a contract file (default: the built-in default contract)"),
-        OptionSpec(
-            name: "--fail-on-client-error", value: nil,
-            help: "a client that exits non-zero or times out fails the exploration too"),
-        OptionSpec(
-            name: "--shrink-runs", value: "N",
-            help: "runs allowed to shrink each clause's first failing schedule (default 40)"),
-        OptionSpec(
-            name: "--shard", value: "K/N",
-            help: "run only the K-th of N slices of the schedules (merge the JSON reports with 'explore merge')"),
-        OptionSpec(
-            name: "--replay", value: "CAPTURE",
-            help: "answer from a capture (as 'replay serve' does) instead of a live upstream"),
-        OptionSpec(
-            name: "--keep", value: "DIR",
-            help: "where failing runs' traces and HTML timelines go (default: a new folder under the temp dir)"),
-        OptionSpec(name: "--format", value: "FORMAT", help: "the report: text (default), json, junit or html"),
-        OptionSpec(name: "--output", value: "FILE", help: "write the report to FILE instead of standard output"),
-    ]
+    static let ownSpecs: [OptionSpec] = OptionSpec.table(
+        """
+        --schedules N             schedules to run (default 100)
+        --strategy NAME           pct (default: probabilistic concurrency testing), random, or exhaustive (depth-first, up to --max-steps)
+        --depth D                 with pct, the bug depth it aims at: D-1 priority change points (default 3)
+        --seed X                  the seed every schedule's own seed derives from (default 1)
+        --schedule STRING         replay this schedule (as a report prints it) instead of exploring
+        --settle MS               quiet needed before each decision, in ms (default 25)
+        --max-wait MS             the longest a decision waits for the client's next request, in ms (default 1000)
+        --step-timeout SECONDS    the longest a step stays held; then it goes and the run is diverged (default 5)
+        --max-steps N             with exhaustive, decisions explored per run; later ones go in arrival order (default 64)
+        --select MATCH            which flows are scheduled, as a rule file's match in JSON5 (default: every flow), e.g. '{ role: "refresh" }'
+        --before-each CMD         a shell command run before every schedule (reset the backend's state)
+        --client-timeout SECONDS  kill the client after this long (default 60)
+        --contract FILE           a contract file (default: the built-in default contract)
+        --fail-on-client-error    a client that exits non-zero or times out fails the exploration too
+        --shrink-runs N           runs allowed to shrink each clause's first failing schedule (default 40)
+        --shard K/N               run only the K-th of N slices of the schedules (merge the JSON reports with 'explore merge')
+        --replay CAPTURE          answer from a capture (as 'replay serve' does) instead of a live upstream
+        --keep DIR                where failing runs' traces and HTML timelines go (default: a new folder under the temp dir)
+        --format FORMAT           the report: text (default), json, junit or html
+        --output FILE             write the report to FILE instead of standard output
+        """)
 
     /// `faultline run`'s options that make sense per schedule (no trace file, capture or control API).
     static let runSpecs = RunCommand.specs.filter {

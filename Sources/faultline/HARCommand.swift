@@ -18,19 +18,19 @@ import Darwin
 enum HARCommand {
     static let outputNames = ["--output", "-o"]
 
-    static let exportSpecs = [
-        OptionSpec(
-            name: "--output", value: "FILE", help: "write the HAR to FILE (replaced if it exists) instead of stdout"),
-        OptionSpec(name: "-o", value: "FILE", help: "same as --output"),
-        OptionSpec.helpOption,
-    ]
+    static let exportSpecs =
+        OptionSpec.table(
+            """
+            --output FILE  write the HAR to FILE (replaced if it exists) instead of stdout
+            -o FILE        same as --output
+            """) + [.helpOption]
 
-    static let importSpecs = [
-        OptionSpec(
-            name: "--output", value: "FILE", help: "the capture file to write (replaced if it exists); required"),
-        OptionSpec(name: "-o", value: "FILE", help: "same as --output"),
-        OptionSpec.helpOption,
-    ]
+    static let importSpecs =
+        OptionSpec.table(
+            """
+            --output FILE  the capture file to write (replaced if it exists); required
+            -o FILE        same as --output
+            """) + [.helpOption]
 
     static let help = """
         usage: faultline har export TRACE_OR_CAPTURE [-o FILE]

@@ -6,11 +6,9 @@ import FaultlineServer
 /// proxy holds.
 enum HoldsCommand {
     static let specs: [OptionSpec] =
-        [
-            OptionSpec(name: "--json", value: nil, help: "print the API's JSON instead of a table"),
-            OptionSpec(
-                name: "--timeout", value: "SECONDS", help: "with wait: give up after this long (default 10, max 300)"),
-        ] + ControlCommand.connectionSpecs
+        [ControlCommand.jsonTableSpec]
+        + OptionSpec.table("--timeout SECONDS  with wait: give up after this long (default 10, max 300)")
+        + ControlCommand.connectionSpecs
 
     static let help = helpText(
         command: "holds", synopsis: "[--json] | holds wait NAME [--timeout SECONDS] [--json]",

@@ -5,23 +5,21 @@ import FaultlineServer
 /// `faultline release NAME ...` and `faultline fail NAME ...`: end held flows of a running proxy.
 enum ReleaseCommand {
     static let releaseSpecs: [OptionSpec] =
-        [
-            OptionSpec(name: "--id", value: "N", help: "release the hold with this id (see 'faultline holds')"),
-            OptionSpec(name: "--all", value: nil, help: "release every hold named NAME (default: the oldest)"),
-            OptionSpec(
-                name: "--status", value: "CODE", help: "answer the flow with this status instead of continuing it"),
-            OptionSpec(
-                name: "--header", value: "'NAME: VALUE'", help: "with --status: a header of that answer (repeatable)"),
-            OptionSpec(name: "--body", value: "TEXT", help: "with --status: the body of that answer"),
-            ControlCommand.jsonSpec,
-        ] + ControlCommand.connectionSpecs
+        OptionSpec.table(
+            """
+            --id N                  release the hold with this id (see 'faultline holds')
+            --all                   release every hold named NAME (default: the oldest)
+            --status CODE           answer the flow with this status instead of continuing it
+            --header 'NAME: VALUE'  with --status: a header of that answer (repeatable)
+            --body TEXT             with --status: the body of that answer
+            """) + [ControlCommand.jsonSpec] + ControlCommand.connectionSpecs
 
     static let failSpecs: [OptionSpec] =
-        [
-            OptionSpec(name: "--id", value: "N", help: "fail the hold with this id (see 'faultline holds')"),
-            OptionSpec(name: "--all", value: nil, help: "fail every hold named NAME (default: the oldest)"),
-            ControlCommand.jsonSpec,
-        ] + ControlCommand.connectionSpecs
+        OptionSpec.table(
+            """
+            --id N  fail the hold with this id (see 'faultline holds')
+            --all   fail every hold named NAME (default: the oldest)
+            """) + [ControlCommand.jsonSpec] + ControlCommand.connectionSpecs
 
     static let releaseHelp = helpText(
         command: "release", synopsis: "NAME [--id N] [--all] [--status CODE [--header 'K: V']... [--body TEXT]]",

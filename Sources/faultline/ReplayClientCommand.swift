@@ -20,31 +20,21 @@ import Darwin
 /// (bad usage, a capture that cannot be read, as `FILE:LINE: message`, a plain trace, a target
 /// that cannot be resolved or trusted). SIGINT or SIGTERM stops it with 128 + the signal.
 enum ReplayClientCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(
-            name: "--target", value: "URL",
-            help: "where the requests go: http://HOST:PORT[/prefix] or https://HOST[:PORT][/prefix]"),
-        OptionSpec(
-            name: "--speed", value: "N", help: "1 as recorded (default), 2 twice as fast, 0 as fast as possible"),
-        OptionSpec(
-            name: "--timeout", value: "SECONDS", help: "the most one request may take, connecting included (default 30)"
-        ),
-        OptionSpec(name: "--keep-host", value: nil, help: "send the recorded Host instead of the target's"),
-        OptionSpec(
-            name: "--secret", value: "PSEUDONYM=VALUE",
-            help: "the value of a secret only the client knows, such as a password (repeatable)"),
-        OptionSpec(
-            name: "--compare", value: "WHAT", help: "status (default) or body: statuses and bodies, JSON value by value"
-        ),
-        OptionSpec(name: "--allow", value: "N", help: "differences that still exit 0 (default 0)"),
-        OptionSpec(name: "--format", value: "FORMAT", help: "text (default) or json"),
-        OptionSpec(name: "--target-ca", value: "FILE", help: "also trust these PEM certificates for an https target"),
-        OptionSpec(
-            name: "--insecure-target", value: nil,
-            help: "do not verify an https target's certificate (test servers only)"),
-        OptionSpec(name: "--progress", value: nil, help: "progress lines on stderr even when it is not a terminal"),
-        OptionSpec.helpOption,
-    ]
+    static let specs: [OptionSpec] =
+        OptionSpec.table(
+            """
+            --target URL              where the requests go: http://HOST:PORT[/prefix] or https://HOST[:PORT][/prefix]
+            --speed N                 1 as recorded (default), 2 twice as fast, 0 as fast as possible
+            --timeout SECONDS         the most one request may take, connecting included (default 30)
+            --keep-host               send the recorded Host instead of the target's
+            --secret PSEUDONYM=VALUE  the value of a secret only the client knows, such as a password (repeatable)
+            --compare WHAT            status (default) or body: statuses and bodies, JSON value by value
+            --allow N                 differences that still exit 0 (default 0)
+            --format FORMAT           text (default) or json
+            --target-ca FILE          also trust these PEM certificates for an https target
+            --insecure-target         do not verify an https target's certificate (test servers only)
+            --progress                progress lines on stderr even when it is not a terminal
+            """) + [.helpOption]
 
     static let help = helpText(
         command: "replay client",

@@ -10,36 +10,15 @@ import Foundation
 /// `faultline replay serve CAPTURE`: a proxy (and, with `--mode origin`, an origin) that answers
 /// every request from a capture, with rules, holds and the trace working on top as on a live run.
 enum ReplayServeCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(
-            name: "--match", value: "PARTS",
-            help:
-                "what must equal the recorded request: a comma list of method, scheme, host, port, path, query, body, "
-                + "credentials, header:NAME (default: all but header:NAME)"),
-        OptionSpec(
-            name: "--ignore-param", value: "NAME",
-            help:
-                "a query, form or JSON field that never decides a match (repeatable; _, cb, cachebuster, nonce, timestamp and ts always are)"
-        ),
-        OptionSpec(
-            name: "--repeat", value: "POLICY",
-            help:
-                "once a request's recorded answers are used: last (default: the last again), cycle, or none (unmatched)"
-        ),
-        OptionSpec(
-            name: "--unmatched", value: "WHAT",
-            help: "error (default: 502 naming the nearest recorded request) or forward (send it to the network)"),
-        OptionSpec(
-            name: "--order", value: "ORDER",
-            help:
-                "free (default) or recorded: hold each answer until what came before its delivery in the capture has happened"
-        ),
-        OptionSpec(
-            name: "--order-timeout", value: "SECONDS",
-            help:
-                "with --order recorded, how long an answer waits for the recorded order before it goes anyway (default 10)"
-        ),
-    ]
+    static let specs: [OptionSpec] = OptionSpec.table(
+        """
+        --match PARTS            what must equal the recorded request: a comma list of method, scheme, host, port, path, query, body, credentials, header:NAME (default: all but header:NAME)
+        --ignore-param NAME      a query, form or JSON field that never decides a match (repeatable; _, cb, cachebuster, nonce, timestamp and ts always are)
+        --repeat POLICY          once a request's recorded answers are used: last (default: the last again), cycle, or none (unmatched)
+        --unmatched WHAT         error (default: 502 naming the nearest recorded request) or forward (send it to the network)
+        --order ORDER            free (default) or recorded: hold each answer until what came before its delivery in the capture has happened
+        --order-timeout SECONDS  with --order recorded, how long an answer waits for the recorded order before it goes anyway (default 10)
+        """)
 
     static let help = helpText(
         command: "replay serve",

@@ -68,11 +68,12 @@ enum RulesCommand {
         return 0
     }
 
-    static let fromCaptureSpecs: [OptionSpec] = [
-        OptionSpec(name: "-o", value: "FILE", help: "write the scenario to FILE (default: standard output)"),
-        OptionSpec(name: "--hold-timeout", value: "SECONDS", help: "each hold's deadline (default 10)"),
-        OptionSpec.helpOption,
-    ]
+    static let fromCaptureSpecs: [OptionSpec] =
+        OptionSpec.table(
+            """
+            -o FILE                 write the scenario to FILE (default: standard output)
+            --hold-timeout SECONDS  each hold's deadline (default 10)
+            """) + [.helpOption]
 
     /// `faultline rules from-capture CAPTURE`: the holds that stage a capture's order (`OrderRules`),
     /// checked by the rules loader before they are written.

@@ -12,79 +12,35 @@ import Foundation
 
 /// `faultline run`: start the proxy and write the trace until SIGINT or SIGTERM.
 enum RunCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(
-            name: "--listen", value: "ADDR",
-            help: "address to listen on (default 127.0.0.1:8080); repeat for several listeners"),
-        OptionSpec(
-            name: "--mode", value: "MODE",
-            help: "forward (default) or reverse:http(s)://HOST:PORT, for the --listen before it"),
-        OptionSpec(
-            name: "--tls", value: nil,
-            help: "the --listen before it speaks TLS (certificate from the Faultline CA for the SNI name or address)"),
-        OptionSpec(
-            name: "--rules", value: "DIR", help: "load rule files (*.json5) from DIR and reload them when they change"),
-        OptionSpec(
-            name: "--trace", value: "FILE", help: "where the event trace goes: a file, or - for stdout (default -)"),
-        OptionSpec(name: "--redact-header", value: "NAME", help: "also fingerprint this header's values (repeatable)"),
-        OptionSpec(name: "--redact-query", value: "NAME", help: "also fingerprint this query parameter (repeatable)"),
-        OptionSpec(
-            name: "--capture", value: nil,
-            help: "make the trace a capture: it also keeps each exchange's bodies, with secrets as pseudonyms"),
-        OptionSpec(
-            name: "--capture-body-limit", value: "BYTES",
-            help: "bytes kept of each body in a capture; longer ones are marked truncated (default 1048576)"),
-        OptionSpec(
-            name: "--capture-secrets", value: "MODE",
-            help: "pseudonyms (default) or keep: write raw secrets in the capture (file mode 0600)"),
-        OptionSpec(
-            name: "--connect-timeout", value: "SECONDS", help: "upstream connect timeout, 504 after (default 10)"),
-        OptionSpec(
-            name: "--response-timeout", value: "SECONDS",
-            help: "wait for an upstream response head, 504 after (default 60)"),
-        OptionSpec(name: "--idle-timeout", value: "SECONDS", help: "close idle client connections after (default 120)"),
-        OptionSpec(
-            name: "--shutdown-grace", value: "SECONDS",
-            help:
-                "on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once; a second signal cuts at once too)"
-        ),
-        OptionSpec(name: "--loops", value: "N", help: "event-loop threads (default: one per CPU)"),
-        OptionSpec(
-            name: "--http1-only", value: nil,
-            help:
-                "speak HTTP/1.1 only: no h2 in TLS ALPN (clients and upstreams), no h2c with prior knowledge (default: HTTP/2 wherever the peer speaks it)"
-        ),
-        OptionSpec(
-            name: "--upstream-h2c", value: nil,
-            help:
-                "speak HTTP/2 with prior knowledge to plain http:// upstreams (h2c: gRPC and other HTTP/2-only backends)"
-        ),
-        OptionSpec(
-            name: "--intercept", value: "HOST-GLOB",
-            help: "open up TLS only for CONNECTs to these hosts (repeatable; default: every host)"),
-        OptionSpec(name: "--ignore", value: "HOST-GLOB", help: "tunnel CONNECTs to these hosts untouched (repeatable)"),
-        OptionSpec(
-            name: "--upstream-ca", value: "FILE",
-            help: "also trust these PEM certificates when verifying upstream servers"),
-        OptionSpec(
-            name: "--insecure-upstream", value: nil,
-            help: "do not verify upstream certificates (for test backends only)"),
-        OptionSpec(
-            name: "--tls-handshake-timeout", value: "SECONDS",
-            help: "drop a TLS handshake that takes longer (default 10)"),
-        OptionSpec(
-            name: "--control", value: "ADDR",
-            help: "control API address (default 127.0.0.1:0, an ephemeral port); 'off' turns it off"),
-        OptionSpec(
-            name: "--control-token", value: "TOKEN",
-            help: "the control API's bearer token (default: 32 random bytes, written to the control file only)"),
-        OptionSpec(
-            name: "--control-file", value: "PATH",
-            help:
-                "where the control URL and token go, mode 0600 (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)"
-        ),
-        OptionSpec.helpOption,
-    ]
+    static let specs: [OptionSpec] =
+        OptionSpec.table(
+            """
+            --listen ADDR                    address to listen on (default 127.0.0.1:8080); repeat for several listeners
+            --mode MODE                      forward (default) or reverse:http(s)://HOST:PORT, for the --listen before it
+            --tls                            the --listen before it speaks TLS (certificate from the Faultline CA for the SNI name or address)
+            --rules DIR                      load rule files (*.json5) from DIR and reload them when they change
+            --trace FILE                     where the event trace goes: a file, or - for stdout (default -)
+            --redact-header NAME             also fingerprint this header's values (repeatable)
+            --redact-query NAME              also fingerprint this query parameter (repeatable)
+            --capture                        make the trace a capture: it also keeps each exchange's bodies, with secrets as pseudonyms
+            --capture-body-limit BYTES       bytes kept of each body in a capture; longer ones are marked truncated (default 1048576)
+            --capture-secrets MODE           pseudonyms (default) or keep: write raw secrets in the capture (file mode 0600)
+            --connect-timeout SECONDS        upstream connect timeout, 504 after (default 10)
+            --response-timeout SECONDS       wait for an upstream response head, 504 after (default 60)
+            --idle-timeout SECONDS           close idle client connections after (default 120)
+            --shutdown-grace SECONDS         on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once; a second signal cuts at once too)
+            --loops N                        event-loop threads (default: one per CPU)
+            --http1-only                     speak HTTP/1.1 only: no h2 in TLS ALPN (clients and upstreams), no h2c with prior knowledge (default: HTTP/2 wherever the peer speaks it)
+            --upstream-h2c                   speak HTTP/2 with prior knowledge to plain http:// upstreams (h2c: gRPC and other HTTP/2-only backends)
+            --intercept HOST-GLOB            open up TLS only for CONNECTs to these hosts (repeatable; default: every host)
+            --ignore HOST-GLOB               tunnel CONNECTs to these hosts untouched (repeatable)
+            --upstream-ca FILE               also trust these PEM certificates when verifying upstream servers
+            --insecure-upstream              do not verify upstream certificates (for test backends only)
+            --tls-handshake-timeout SECONDS  drop a TLS handshake that takes longer (default 10)
+            --control ADDR                   control API address (default 127.0.0.1:0, an ephemeral port); 'off' turns it off
+            --control-token TOKEN            the control API's bearer token (default: 32 random bytes, written to the control file only)
+            --control-file PATH              where the control URL and token go, mode 0600 (default $FAULTLINE_HOME/control.json or ~/.faultline/control.json)
+            """) + [.helpOption]
 
     static let help = helpText(
         command: "run", synopsis: "[--listen ADDR [--mode MODE]]... [--trace FILE|-] [options]",

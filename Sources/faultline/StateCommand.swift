@@ -6,11 +6,9 @@ import FaultlineServer
 /// scenario states of a running proxy.
 enum StateCommand {
     static let specs: [OptionSpec] =
-        [
-            OptionSpec(name: "--json", value: nil, help: "print the API's JSON instead of a table"),
-            OptionSpec(
-                name: "--lineage", value: "L", help: "with set: the lineage (L1, L2, ...) of a lineage-scoped scenario"),
-        ] + ControlCommand.connectionSpecs
+        [ControlCommand.jsonTableSpec]
+        + OptionSpec.table("--lineage L  with set: the lineage (L1, L2, ...) of a lineage-scoped scenario")
+        + ControlCommand.connectionSpecs
 
     static let help = helpText(
         command: "state", synopsis: "[--json] | state set SCENARIO STATE [--lineage L] | state reset [SCENARIO]",
