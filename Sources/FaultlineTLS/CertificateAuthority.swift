@@ -9,14 +9,12 @@ import FaultlineCore
 /// use) or ``load(certificatePath:keyPath:)`` (a CA the user brings), and share it: minted leaves
 /// are cached here, per host, for every connection and thread.
 ///
-/// `@unchecked Sendable`: `certificate` and `privateKey` are set in `init` and never mutated
-/// (signing only reads the key; OpenSSL's lazily cached X.509 data has its own lock); the cache is
-/// a `StateLock`; both OpenSSL objects are freed in `deinit`, when no other reference exists.
+/// `@unchecked Sendable`: the certificate and key are set in `init` and never mutated (signing only
+/// reads the key; OpenSSL's lazily cached X.509 data has its own lock); the cache is a `StateLock`;
+/// both OpenSSL objects are freed with the authority, when no other reference exists.
 public final class CertificateAuthority: @unchecked Sendable {
-    /// `X509 *`, owned.
-    let certificate: OpaquePointer
-    /// `EVP_PKEY *`, owned. Never rendered anywhere.
-    let privateKey: OpaquePointer
+    /// The CA's certificate and signing key.
+    let owned: OwnedCertificate
     /// The file the certificate was read from or written to; nil for an ephemeral CA.
     public let certificatePath: String?
     private let cache = StateLock(LeafCache())
@@ -32,14 +30,8 @@ public final class CertificateAuthority: @unchecked Sendable {
 
     /// Takes ownership of `certificate` and `privateKey`.
     init(certificate: OpaquePointer, privateKey: OpaquePointer, certificatePath: String?) {
-        self.certificate = certificate
-        self.privateKey = privateKey
+        owned = OwnedCertificate(certificate: certificate, privateKey: privateKey)
         self.certificatePath = certificatePath
-    }
-
-    deinit {
-        X509_free(certificate)
-        EVP_PKEY_free(privateKey)
     }
 
     /// A new CA that lives only in memory (for tests and throwaway proxies); nothing is written.
@@ -70,13 +62,13 @@ public final class CertificateAuthority: @unchecked Sendable {
     // MARK: The CA certificate
 
     /// The CA certificate as PEM text, for `faultline ca export --format pem` and `--cacert`.
-    public var certificatePEM: String { X509Text.pem(certificate) }
+    public var certificatePEM: String { X509Text.pem(owned.certificate) }
     /// The CA certificate's DER encoding, for `faultline ca export --format der` (devices).
-    public var certificateDER: [UInt8] { X509Text.der(certificate) }
+    public var certificateDER: [UInt8] { X509Text.der(owned.certificate) }
     /// The CA's subject as an RFC 2253 string, e.g. `CN=Faultline Local CA 1a2b3c4d,O=Faultline`.
-    public var subjectDescription: String { X509Text.subject(certificate) }
+    public var subjectDescription: String { X509Text.subject(owned.certificate) }
     /// The SHA-256 fingerprint of the CA certificate, colon-separated hex (what trust-store UIs show).
-    public var sha256Fingerprint: String { X509Text.sha256Fingerprint(certificate) }
+    public var sha256Fingerprint: String { X509Text.sha256Fingerprint(owned.certificate) }
 
     // MARK: Leaves
 
@@ -109,7 +101,7 @@ public final class CertificateAuthority: @unchecked Sendable {
         let key = try CertificateBuilder.generateKey()
         do throws(TLSError) {
             let leaf = try CertificateBuilder.makeLeaf(
-                identity, key: key, issuer: certificate, issuerKey: privateKey, days: Self.leafValidityDays)
+                identity, key: key, issuer: owned.certificate, issuerKey: owned.privateKey, days: Self.leafValidityDays)
             return LeafCertificate(host: identity.text, certificate: leaf, privateKey: key)
         } catch {
             EVP_PKEY_free(key)

@@ -36,7 +36,9 @@ extension TLSConnection {
         do throws(TLSError) {
             let (leaf, minted) = try context.authority.lookUpOrMint(host)
             OpenSSLErrorQueue.clear()
-            guard SSL_use_certificate(ssl, leaf.certificate) == 1, SSL_use_PrivateKey(ssl, leaf.privateKey) == 1 else {
+            guard SSL_use_certificate(ssl, leaf.owned.certificate) == 1,
+                SSL_use_PrivateKey(ssl, leaf.owned.privateKey) == 1
+            else {
                 throw OpenSSLErrorQueue.error(
                     TLSError.certificateUnavailable, "Installing the certificate for \(leaf.host) failed")
             }
