@@ -159,6 +159,16 @@ let package = Package(
         // A tiny URLSession client the integration tests run as a child process with http_proxy set.
         .executableTarget(
             name: "faultline-urlsession-client", path: "Tests/URLSessionClient", swiftSettings: strictSettings),
+        // The microbenchmark (Benchmarks/micro runs it): time and allocations per request of the
+        // sans-I/O pieces. AllocationCounter interposes malloc and friends; only it links that.
+        .target(name: "AllocationCounter", path: "Benchmarks/Micro/AllocationCounter"),
+        .executableTarget(
+            name: "faultline-microbench",
+            dependencies: [
+                "AllocationCounter", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineProxy", "FaultlineRules",
+                "FaultlineTrace",
+            ],
+            path: "Benchmarks/Micro/Microbench", swiftSettings: strictSettings),
         // What the strict playbooks of the flow and session tests share (a line diff, action text).
         .target(
             name: "PlaybookSupport", dependencies: ["FaultlineRules"], path: "Tests/PlaybookSupport",

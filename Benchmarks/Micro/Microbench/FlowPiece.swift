@@ -1,0 +1,64 @@
+import FaultlineCore
+import FaultlineFlow
+import FaultlineHTTP1
+import FaultlineTrace
+
+/// `FlowMachine` without rules: one flow per iteration (the proxy makes one per request) taken
+/// from start to its end (head and end in, upstream connected, response head, body, end), every
+/// action read and dropped. Its trace entries are dropped too; the trace encoder has its own row.
+struct FlowPiece: Piece {
+    let name = "FlowMachine"
+    private let request = Fixtures.flowRequest()
+    private let environment: FlowEnvironment
+    private var nextID: UInt64 = 1
+    private var ended = 0
+    private var delivered = 0
+
+    init(trace: TraceRecorder) {
+        environment = FlowEnvironment(
+            rules: nil, responseTimeout: .seconds(60), makeBodyDigest: { trace.makeBodyDigest() })
+    }
+
+    mutating func iterate() {
+        var machine = start()
+        connect(&machine)
+        respond(&machine)
+    }
+
+    /// The flow of the next request, started: the request head and, a GET having no body, its end.
+    mutating func start() -> FlowMachine {
+        nextID += 1
+        var machine = FlowMachine(id: FlowID(nextID), request: request, environment: environment)
+        consume(machine.start())
+        return machine
+    }
+
+    mutating func connect(_ machine: inout FlowMachine) {
+        consume(machine.upstreamConnected(Fixtures.upstream))
+    }
+
+    /// The response head, its body in one piece, and its end.
+    mutating func respond(_ machine: inout FlowMachine) {
+        consume(machine.upstreamHead(Fixtures.responseHead, length: .known(Int64(Fixtures.responseBody.count))))
+        consume(machine.upstreamBody(Fixtures.responseBody[...]))
+        consume(machine.upstreamEnd(trailers: nil))
+    }
+
+    private mutating func consume(_ actions: [FlowAction]) {
+        for action in actions {
+            switch action {
+            case .sendResponseBody(_, let bytes): delivered += bytes.count
+            case .ended: ended += 1
+            case .decide: fatalError("a flow without rules asked the rules")
+            default: break
+            }
+        }
+    }
+
+    func failure(afterIterations count: Int) -> String? {
+        guard ended == count, delivered == count * Fixtures.responseBody.count else {
+            return "\(ended) flows ended, \(delivered) body bytes delivered in \(count) iterations"
+        }
+        return nil
+    }
+}
