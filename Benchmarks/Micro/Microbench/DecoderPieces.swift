@@ -3,7 +3,7 @@ import FaultlineHTTP1
 /// `HTTP1RequestDecoder`: one keep-alive request's bytes in, its events out (head, end). One
 /// decoder for every iteration, as a client connection keeps one.
 struct RequestDecoderPiece: Piece {
-    let name = "HTTP1RequestDecoder"
+    static let name = "HTTP1RequestDecoder"
     private var decoder = HTTP1RequestDecoder()
     private var completed = 0
 
@@ -29,7 +29,7 @@ struct RequestDecoderPiece: Piece {
 /// `HTTP1ResponseDecoder`: one 200 with a 100-byte body in, its events out (head, body, end).
 /// One decoder for every iteration, as a pooled upstream connection keeps one.
 struct ResponseDecoderPiece: Piece {
-    let name = "HTTP1ResponseDecoder"
+    static let name = "HTTP1ResponseDecoder"
     private var decoder = HTTP1ResponseDecoder()
     private var completed = 0
     private var bodyBytes = 0

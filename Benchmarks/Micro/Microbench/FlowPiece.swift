@@ -7,7 +7,7 @@ import FaultlineTrace
 /// from start to its end (head and end in, upstream connected, response head, body, end), every
 /// action read and dropped. Its trace entries are dropped too; the trace encoder has its own row.
 struct FlowPiece: Piece {
-    let name = "FlowMachine"
+    static let name = "FlowMachine"
     private let request = Fixtures.flowRequest()
     private let environment: FlowEnvironment
     private var nextID: UInt64 = 1

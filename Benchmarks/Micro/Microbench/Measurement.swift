@@ -2,13 +2,17 @@ import AllocationCounter
 
 /// One piece under measurement: `iterate()` handles one request, as the proxy would.
 protocol Piece {
-    /// The name the table shows.
-    var name: String { get }
+    /// The name the table shows, and `--only` takes.
+    static var name: String { get }
     /// One request's worth of work.
     mutating func iterate()
     /// Checks, after the runs, that every iteration did the whole request (a benchmark of a
     /// piece that stopped early measures nothing); nil when it did, else what went wrong.
     func failure(afterIterations count: Int) -> String?
+}
+
+extension Piece {
+    var name: String { Self.name }
 }
 
 /// What one piece cost per request.

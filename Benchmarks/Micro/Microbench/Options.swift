@@ -1,7 +1,14 @@
-/// The command line: `--iterations N` (per run) and `--runs R`.
+/// The command line: `--iterations N` (per run), `--runs R`, and `--only PIECE` to measure one
+/// piece (with its breakdown), e.g. under a profiler.
 struct Options {
     var iterations = 20_000
     var runs = 7
+    var only: String?
+
+    static let usage = "usage: faultline-microbench [--iterations N] [--runs R] [--only PIECE]"
+
+    /// Whether the piece named `name` is measured.
+    func wants(_ name: String) -> Bool { only == nil || only == name }
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -10,8 +17,11 @@ struct Options {
             switch argument {
             case "--iterations": options.iterations = positive(rest.popFirst(), for: argument)
             case "--runs": options.runs = positive(rest.popFirst(), for: argument)
+            case "--only":
+                guard let name = rest.popFirst() else { Report.fail("--only takes a piece's name; \(usage)") }
+                options.only = name
             default:
-                Report.fail("unknown argument '\(argument)'; usage: faultline-microbench [--iterations N] [--runs R]")
+                Report.fail("unknown argument '\(argument)'; \(usage)")
             }
         }
         return options

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
 /// The output: one JSON object per line, which Benchmarks/micro reads. The strings written are
 /// names and messages without control characters, so quotes and backslashes are all `quoted`
 /// escapes.
@@ -23,9 +29,14 @@ enum Report {
         emit("{\"trace_entries\":[\(kinds.map(quoted).joined(separator: ","))]}")
     }
 
+    /// Reports what stops the run (a wrong argument, a failed self-check) and exits with 1: not a
+    /// crash, so no backtrace hides the message.
     static func fail(_ message: String) -> Never {
         emit("{\"error\":\(quoted(message))}")
-        fatalError(message)
+        var text = "faultline-microbench: \(message)\n"
+        // write(2) on descriptor 2: Glibc's `stderr` is a global Swift 6 will not share.
+        _ = text.withUTF8 { write(2, $0.baseAddress, $0.count) }
+        exit(1)
     }
 
     private static func emit(_ line: String) { print(line) }

@@ -9,7 +9,7 @@ import FaultlineTrace
 /// releases ignored, and trace entries dropped (`keepsTrace` keeps them, for the trace row).
 /// Without rules the session asks no `decide` questions; one would stop the benchmark.
 struct SessionPiece: Piece {
-    let name = "HTTP1ProxySession"
+    static let name = "HTTP1ProxySession"
     private var session: HTTP1ProxySession
     private var flow: FlowID?
     private var released = 0

@@ -6,7 +6,7 @@ import FaultlineTrace
 /// /dev/null, so its 64 KiB buffer flushes with a real write(2) as a trace file's would. The
 /// entries are the ones the session produced for the fixture request.
 struct TracePiece: Piece {
-    let name = "TraceRecorder"
+    static let name = "TraceRecorder"
     private let recorder: TraceRecorder
     private let entries: [TraceEntry]
 

@@ -3,7 +3,7 @@
 // Lines, one object per result, which Benchmarks/micro turns into a table; it does no I/O but
 // that printing and the trace row's writes to /dev/null.
 //
-//     faultline-microbench [--iterations N] [--runs R]
+//     faultline-microbench [--iterations N] [--runs R] [--only PIECE]
 import FaultlineTrace
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
@@ -23,24 +23,35 @@ do {
     Report.fail("cannot start a memory trace: \(error)")
 }
 
-var requestDecoder = RequestDecoderPiece()
-var responseDecoder = ResponseDecoderPiece()
-var flow = FlowPiece(trace: digests)
-var session = SessionPiece(trace: digests)
-Report.result(measure(&requestDecoder, plan))
-Report.result(measure(&responseDecoder, plan))
-Report.result(measure(&flow, plan))
-Report.result(measure(&session, plan))
+let pieces = [
+    RequestDecoderPiece.name, ResponseDecoderPiece.name, FlowPiece.name, SessionPiece.name, TracePiece.name,
+]
+if let only = options.only, !pieces.contains(only) {
+    Report.fail("--only takes one of \(pieces.joined(separator: ", ")), not '\(only)'")
+}
+
+/// Measures `piece` and reports it, unless `--only` names another.
+func report<P: Piece>(_ piece: P) {
+    guard options.wants(piece.name) else { return }
+    var piece = piece
+    Report.result(measure(&piece, plan))
+}
+
+report(RequestDecoderPiece())
+report(ResponseDecoderPiece())
+report(FlowPiece(trace: digests))
+report(SessionPiece(trace: digests))
 
 // The trace row encodes what the session traced for one of its (kept-alive) requests.
 var sample = SessionPiece(trace: digests)
 sample.iterate()
 sample.keepsTrace = true
 sample.iterate()
-var trace = TracePiece(entries: sample.kept)
-Report.traced(sample.kept.map(\.kind.rawValue))
-Report.result(measure(&trace, plan))
+if options.wants(TracePiece.name) {
+    Report.traced(sample.kept.map(\.kind.rawValue))
+    report(TracePiece(entries: sample.kept))
+}
 
 // Where the allocations of the two state machines are, input by input.
-Breakdown.session(SessionPiece(trace: digests), iterations: plan.iterations)
-Breakdown.flow(FlowPiece(trace: digests), iterations: plan.iterations)
+if options.wants(SessionPiece.name) { Breakdown.session(SessionPiece(trace: digests), iterations: plan.iterations) }
+if options.wants(FlowPiece.name) { Breakdown.flow(FlowPiece(trace: digests), iterations: plan.iterations) }
