@@ -1,11 +1,13 @@
-/// The command line: `--iterations N` (per run), `--runs R`, and `--only PIECE` to measure one
-/// piece (with its breakdown), e.g. under a profiler.
+/// The command line: `--iterations N` (per run), `--runs R`, `--only PIECE` to measure one piece
+/// (with its breakdown), and `--uncounted` to go on when the self-check fails: under
+/// `valgrind --tool=dhat`, whose allocator takes the place of this one, so dhat counts instead.
 struct Options {
     var iterations = 20_000
     var runs = 7
     var only: String?
+    var uncounted = false
 
-    static let usage = "usage: faultline-microbench [--iterations N] [--runs R] [--only PIECE]"
+    static let usage = "usage: faultline-microbench [--iterations N] [--runs R] [--only PIECE] [--uncounted]"
 
     /// Whether the piece named `name` is measured.
     func wants(_ name: String) -> Bool { only == nil || only == name }
@@ -17,6 +19,7 @@ struct Options {
             switch argument {
             case "--iterations": options.iterations = positive(rest.popFirst(), for: argument)
             case "--runs": options.runs = positive(rest.popFirst(), for: argument)
+            case "--uncounted": options.uncounted = true
             case "--only":
                 guard let name = rest.popFirst() else { Report.fail("--only takes a piece's name; \(usage)") }
                 options.only = name
