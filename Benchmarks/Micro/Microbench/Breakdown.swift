@@ -19,7 +19,8 @@ enum Breakdown {
     static func flow(_ piece: FlowPiece, iterations: Int) {
         var piece = piece
         for _ in 0..<100 { piece.iterate() }
-        var steps = Steps(prefix: "FlowMachine", names: ["init+start", "upstreamConnected", "upstreamHead+Body+End"])
+        var steps = Steps(
+            prefix: "FlowMachine", names: ["init+start+requestEnd", "upstreamConnected", "upstreamHead+Body+End"])
         for _ in 0..<iterations {
             var started: FlowMachine?
             steps.count(0) { started = piece.start() }

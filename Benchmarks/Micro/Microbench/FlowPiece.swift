@@ -25,11 +25,13 @@ struct FlowPiece: Piece {
         respond(&machine)
     }
 
-    /// The flow of the next request, started: the request head and, a GET having no body, its end.
+    /// The flow of the next request, started: the request head, then its end (the HTTP/1.1
+    /// session calls `requestEnd` for a bodiless GET too, when the decoder says `.end`).
     mutating func start() -> FlowMachine {
         nextID += 1
         var machine = FlowMachine(id: FlowID(nextID), request: request, environment: environment)
         consume(machine.start())
+        consume(machine.requestEnd(trailers: nil))
         return machine
     }
 
