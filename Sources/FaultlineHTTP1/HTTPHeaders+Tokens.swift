@@ -17,12 +17,12 @@ extension HTTPHeaders {
     /// Whether `token` (any case) is one of the list elements in the fields named `name`,
     /// e.g. `containsToken("close", inField: "Connection")`.
     public func containsToken(_ token: String, inField name: String) -> Bool {
-        let wanted = Array(token.utf8.lazy.map(ASCII.lowercased))
+        let wanted = token.utf8
         for field in fields where ASCII.equalsIgnoringCase(field.name, name) {
             var found = false
             Self.forEachListElement(in: field.value) { element in
                 if !found, element.count == wanted.count,
-                    zip(element, wanted).allSatisfy({ ASCII.lowercased($0) == $1 })
+                    zip(element, wanted).allSatisfy({ ASCII.lowercased($0) == ASCII.lowercased($1) })
                 {
                     found = true
                 }
@@ -33,8 +33,17 @@ extension HTTPHeaders {
     }
 
     /// Calls `body` with each non-empty, OWS-trimmed element of the list `value`.
-    private static func forEachListElement(in value: String, _ body: (ArraySlice<UInt8>) -> Void) {
-        let bytes = Array(value.utf8)
+    private static func forEachListElement(
+        in value: String, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void
+    ) {
+        // A header value is a native String, so its UTF-8 is read in place, not copied.
+        var value = value
+        value.withUTF8 { forEachListElement(in: $0, body) }
+    }
+
+    private static func forEachListElement(
+        in bytes: UnsafeBufferPointer<UInt8>, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void
+    ) {
         var start = 0
         var index = 0
         var inQuotes = false

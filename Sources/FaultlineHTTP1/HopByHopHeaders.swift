@@ -16,12 +16,17 @@ public enum HopByHopHeaders {
         // On the hot path: names are compared in place, and the Connection list is read only
         // when there is one.
         let named = headers.contains(name: "connection") ? headers.tokens(inField: "connection") : []
-        var kept = HTTPHeaders()
-        for field in headers {
-            if alwaysRemoved.contains(where: field.hasName) || named.contains(where: field.hasName) { continue }
-            kept.append(field)
+        func isRemoved(_ field: HTTPHeaders.Field) -> Bool {
+            alwaysRemoved.contains(where: field.hasName) || named.contains(where: field.hasName)
         }
-        return kept
+        // Most messages carry none (or one, `Connection`, near the end): the fields before the
+        // first removed one are kept as they are, and a section with none is returned unchanged
+        // (shared, not copied).
+        guard let firstRemoved = headers.fields.firstIndex(where: isRemoved) else { return headers }
+        var kept = Array(headers.fields[..<firstRemoved])
+        kept.reserveCapacity(headers.fields.count - 1)
+        for field in headers.fields[(firstRemoved + 1)...] where !isRemoved(field) { kept.append(field) }
+        return HTTPHeaders(fields: kept)
     }
 
     /// Whether a request asks to switch to WebSocket (RFC 6455 §4.1, RFC 9110 §7.8).

@@ -5,18 +5,26 @@
 /// fingerprint equals `recorder.fingerprint` of the same bytes. Not thread-safe: use it on the
 /// connection's own event-loop thread.
 public final class BodyDigest {
-    private var computation: HMACSHA256.Computation
+    private let key: HMACSHA256
+    /// Started by the first byte (while `length` is 0 there is none): most bodies through a proxy are empty (GET, 204, 304), and an
+    /// HMAC context costs three allocations to start and one more to finish.
+    private var computation: HMACSHA256.Computation?
+    /// The summary of an empty body under this key, worked out once by the recorder.
+    private let emptySummary: BodySummary
     private var length: Int64 = 0
     private var summary: BodySummary?
 
-    init(hmac: HMACSHA256) {
-        computation = HMACSHA256.Computation(key: hmac)
+    init(hmac: HMACSHA256, emptySummary: BodySummary) {
+        key = hmac
+        self.emptySummary = emptySummary
     }
 
     /// Adds the next chunk of the body. Must not be called after `finish()`.
     public func update(_ bytes: UnsafeRawBufferPointer) {
         precondition(summary == nil, "BodyDigest.update called after finish()")
-        computation.update(bytes)
+        guard !bytes.isEmpty else { return }
+        if length == 0 { computation = HMACSHA256.Computation(key: key) }
+        computation?.update(bytes)
         length += Int64(bytes.count)
     }
 
@@ -29,14 +37,23 @@ public final class BodyDigest {
     /// Ends the body and returns its length and fingerprint. Calling it again returns the same summary.
     public func finish() -> BodySummary {
         if let summary { return summary }
+        guard length > 0, var computation = computation.take() else {
+            summary = emptySummary
+            return emptySummary
+        }
+        let result = Self.summary(of: &computation, length: length)
+        summary = result
+        return result
+    }
+
+    /// Finishes `computation` into the summary of a body of `length` bytes.
+    static func summary(of computation: inout HMACSHA256.Computation, length: Int64) -> BodySummary {
         var output = JSONOutput(capacity: 19)
         withUnsafeTemporaryAllocation(byteCount: HMACSHA256.codeByteCount, alignment: 1) { code in
             computation.finish(into: code)
             output.appendFingerprint(code: UnsafeRawBufferPointer(code))
         }
-        let result = BodySummary(length: length, fingerprint: output.text)
-        summary = result
-        return result
+        return BodySummary(length: length, fingerprint: output.text)
     }
 }
 

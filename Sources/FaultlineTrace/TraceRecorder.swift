@@ -30,6 +30,8 @@ public final class TraceRecorder: Sendable {
     static let backpressureThreshold = 8 * 1024 * 1024
 
     private let encoder: TraceFieldEncoder
+    /// What every empty body's digest finishes as (its fingerprint depends on the key only).
+    private let emptyBodySummary: BodySummary
     private let start: MonotonicInstant
     private let isMemory: Bool
     private let state: Mutex<WriterState>
@@ -112,6 +114,8 @@ public final class TraceRecorder: Sendable {
         }
         encoder = TraceFieldEncoder(
             policy: redaction, secrets: SecretWriter(fingerprinter: Fingerprinter(hmac: hmac), mode: mode))
+        var emptyBody = HMACSHA256.Computation(key: hmac)
+        emptyBodySummary = BodyDigest.summary(of: &emptyBody, length: 0)
         self.capture = capture
 
         var openedSink: TraceSink?
@@ -285,7 +289,7 @@ public final class TraceRecorder: Sendable {
 
     /// A digest for one body, keyed like this recorder's fingerprints; see `BodyDigest`.
     public func makeBodyDigest() -> BodyDigest {
-        BodyDigest(hmac: encoder.secrets.fingerprinter.hmac)
+        BodyDigest(hmac: encoder.secrets.fingerprinter.hmac, emptySummary: emptyBodySummary)
     }
 
     /// For `.memory` output: the whole trace so far, header line included. Empty for other outputs.
