@@ -162,7 +162,7 @@ extension FlowMachine {
         state = .streaming(
             decided,
             ResponseStream(
-                status: head.status, headers: head.headers, plan: gated?.plan, cut: gated?.cut,
+                status: head.status, headers: head.headers, plan: gated?.$plan, cut: gated?.cut,
                 tee: gated?.teesBody == true ? [] : nil))
         if duplicateOf == nil { output.append(.sendResponseHead(id, head, length, source)) }
         if let cut = gated?.cut, cut.remaining == 0 { cutResponse(cut, &output) }

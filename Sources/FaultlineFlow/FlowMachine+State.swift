@@ -37,7 +37,9 @@ extension FlowMachine {
     /// The request-phase answer and the plan that follows from it.
     struct Decided {
         let decision: RequestDecision
-        var plan: RequestPlan
+        /// Out of line, as the response plans below: it rides on most states, and each state
+        /// change moves the payload (a plan is about 300 bytes).
+        @OutOfLine var plan: RequestPlan
         /// The rules that fired on this flow (request phase, then response phase), for
         /// `delivered:<rule>` once its response is delivered.
         var firedRules: [RuleID]
@@ -77,7 +79,7 @@ extension FlowMachine {
     struct PendingResponse {
         var head: HTTPResponseHead
         var length: FlowBodyLength
-        var plan: ResponsePlan
+        @OutOfLine var plan: ResponsePlan
         /// The cookies the fired response rules replay, as the decision read them.
         var replayedCookies: [String: String]
         var body: [UInt8] = []
@@ -93,10 +95,20 @@ extension FlowMachine {
         let status: Int
         let headers: HTTPHeaders
         /// The response plan the head went out under (nil for a response no response rule saw).
-        let plan: ResponsePlan?
+        var plan: ResponsePlan? { planBox?.wrappedValue }
+        /// The gate's box, shared: no response rule, no box.
+        private let planBox: OutOfLine<ResponsePlan>?
         var cut: ResponseCut?
         /// A copy of the body for the lineage tracker; nil once it outgrew the body limit.
         var tee: [UInt8]?
+
+        init(status: Int, headers: HTTPHeaders, plan: OutOfLine<ResponsePlan>?, cut: ResponseCut?, tee: [UInt8]?) {
+            self.status = status
+            self.headers = headers
+            self.planBox = plan
+            self.cut = cut
+            self.tee = tee
+        }
     }
 
     /// A `close-mid-body` or `truncate` fault: body bytes still allowed before the cut, and

@@ -26,15 +26,22 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// `pathPrefix` must be empty or start with `/`; a trailing `/` is dropped.
     public init(scheme: String, host: String, port: Int, connectHost: String? = nil, pathPrefix: String = "") {
         precondition(pathPrefix.isEmpty || pathPrefix.hasPrefix("/"), "a path prefix starts with '/'")
-        self.scheme = scheme.lowercased()
+        // Made for every forwarded request: the common case (a lowercase scheme, no prefix, a
+        // short host) allocates nothing. Concatenation keeps a result of up to 15 bytes inline,
+        // where interpolation reserves a heap buffer first.
+        self.scheme = scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? scheme.lowercased() : scheme
         self.host = host
         self.port = port
         self.connectHost = connectHost
-        var prefix = Substring(pathPrefix)
-        while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
-        self.pathPrefix = String(prefix)
-        let bracketed = host.contains(":") ? "[\(host)]" : host
-        self.hostHeaderValue = port == Self.defaultPort(of: self.scheme) ? bracketed : "\(bracketed):\(port)"
+        if pathPrefix.hasSuffix("/") {
+            var prefix = Substring(pathPrefix)
+            while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
+            self.pathPrefix = String(prefix)
+        } else {
+            self.pathPrefix = pathPrefix
+        }
+        let bracketed = host.utf8.contains(UInt8(ascii: ":")) ? "[" + host + "]" : host
+        self.hostHeaderValue = port == Self.defaultPort(of: self.scheme) ? bracketed : bracketed + ":" + String(port)
     }
 
     /// Parses `http://host[:port][/prefix]` or `https://host[:port][/prefix]`: the path, if any,
