@@ -6,8 +6,9 @@
 /// connection's own event-loop thread.
 public final class BodyDigest {
     private let key: HMACSHA256
-    /// Started by the first byte (while `length` is 0 there is none): most bodies through a proxy are empty (GET, 204, 304), and an
-    /// HMAC context costs three allocations to start and one more to finish.
+    /// Started by the first byte (while `length` is 0 there is none): most bodies through a
+    /// proxy are empty (GET, 204, 304), and an HMAC context costs three allocations to start and
+    /// one more to finish.
     private var computation: HMACSHA256.Computation?
     /// The summary of an empty body under this key, worked out once by the recorder.
     private let emptySummary: BodySummary
