@@ -100,7 +100,7 @@ public struct ConfigNode: Sendable {
     /// The elements, when the node is an array.
     public var elements: [ConfigNode]? {
         guard case .array(let elements) = value else { return nil }
-        return zip(elements, positions.children).map { ConfigNode($0, positions: $1) }
+        return elements.indices.map { ConfigNode(elements[$0], positions: positions.children[$0]) }
     }
 }
 

@@ -27,6 +27,9 @@ public struct OutOfLine<Value> {
     @inlinable
     public var wrappedValue: Value {
         get { storage.value }
+        set {
+            if isKnownUniquelyReferenced(&storage) { storage.value = newValue } else { storage = Storage(newValue) }
+        }
         _modify {
             if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.value) }
             yield &storage.value
@@ -40,6 +43,6 @@ extension OutOfLine: @unchecked Sendable where Value: Sendable {}
 extension OutOfLine: Equatable where Value: Equatable {
     @inlinable
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.storage === rhs.storage || lhs.wrappedValue == rhs.wrappedValue
+        lhs.wrappedValue == rhs.wrappedValue
     }
 }

@@ -23,8 +23,9 @@ public enum HopByHopHeaders {
         // first removed one are kept as they are, and a section with none is returned unchanged
         // (shared, not copied).
         guard let firstRemoved = headers.fields.firstIndex(where: isRemoved) else { return headers }
-        var kept = Array(headers.fields[..<firstRemoved])
+        var kept: [HTTPHeaders.Field] = []
         kept.reserveCapacity(headers.fields.count - 1)
+        kept.append(contentsOf: headers.fields[..<firstRemoved])
         for field in headers.fields[(firstRemoved + 1)...] where !isRemoved(field) { kept.append(field) }
         return HTTPHeaders(fields: kept)
     }

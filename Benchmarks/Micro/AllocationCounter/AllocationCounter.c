@@ -33,14 +33,21 @@ void *malloc(size_t size) {
 }
 
 void *calloc(size_t number, size_t size) {
-    count(number * size);
+    size_t total;
+    // An overflowing request fails in glibc; it counts as a call of no bytes.
+    count(__builtin_mul_overflow(number, size, &total) ? 0 : total);
     return __libc_calloc(number, size);
 }
 
 void *realloc(void *pointer, size_t size) {
-    // A realloc is one call to the allocator whatever it does; its bytes are the new size.
+    // A realloc is one call to the allocator whatever it does; its bytes are the new size. The
+    // old block is given back when it moves or when the new size is 0: that is a free too.
     count(size);
-    return __libc_realloc(pointer, size);
+    void *result = __libc_realloc(pointer, size);
+    if (pointer != NULL && (size == 0 || (result != NULL && result != pointer))) {
+        __atomic_fetch_add(&frees, 1, __ATOMIC_RELAXED);
+    }
+    return result;
 }
 
 void *memalign(size_t alignment, size_t size) {
@@ -56,7 +63,7 @@ void *aligned_alloc(size_t alignment, size_t size) {
 int posix_memalign(void **result, size_t alignment, size_t size) {
     // posix_memalign's own checks, as __libc_memalign does not make them (POSIX: a power of two
     // and a multiple of sizeof(void *)).
-    if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
+    if (alignment == 0 || alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
     count(size);
     void *pointer = __libc_memalign(alignment, size);
     if (pointer == NULL && size != 0) return ENOMEM;
