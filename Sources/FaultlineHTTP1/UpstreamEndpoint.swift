@@ -29,7 +29,7 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
         // Made for every forwarded request: the common case (a lowercase scheme, no prefix) only
         // reads its inputs, and the Host value is put together from its pieces (a result of up
         // to 15 bytes, such as `127.0.0.1:36963`, stays inline in the String).
-        self.scheme = scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? scheme.lowercased() : scheme
+        self.scheme = scheme.utf8.contains(where: { ASCII.lowercased($0) != $0 }) ? scheme.lowercased() : scheme
         self.host = host
         self.port = port
         self.connectHost = connectHost
