@@ -50,10 +50,7 @@ public final class BodyDigest {
     /// Finishes `computation` into the summary of a body of `length` bytes.
     static func summary(of computation: inout HMACSHA256.Computation, length: Int64) -> BodySummary {
         var output = JSONOutput(capacity: 19)
-        withUnsafeTemporaryAllocation(byteCount: HMACSHA256.codeByteCount, alignment: 1) { code in
-            computation.finish(into: code)
-            output.appendFingerprint(code: UnsafeRawBufferPointer(code))
-        }
+        output.appendFingerprint(computation.finishFingerprint())
         return BodySummary(length: length, fingerprint: output.text)
     }
 }

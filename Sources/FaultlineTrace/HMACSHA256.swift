@@ -87,6 +87,15 @@ final class HMACSHA256: @unchecked Sendable {
                 EVP_DigestFinal_ex(context, digest, &length) == 1
             else { preconditionFailure("EVP digest failed while finishing an HMAC") }
         }
+
+        /// Finishes the code and returns what a fingerprint shows of it: its first 8 bytes, as one
+        /// big-endian number. Call once, last.
+        mutating func finishFingerprint() -> UInt64 {
+            withUnsafeTemporaryAllocation(byteCount: HMACSHA256.codeByteCount, alignment: 8) { code in
+                finish(into: code)
+                return code.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+            }
+        }
     }
 
     private static func context(absorbing block: [UInt8]) -> OpaquePointer {

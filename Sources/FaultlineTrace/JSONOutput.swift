@@ -220,15 +220,13 @@ struct JSONOutput: ~Copyable, @unchecked Sendable {
         text.withUTF8 { append($0) }
     }
 
-    /// Appends `"fp:"` plus the first 8 bytes of `code` as 16 lowercase hex digits (no quotes).
-    mutating func appendFingerprint(code: UnsafeRawBufferPointer) {
+    /// Appends `"fp:"` plus `code` as 16 lowercase hex digits, most significant first (no quotes).
+    mutating func appendFingerprint(_ code: UInt64) {
         appendRaw("fp:")
         reserve(16)
-        for index in 0..<8 {
-            let byte = code[index]
-            base[count] = Self.hexDigit(Int(byte >> 4))
-            base[count + 1] = Self.hexDigit(Int(byte & 0xF))
-            count += 2
+        for shift in stride(from: 60, through: 0, by: -4) {
+            base[count] = Self.hexDigit(Int(truncatingIfNeeded: code >> UInt64(shift)) & 0xF)
+            count += 1
         }
     }
 
