@@ -80,7 +80,7 @@ extension FlowMachine {
     /// No response can be had from the upstream (connect failure, timeout, close before any
     /// response byte): answered 502 or 504 when nothing was sent yet, else the client is cut.
     public mutating func upstreamFailed(_ failure: UpstreamFailure) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         upstreamFailed(failure, &output)
         return output.actions
     }
@@ -106,7 +106,7 @@ extension FlowMachine {
     /// The upstream's response cannot be decoded or stopped short (RFC 9112 §6.3: a proxy answers
     /// 502 for a response with invalid framing and closes the upstream connection).
     public mutating func upstreamBroke(code: String, message: String) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         guard !isEnded else { return [] }
         if case .awaitingResponseDecision(let decided, var awaited) = state {
             awaited.inputs.append(.broke(code: code, message: message))
@@ -130,7 +130,7 @@ extension FlowMachine {
     /// The client's request turned out malformed (its body's framing): answered when nothing was
     /// sent yet; the framing closes the connection after it.
     public mutating func requestMalformed(status: Int, code: String, message: String) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         guard !isEnded else { return [] }
         traceReceivedIfAsking(&output)
         output.trace(
@@ -152,7 +152,7 @@ extension FlowMachine {
     /// The client went away (closed, reset, or left while its flow was held): nothing more goes
     /// upstream or to the client.
     public mutating func clientGone(reason: String) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         guard !isEnded else { return [] }
         traceReceivedIfAsking(&output)
         dropHold(because: .clientGone, &output)
@@ -203,7 +203,7 @@ extension FlowMachine {
         var plain = environment
         plain.rules = nil
         var flow = FlowMachine(id: id, request: request, duplicateOf: nil, environment: plain)
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &flow.spareActions)
         flow.traceRequestReceived(routed: routed, &output)
         output.trace(
             id, .protocolError,

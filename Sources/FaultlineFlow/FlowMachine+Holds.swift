@@ -7,7 +7,7 @@ import FaultlineTrace
 extension FlowMachine {
     /// A hold registered with `.hold` ended by the control API or by the event it waited for.
     public mutating func holdEnded(_ ending: HoldEnding) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         guard let spec = heldSpec else { return [] }
         holdRegistered = false
         var fields: [TraceField] = [.string("name", spec.name), .string("outcome", ending.outcome.traceName)]
@@ -79,7 +79,7 @@ extension FlowMachine {
 
     /// A timer armed with `.armTimer` fired.
     public mutating func timerFired(_ timer: FlowTimer) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         guard armedTimers.remove(timer) else { return [] }
         switch (timer, state) {
         case (.responseHead, .forwarding):

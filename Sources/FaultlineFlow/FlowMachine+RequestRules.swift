@@ -19,7 +19,7 @@ extension FlowMachine {
 
     /// The rules' answer to this flow's question.
     public mutating func decided(_ answer: RuleAnswer) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         switch (answer, state) {
         case (.request(let decision), .awaitingRequestDecision):
             follow(decision, &output)

@@ -43,7 +43,7 @@ extension FlowMachine {
 
     /// The upstream's response head.
     public mutating func upstreamHead(_ head: HTTPResponseHead, length: FlowBodyLength) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         guard case .forwarding(let decided) = state else { return [] }
         cancel(.responseHead, &output)
         if let decided, let rules = environment.rules {
@@ -94,7 +94,7 @@ extension FlowMachine {
 
     /// Upstream response body bytes.
     public mutating func upstreamBody(_ bytes: ArraySlice<UInt8>) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         if case .awaitingResponseDecision(let decided, var awaited) = state {
             awaited.inputs.append(.body(bytes))
             state = .awaitingResponseDecision(decided, awaited)
@@ -125,7 +125,7 @@ extension FlowMachine {
 
     /// The upstream's response is complete.
     public mutating func upstreamEnd(trailers: HTTPHeaders?) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         if case .awaitingResponseDecision(let decided, var awaited) = state {
             awaited.inputs.append(.end(trailers))
             state = .awaitingResponseDecision(decided, awaited)

@@ -5,12 +5,16 @@ public import FaultlineTrace
 
 /// Collects the actions of one input.
 struct FlowOutput {
-    /// Room for a typical input's actions at once: growing 1, 2, 4, 8 showed in the profile.
-    private(set) var actions: [FlowAction] = {
-        var actions: [FlowAction] = []
-        actions.reserveCapacity(8)
-        return actions
-    }()
+    private(set) var actions: [FlowAction]
+
+    /// Takes `spare`'s storage (the array the host handed back after the last input; see
+    /// `FlowMachine.recycle`), or makes room for a typical input's actions at once: growing 1, 2,
+    /// 4, 8 showed in the profile.
+    init(reusing spare: inout [FlowAction]) {
+        actions = []
+        swap(&actions, &spare)
+        if actions.capacity == 0 { actions.reserveCapacity(8) }
+    }
 
     mutating func append(_ action: FlowAction) {
         actions.append(action)

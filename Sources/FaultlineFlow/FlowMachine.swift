@@ -43,6 +43,8 @@ public struct FlowMachine {
     public internal(set) var request: FlowRequest
     var outbound: OutboundRequest
     var state: State
+    /// The action array of an earlier input, emptied, for the next input to fill (`recycle`).
+    var spareActions: [FlowAction] = []
 
     // Request side.
     var requestComplete = false
@@ -90,7 +92,7 @@ public struct FlowMachine {
 
     /// The flow's first actions. Call once, right after `init`.
     public mutating func start() -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         if duplicateOf != nil {
             traceRequestReceived(&output)
             openUpstream(&output)
@@ -113,6 +115,16 @@ public struct FlowMachine {
         self.requestDigest = environment.makeBodyDigest()
         self.responseDigest = environment.makeBodyDigest()
         self.capture = environment.capture.map { FlowCapture(limit: $0.bodyLimit) }
+    }
+
+    /// Hands back the array an input returned, once its actions are carried out, so the next
+    /// input fills it instead of allocating one: a flow has half a dozen inputs or more. Optional;
+    /// pass it with `consume`, or it is not the array's only reference and the machine's emptying
+    /// it copies instead.
+    public mutating func recycle(_ actions: consuming [FlowAction]) {
+        var emptied = actions
+        emptied.removeAll(keepingCapacity: true)
+        spareActions = emptied
     }
 
     /// The first steps of an ordinary flow: without rules, straight upstream.
@@ -175,7 +187,7 @@ public struct FlowMachine {
     /// Request body bytes from the client.
     public mutating func requestBody(_ bytes: ArraySlice<UInt8>) -> [FlowAction] {
         guard !isEnded else { return [] }
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         if collected != nil {
             if let limit = environment.rules?.bodyLimit, collected!.count + bytes.count <= limit {
                 collected!.append(contentsOf: bytes)
@@ -213,7 +225,7 @@ public struct FlowMachine {
     /// The client's request is complete.
     public mutating func requestEnd(trailers: HTTPHeaders?) -> [FlowAction] {
         guard !isEnded else { return [] }
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         if streamingCopies, !requestComplete { output.append(.duplicateEnd(id, complete: true)) }
         switch state {
         case .deciding:
@@ -284,7 +296,7 @@ public struct FlowMachine {
 
     /// The upstream is ready (and, after a retry on a fresh connection, ready again).
     public mutating func upstreamConnected(_ info: UpstreamConnectionInfo) -> [FlowAction] {
-        var output = FlowOutput()
+        var output = FlowOutput(reusing: &spareActions)
         guard !isEnded else { return [] }
         if upstreamInfo != nil { forwardedTraced = false }
         upstreamInfo = info

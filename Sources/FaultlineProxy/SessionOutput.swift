@@ -51,6 +51,7 @@ struct SessionOutput {
             return
         }
         flushWrites()
+        makeRoom()
         actions.append(action)
     }
 
@@ -58,6 +59,7 @@ struct SessionOutput {
     mutating func trace(_ entry: TraceEntry) {
         // Into the front of the one array (a second array joined at the end cost an allocation
         // per batch); what it moves is a handful of actions at most.
+        makeRoom()
         actions.insert(.trace(entry), at: traceCount)
         traceCount += 1
     }
@@ -70,7 +72,14 @@ struct SessionOutput {
         return actions
     }
 
+    /// Room for a typical input's actions at the first one: growing the array 1, 2, 4, 8 cost
+    /// three allocations an input in the microbenchmark; an input with no action allocates none.
+    private mutating func makeRoom() {
+        if actions.capacity == 0 { actions.reserveCapacity(8) }
+    }
+
     private mutating func flushWrites() {
+        if !toClient.isEmpty || !toUpstream.isEmpty { makeRoom() }
         if !toClient.isEmpty {
             actions.append(.writeToClient(toClient))
             toClient = []

@@ -32,6 +32,8 @@ extension UpstreamFlowHost {
         guard flowID != nil else { return }
         let actions = input(&flow!)
         perform(actions, &output)
+        // The flow's next input fills the same array (the flow may have ended, or be the next one).
+        flow?.recycle(consume actions)
     }
 
     /// The actions every host carries out the same way: the upstream through its codec, timers,
