@@ -41,4 +41,18 @@ import Testing
     func hopByHopFieldsGoWhereverTheyStand(section: Case) {
         #expect(HopByHopHeaders.removing(from: HTTPHeaders(section.fields)) == HTTPHeaders(section.kept))
     }
+
+    /// Each always-removed name, in any case, goes; names one letter or one length away stay.
+    @Test func everyConnectionSpecificNameIsRemovedInAnyCase() {
+        let removed = [
+            "Connection", "PROXY-CONNECTION", "keep-alive", "Te", "Transfer-Encoding", "upgrade", "Trailer",
+            "Proxy-Authorization", "proxy-authenticate", "Proxy-Authentication-Info", "content-LENGTH",
+        ]
+        let kept = [
+            "Connections", "Proxy-Connectio", "Keep-Alivf", "T", "Tea", "Transfer-Encodings", "Upgraded", "Trailers",
+            "Proxy-Authorizatio", "Proxy-Authenticator", "Proxy-Authentication-Inf", "Content-Type", "X-Upgrade",
+        ]
+        let section = HTTPHeaders(removed.map { ($0, "v") } + kept.map { ($0, "v") })
+        #expect(HopByHopHeaders.removing(from: section).fields.map(\.name) == kept)
+    }
 }
