@@ -8,13 +8,16 @@ import Synchronization
 /// ends (the command line also calls it on SIGINT/SIGTERM, from a normal thread, not inside a
 /// signal handler). Everything recorded before `close()` returns is in the output, as whole lines.
 ///
-/// Theory of operation: `record` encodes and redacts the event on the caller's thread, then under
-/// one lock assigns the next `seq`, reads both clocks and appends the line to a memory buffer, so
-/// file order is seq order and `mono_ns` never decreases along it. The buffer goes to the file
-/// descriptor (write(2), whole lines only) when it passes 64 KiB, on `flush()`, on `close()`, and
-/// every `flushInterval` from a background timer, so `tail -f` sees events promptly. A second lock
-/// serializes writers; buffers are swapped under the first lock, so appending never waits for a
-/// write. A write error is reported once on standard error; the trace then stops growing.
+/// Theory of operation: under one lock, `record` assigns the next `seq`, reads both clocks and
+/// encodes the event, redacting as it goes, straight into a memory buffer (no line buffer per
+/// event), so file order is seq order, `mono_ns` never decreases along it, and a capture's
+/// pseudonyms are numbered in file order. The buffer goes to the file descriptor (write(2), whole
+/// lines only) from a background flusher thread: every `flushInterval`, so `tail -f` sees events
+/// promptly, and at once when a `record` finds it past 64 KiB, so the event loops that record do
+/// not wait for the disk. `flush()` and `close()` write on the caller's thread; past 8 MiB (a
+/// writer that cannot keep up) `record` writes too, and so waits. A second lock serializes
+/// writers; buffers are swapped under the first lock, so appending never waits for a write. A
+/// write error is reported once on standard error; the trace then stops growing.
 ///
 /// Observers (live streams: the control API's trace stream, the web UI, a replay following marks)
 /// never run under that lock, so a slow one cannot stall the event loops that record. While any
@@ -37,6 +40,8 @@ public final class TraceRecorder: Sendable {
     private let state: Mutex<WriterState>
     private let writer: Mutex<OutputSlot>
     private let flusher: Mutex<PeriodicFlusher?>
+    /// The flusher was woken to write and has not run since (see `requestWrite`).
+    private let writeRequested = Atomic<Bool>(false)
     /// Held while observers run (see `deliverObserved`); taken before `state`, never the other way.
     private let observerCalls = Mutex(())
     /// The file the trace goes to, for `recentLines`; nil for standard output and memory.
@@ -162,7 +167,10 @@ public final class TraceRecorder: Sendable {
 
         flusher = Mutex(nil)
         if !isMemory, flushInterval > .zero {
-            let periodic = PeriodicFlusher(interval: flushInterval) { [weak self] in self?.drain(waiting: false) }
+            let periodic = PeriodicFlusher(interval: flushInterval) { [weak self] in
+                self?.writeRequested.store(false, ordering: .relaxed)
+                self?.drain(waiting: false)
+            }
             flusher.withLock { $0 = periodic }
         }
     }
@@ -178,20 +186,6 @@ public final class TraceRecorder: Sendable {
     public func record(
         _ kind: TraceEventKind, connection: ConnectionID? = nil, flow: FlowID? = nil, _ fields: [TraceField] = []
     ) {
-        var line = JSONOutput(capacity: 256 + fields.count * 64)
-        line.appendRaw("\"event\":")
-        line.appendString(kind.rawValue)
-        if let connection {
-            line.appendRaw(",\"conn\":")
-            line.appendInteger(connection.rawValue)
-        }
-        if let flow {
-            line.appendRaw(",\"flow\":")
-            line.appendInteger(flow.rawValue)
-        }
-        encoder.appendFields(fields, to: &line, topLevel: true)
-        line.appendRaw("}\n")
-
         let start = self.start
         let (buffered, deliver) = state.withLock { state -> (Int, Bool) in
             guard !state.closed else { return (0, false) }
@@ -205,8 +199,20 @@ public final class TraceRecorder: Sendable {
             state.buffer.appendRaw("\",\"mono_ns\":")
             let (seconds, attoseconds) = monotonic.components
             state.buffer.appendInteger(UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
-            state.buffer.appendByte(UInt8(ascii: ","))
-            state.buffer.append(line)
+            // The event is encoded in place, after its seq: no line buffer per event, and a
+            // capture's pseudonyms are numbered in file order.
+            state.buffer.appendRaw(",\"event\":")
+            state.buffer.appendString(kind.rawValue)
+            if let connection {
+                state.buffer.appendRaw(",\"conn\":")
+                state.buffer.appendInteger(connection.rawValue)
+            }
+            if let flow {
+                state.buffer.appendRaw(",\"flow\":")
+                state.buffer.appendInteger(flow.rawValue)
+            }
+            encoder.appendFields(fields, to: &state.buffer, topLevel: true)
+            state.buffer.appendRaw("}\n")
             var deliver = false
             if !state.observers.isEmpty {
                 state.buffer.withBytes { all in state.observed.bytes.append(contentsOf: all[lineStart...]) }
@@ -218,7 +224,29 @@ public final class TraceRecorder: Sendable {
         }
         if deliver { deliverObserved() }
         if !isMemory && buffered >= Self.flushThreshold {
-            drain(waiting: buffered >= Self.backpressureThreshold)
+            if buffered >= Self.backpressureThreshold {
+                drain(waiting: true)
+            } else {
+                requestWrite()
+            }
+        }
+    }
+
+    /// Has the buffer written off the recording thread: the flusher is woken (once, until it has
+    /// run), so an event loop that records never waits for write(2). Without a flusher
+    /// (`flushInterval: .zero`) the recording thread writes, unless another thread is writing.
+    private func requestWrite() {
+        // The first record past the threshold wakes the flusher; the next ones find it pending.
+        guard writeRequested.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
+            return
+        }
+        let woken = flusher.withLock { periodic -> Bool in
+            periodic?.wake()
+            return periodic != nil
+        }
+        if !woken {
+            writeRequested.store(false, ordering: .relaxed)
+            drain(waiting: false)
         }
     }
 
