@@ -38,6 +38,10 @@ import CNghttp2
 /// freed: we stop calling it, write the GOAWAY ourselves (HTTP2Connection+Failure.swift) and
 /// report `.connectionError`.
 ///
+/// Two checks of a client's new streams are ours, not nghttp2's (HTTP2Connection+Admission.swift):
+/// a stream over ``Limits/maxConcurrentStreams`` is refused alone, and a HEADERS on a stream ID
+/// the client skipped is a connection error (RFC 9113 §5.1.2, §5.1.1).
+///
 /// Flow control is manual (`nghttp2_option_set_no_auto_window_update`): the peer gets
 /// WINDOW_UPDATE only for bytes the caller reports with ``consumed(stream:bytes:)``, so a caller
 /// that stops handing data on stops the peer (§5.2.2).
