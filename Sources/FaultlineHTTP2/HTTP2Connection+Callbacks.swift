@@ -15,7 +15,8 @@ extension HTTP2Connection {
             deliver(header, userData) { $0.beginFrame($1) }
         }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
-            deliver(frame, userData) { $0.beginHeaders($1) }
+            guard let frame, let connection = owner(userData) else { return 0 }
+            return connection.beginHeaders(frame.pointee)
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) {
             _, frame, name, nameLength, value, valueLength, flags, userData in
@@ -55,9 +56,12 @@ extension HTTP2Connection {
 
     // MARK: Receiving
 
-    /// A frame header arrived: a DATA frame starts a fresh payload for its stream. Bytes left
-    /// from an earlier frame were never delivered (nghttp2 dropped that frame mid-way).
+    /// A frame header arrived: a HEADERS frame's stream ID is checked against the IDs the peer
+    /// used (HTTP2Connection+Admission.swift); a DATA frame starts a fresh payload for its
+    /// stream. Bytes left from an earlier frame were never delivered (nghttp2 dropped that frame
+    /// mid-way).
     func beginFrame(_ header: nghttp2_frame_hd) {
+        if header.type == UInt8(NGHTTP2_HEADERS.rawValue) { checkStreamOrder(header.stream_id) }
         guard header.type == UInt8(NGHTTP2_DATA.rawValue) else { return }
         let dropped = updateStream(header.stream_id) { state -> Int in
             let count = state.frameData.count
@@ -68,11 +72,14 @@ extension HTTP2Connection {
     }
 
     /// A header block starts (HEADERS; its CONTINUATIONs are part of it, §4.3). A request opens
-    /// the stream (nghttp2 has checked its ID and the concurrency limit).
-    func beginHeaders(_ frame: nghttp2_frame) {
-        guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return }
+    /// the stream (nghttp2 has checked its ID) unless it is over the concurrency limit
+    /// (``admitsNewStream(_:)``): then it is reset and `NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE`
+    /// makes nghttp2 skip its block (decoding it for HPACK's sake, §4.3).
+    func beginHeaders(_ frame: nghttp2_frame) -> Int32 {
+        guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
         let id = frame.hd.stream_id
         if frame.headers.cat == NGHTTP2_HCAT_REQUEST {
+            guard admitsNewStream(id) else { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
             streams[id] = StreamState()
             lastPeerStreamID = max(lastPeerStreamID, id)
         }
@@ -81,6 +88,7 @@ extension HTTP2Connection {
             state.blockSize = 0
             state.blockRefused = false
         }
+        return 0
     }
 
     /// One field of the block. Enforces ``Limits/maxHeaderListSize`` as RFC 9113 §6.5.2 counts:

@@ -38,6 +38,10 @@ import CNghttp2
 /// freed: we stop calling it, write the GOAWAY ourselves (HTTP2Connection+Failure.swift) and
 /// report `.connectionError`.
 ///
+/// Two checks of a client's new streams are ours, not nghttp2's (HTTP2Connection+Admission.swift):
+/// a stream over ``Limits/maxConcurrentStreams`` is refused alone, and a HEADERS on a stream ID
+/// the client skipped is a connection error (RFC 9113 §5.1.2, §5.1.1).
+///
 /// Flow control is manual (`nghttp2_option_set_no_auto_window_update`): the peer gets
 /// WINDOW_UPDATE only for bytes the caller reports with ``consumed(stream:bytes:)``, so a caller
 /// that stops handing data on stops the peer (§5.2.2).
@@ -78,6 +82,8 @@ public final class HTTP2Connection {
     var prefaceTaken = false
     /// The highest stream ID the peer opened (for our own GOAWAY after a fatal error, §6.8).
     var lastPeerStreamID: Int32 = 0
+    /// The stream IDs the peer's HEADERS frames used, for the §5.1.1 order check (server role).
+    var peerStreamIDs = PeerStreamIDs()
     /// Streams we submitted RST_STREAM for whose frame has not been written: an RST_STREAM for
     /// any other stream was nghttp2's own decision (a `.streamError`).
     var resetsWeSubmitted: Set<Int32> = []
@@ -150,13 +156,18 @@ public final class HTTP2Connection {
         func entry(_ identifier: nghttp2_settings_id, _ value: UInt32) -> nghttp2_settings_entry {
             nghttp2_settings_entry(settings_id: Int32(truncatingIfNeeded: identifier.rawValue), value: value)
         }
-        let entries = [
-            entry(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams),
-            entry(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, limits.initialWindowSize),
-            entry(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, limits.maxHeaderListSize),
-            // We never push and never accept pushes (§8.4); a server may only send 0 (§6.5.2).
-            entry(NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
-        ]
+        // A server advertises its concurrency limit without telling nghttp2, which would make a
+        // stream over it a connection error once acknowledged; we refuse the stream instead
+        // (HTTP2Connection+Admission.swift). A client's limit is nghttp2's to keep.
+        let concurrency =
+            role == .client ? [entry(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams)] : []
+        let entries =
+            concurrency + [
+                entry(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, limits.initialWindowSize),
+                entry(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, limits.maxHeaderListSize),
+                // We never push and never accept pushes (§8.4); a server may only send 0 (§6.5.2).
+                entry(NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
+            ]
         // A server takes extended CONNECT (RFC 8441 §3: WebSocket over HTTP/2); a client may not
         // send this setting.
         let extendedConnect = role == .server ? [entry(NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL, 1)] : []
@@ -256,7 +267,12 @@ public final class HTTP2Connection {
                 break
             }
             guard count > 0, let data else { break }
-            output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+            let frames = UnsafeBufferPointer(start: data, count: count)
+            if !prefaceTaken && role == .server {
+                output += advertisingConcurrencyLimit(inPreface: frames)
+            } else {
+                output.append(contentsOf: frames)
+            }
             prefaceTaken = true
         }
         return output

@@ -2,10 +2,11 @@ extension HTTP2Connection {
     /// What a connection advertises to its peer and enforces on it. The defaults suit a proxy's
     /// client side; tests use tiny values to reach the limits.
     public struct Limits: Sendable, Equatable {
-        /// SETTINGS_MAX_CONCURRENT_STREAMS we advertise (RFC 9113 §5.1.2). nghttp2 enforces it:
-        /// a stream over it before the peer acknowledged our SETTINGS is refused (RST_STREAM
-        /// REFUSED_STREAM, `.streamError`); after the acknowledgement it is a connection error
-        /// (GOAWAY PROTOCOL_ERROR, `.connectionError`).
+        /// SETTINGS_MAX_CONCURRENT_STREAMS we advertise (RFC 9113 §5.1.2). Server role: a stream
+        /// over it is refused (RST_STREAM REFUSED_STREAM, `.streamError`), before and after the
+        /// peer acknowledged our SETTINGS, and the others go on (HTTP2Connection+Admission.swift;
+        /// nghttp2 alone would make it a connection error once acknowledged). Client role:
+        /// nghttp2 enforces it on pushed streams, which we refuse anyway (ENABLE_PUSH 0).
         public var maxConcurrentStreams: UInt32 = 100
         /// SETTINGS_MAX_HEADER_LIST_SIZE we advertise, and enforce on every received header block:
         /// names + values + 32 octets per field (§6.5.2). A block over it resets its stream with

@@ -28,6 +28,8 @@ public final class Listener: Sendable {
 
     /// The bound address; the real port when bound to port 0.
     public let localAddress: SocketAddress
+    /// How long a loop stops accepting after a failure such as EMFILE.
+    public let retryDelay: Duration
     private let socket: ListeningSocket
     let acceptors: [LoopBound<ListenerAcceptor>]
     private let stopped = Atomic<Bool>(false)
@@ -37,11 +39,14 @@ public final class Listener: Sendable {
     /// of `group`. Accepted sockets are non-blocking with TCP_NODELAY and get `ids.next()`.
     /// `balancing` picks the loop that owns each connection (see `Balancing`).
     /// `onError` hears accept failures that are not the peer's doing (e.g. EMFILE, after which
-    /// the loop pauses accepting for `retryDelay`); it runs on a loop thread.
+    /// the loop pauses accepting for `retryDelay` rather than spin on the connection still
+    /// waiting), with the listener's ``localAddress``; it runs on a loop thread, at most once per
+    /// loop and `retryDelay`.
     public init(
         address: SocketAddress, group: EventLoopGroup, backlog: Int32 = 1024, ids: IDGenerator,
         balancing: Balancing = .roundRobin, retryDelay: Duration = .milliseconds(100),
-        onError: (@Sendable (SystemError) -> Void)? = nil, accept: @escaping @Sendable (StreamConnection) -> Void
+        onError: (@Sendable (SystemError, SocketAddress) -> Void)? = nil,
+        accept: @escaping @Sendable (StreamConnection) -> Void
     ) throws {
         let fd = try Posix.makeStreamSocket(family: address.family)
         do {
@@ -52,12 +57,14 @@ public final class Listener: Sendable {
             Posix.closeDescriptor(fd)
             throw error
         }
-        localAddress = Posix.localAddress(fd) ?? address
+        let localAddress = Posix.localAddress(fd) ?? address
+        self.localAddress = localAddress
+        self.retryDelay = retryDelay
         let socket = ListeningSocket(fd: fd, users: group.loops.count)
         self.socket = socket
         let settings = ListenerAcceptor.Settings(
-            ids: ids, group: balancing == .roundRobin ? group : nil, retryDelay: retryDelay, onError: onError,
-            accept: accept)
+            ids: ids, group: balancing == .roundRobin ? group : nil, retryDelay: retryDelay,
+            onError: onError.map { report in { @Sendable error in report(error, localAddress) } }, accept: accept)
         acceptors = group.loops.map { loop in
             LoopBound(handingOff: ListenerAcceptor(socket: socket, loop: loop, settings: settings), to: loop)
         }

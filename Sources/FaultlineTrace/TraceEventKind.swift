@@ -39,6 +39,12 @@ public struct TraceEventKind: RawRepresentable, Hashable, Sendable, ExpressibleB
     public static let upstreamError: Self = "upstream.error"
     /// A listener started accepting connections.
     public static let listenerStarted: Self = "listener.started"
+    /// A loop stopped accepting on a listener for a moment after `accept` failed for want of
+    /// descriptors or memory (EMFILE, ENFILE, ENOMEM), instead of retrying at once.
+    public static let listenerPaused: Self = "listener.paused"
+    /// A client connection was accepted over the connection limit and turned away (a 503 on
+    /// HTTP/1, a close otherwise) before anything of it reached the rules or an upstream.
+    public static let connectionRejected: Self = "connection.rejected"
     /// A mark sent by a test (through the control API) to label a moment in the trace.
     public static let mark: Self = "mark"
     /// The proxy's TLS settings, once at start: the CA, upstream verification, host lists.

@@ -30,6 +30,7 @@ enum RunCommand {
             --idle-timeout SECONDS           close idle client connections after (default 120)
             --shutdown-grace SECONDS         on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once; a second signal cuts at once too)
             --loops N                        event-loop threads (default: one per CPU)
+            --max-connections N              most client connections at once; past it HTTP/1 clients get 503 and others are closed (default: from the open-file limit)
             --http1-only                     speak HTTP/1.1 only: no h2 in TLS ALPN (clients and upstreams), no h2c with prior knowledge (default: HTTP/2 wherever the peer speaks it)
             --upstream-h2c                   speak HTTP/2 with prior knowledge to plain http:// upstreams (h2c: gRPC and other HTTP/2-only backends)
             --intercept HOST-GLOB            open up TLS only for CONNECTs to these hosts (repeatable; default: every host)
@@ -159,7 +160,9 @@ enum RunCommand {
             printError("faultline \(command): \(error)")
             return 1
         }
-        var notices: [String] = (tlsNotice.map { [$0] } ?? []) + ruleWarnings
+        var notices: [String] =
+            (tlsNotice.map { [$0] } ?? []) + ruleWarnings
+            + openFileNotices(command: command, maximumConnections: configuration.maximumConnections)
         let controlFile = control.flatMap {
             publish($0, server: server, path: parsed.value("--control-file"), notices: &notices)
         }
@@ -320,6 +323,10 @@ enum RunCommand {
             }
             configuration.upstreamHTTP2PriorKnowledge = true
         }
+        let openFiles = ResourceLimits.raiseOpenFileLimit()
+        configuration.maximumConnections = try parsed.integer(
+            "--max-connections", default: ServerConfiguration.defaultMaximumConnections(openFiles: openFiles.soft),
+            in: 1...10_000_000, command: "run", unit: "a number")
         configuration.shutdownGracePeriod = .seconds(5)
         if let text = parsed.value("--shutdown-grace") {
             guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
@@ -331,6 +338,39 @@ enum RunCommand {
         }
         return configuration
     }
+
+    /// What to say at start about descriptors: that the open-file limit could not be raised (or
+    /// only to a small hard limit), and whether the connection limit fits in it. A client
+    /// connection usually holds an upstream one as well, so it counts twice.
+    static func openFileNotices(command: String, maximumConnections: Int?) -> [String] {
+        let openFiles = ResourceLimits.raiseOpenFileLimit()
+        var notices: [String] = []
+        let fits = maximumConnections.map {
+            $0 <= ServerConfiguration.defaultMaximumConnections(openFiles: openFiles.soft)
+        }
+        if let failure = openFiles.failure {
+            notices.append(
+                "faultline \(command): cannot raise the open-file limit above \(openFiles.soft) (\(failure)); raise it with 'ulimit -n'"
+            )
+        } else if openFiles.soft < minimumComfortableOpenFiles {
+            notices.append(
+                "faultline \(command): the open-file limit is \(openFiles.soft) and cannot be raised (hard limit \(openFiles.hard)); raise it with 'ulimit -Hn' or the service's LimitNOFILE"
+            )
+        }
+        if let maximumConnections {
+            if fits == false {
+                notices.append(
+                    "faultline \(command): --max-connections \(maximumConnections) needs more descriptors than the \(openFiles.soft) allowed (two per proxied connection); when they run out accepting pauses (listener.paused in the trace)"
+                )
+            } else if !notices.isEmpty {
+                notices.append("faultline \(command): at most \(maximumConnections) client connections at once")
+            }
+        }
+        return notices
+    }
+
+    /// Below this many open files, `faultline run` says that the limit is low.
+    static let minimumComfortableOpenFiles: UInt64 = 4096
 
     /// True when the command line asks for TLS itself (a CA, a TLS listener, an `https`
     /// upstream, TLS options), so a CA that cannot be loaded must stop the run.

@@ -127,7 +127,7 @@ import Darwin
             let accepted = Shared(0)
             let listener = try Listener(
                 address: SocketAddress(parsing: "127.0.0.1:0"), group: group, ids: IDGenerator(),
-                retryDelay: .milliseconds(50), onError: { error in errors.update { $0.append(error) } }
+                retryDelay: .milliseconds(50), onError: { error, _ in errors.update { $0.append(error) } }
             ) { connection in
                 accepted.update { $0 += 1 }
                 connection.close()

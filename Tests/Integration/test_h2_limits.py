@@ -5,7 +5,8 @@ client breaking the protocol gets. Every case ends with the proxy serving the ne
 | client does | Faultline answers (nghttp2 1.52) | trace |
 |---|---|---|
 | more streams than SETTINGS_MAX_CONCURRENT_STREAMS (100) before ACKing our SETTINGS | RST_STREAM REFUSED_STREAM for the extra ones; the others are served | `protocol.error` `http2-stream-error` per refused stream |
-| the same after ACKing them | GOAWAY PROTOCOL_ERROR (nghttp2 makes it a connection error; RFC 9113 §5.1.2 asks for a stream error) | `protocol.error` `http2-PROTOCOL_ERROR`, `http2.goaway` |
+| the same after ACKing them | the same: REFUSED_STREAM for the extra one only, as nginx does (RFC 9113 §5.1.2 allows that or a connection error, which is what nghttp2 alone would do); its late trailers are ignored | `protocol.error` `http2-stream-error` per refused stream |
+| a HEADERS on a stream ID below one it opened, that it skipped (RFC 9113 §5.1.1) | GOAWAY PROTOCOL_ERROR naming the last stream processed (nghttp2 alone ignores the frame) | `protocol.error` `http2-PROTOCOL_ERROR`, `http2.goaway` |
 | a header list over SETTINGS_MAX_HEADER_LIST_SIZE (64 KiB, §6.5.2) | RST_STREAM ENHANCE_YOUR_CALM on that stream; no 431 (the stream is gone) | `protocol.error` `http2-stream-error` |
 | one field over nghttp2's HPACK limit (64 KiB name + value) | GOAWAY COMPRESSION_ERROR | `protocol.error` `http2-COMPRESSION_ERROR`, `http2.goaway` |
 | more than 8 CONTINUATION frames after a HEADERS (CVE-2024-27316 class) | GOAWAY ENHANCE_YOUR_CALM, connection closed | `protocol.error` `http2-ENHANCE_YOUR_CALM`, `http2.goaway` |
@@ -85,29 +86,68 @@ def test_streams_over_the_limit_before_the_settings_ack_are_refused_and_the_rest
     assert sorted(e["stream"] for e in trace.of("request.received", conn=first_connection)) == streams[:limit]
 
 
-def test_a_stream_over_the_acknowledged_limit_ends_the_connection(proxy):
-    """Once the client has ACKed our SETTINGS, nghttp2 treats stream 101 as a connection error:
-    GOAWAY PROTOCOL_ERROR naming the last stream it took (RFC 9113 §5.1.2 allows a stream error
-    there; nghttp2 chose the connection). The open flows end, the proxy serves others."""
+def test_a_stream_over_the_acknowledged_limit_is_refused_alone(proxy, nginx):
+    """Once the client has ACKed our SETTINGS, stream 201 (the 101st open) is refused with
+    REFUSED_STREAM, which the client may retry (RFC 9113 §8.7), and the 100 streams in flight go
+    on: no GOAWAY (§5.1.2 allows either; nghttp2 alone would end the connection). Late trailers on
+    the refused stream are ignored; once one stream has ended, a new one is served."""
     with RawH2(proxy.reverse.port) as client:
         client.handshake()
         limit = client.advertised(h2_raw.MAX_CONCURRENT_STREAMS)
-        # Requests that stay open: their bodies never come.
+        assert limit == 100
+        # Requests that stay open: their bodies come later.
         client.send(*[client.request(2 * index + 1, f"/index.html?open={index}", method="POST", end_stream=False)
                       for index in range(limit)])
-        client.send(client.request(2 * limit + 1, "/index.html?one-too-many"))
+        extra = 2 * limit + 1
+        client.send(client.request(extra, "/index.html?one-too-many"))
+        received = client.read_until(lambda r: extra in r.resets, 20, "RST_STREAM on the extra stream")
+        assert received.resets == {extra: REFUSED_STREAM}, received.describe()
+        # Trailers the client had on their way (§5.1: frames after our reset are ignored).
+        client.send(h2_raw.headers(extra, client.block([("x-late", "trailer")]), end_stream=True))
+        # Stream 1 ends both ways: the limit lets one more in.
+        client.send(client.body(1, b"done"))
+        client.read_until(lambda r: 1 in r.ended, 20, "the end of stream 1")
+        client.send(client.request(extra + 2, "/index.html?after-one-ended"))
+        received = client.read_until(lambda r: extra + 2 in r.ended, 20, "the answer on the next stream")
+        assert received.status(extra + 2) == 200 and bytes(received.data[extra + 2]) == nginx.read("index.html")
+        assert received.goaway is None and not received.closed, received.describe()
+        assert set(received.resets) == {extra}, received.describe()
+
+    served_after(proxy)
+    trace = proxy.trace()
+    (error,) = trace.of("protocol.error", code="http2-stream-error")
+    assert error["stream"] == extra and "REFUSED_STREAM" in error["message"], error
+    assert not trace.of("http2.goaway", side="proxy"), "no connection error"
+    assert not trace.requests("one-too-many"), "the refused stream became no flow"
+    assert trace.requests("after-one-ended")
+
+
+# -- stream identifiers (RFC 9113 §5.1.1) ------------------------------------------------------
+
+
+def test_headers_on_a_skipped_lower_stream_id_end_the_connection(proxy, nginx):
+    """Streams 1 and 5 are answered; a HEADERS on 3, below 5 and never opened (implicitly closed
+    when 5 opened), is a connection error: GOAWAY PROTOCOL_ERROR naming 5, the last stream
+    processed. nghttp2 alone would ignore it. Stream 3 reaches no flow; the proxy serves on."""
+    with RawH2(proxy.reverse.port) as client:
+        client.handshake()
+        client.send(client.request(1, "/index.html?one"), client.request(5, "/index.html?five"))
+        client.read_until(lambda r: 1 in r.ended and 5 in r.ended, 20, "answers on streams 1 and 5")
+        client.send(client.request(3, "/index.html?three"))
         received = client.read_until(lambda r: r.goaway, 20, "GOAWAY")
         client.read_until_closed(10)
     assert received.goaway is not None, received.describe()
-    assert received.goaway.error == "PROTOCOL_ERROR" and received.goaway.last_stream_id == 2 * limit - 1
+    assert received.goaway.error == "PROTOCOL_ERROR" and received.goaway.last_stream_id == 5, received.goaway
+    assert received.status(1) == 200 and received.status(5) == 200 and 3 not in received.heads
     assert received.closed
 
     served_after(proxy)
     trace = proxy.trace()
     (error,) = connection_errors(trace, "PROTOCOL_ERROR")
-    assert "max concurrent streams" in error["message"], error
+    assert "stream 3" in error["message"] and "§5.1.1" in error["message"], error
     assert_goaway_traced(trace, received.goaway)
-    assert not trace.requests("one-too-many")
+    assert not trace.requests("three")
+    assert trace.of("connection.closed", conn=error["conn"])[0]["reason"] == "http2-PROTOCOL_ERROR"
 
 
 # -- SETTINGS_MAX_HEADER_LIST_SIZE (§6.5.2) ----------------------------------------------------

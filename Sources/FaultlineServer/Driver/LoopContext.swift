@@ -25,7 +25,11 @@ final class LoopContext: @unchecked Sendable {
     let flowIDs: IDGenerator
     let pool: UpstreamPool
     let rules: RuleRuntime
+    /// The client connection limit, shared by every loop.
+    let budget: ConnectionBudget
     private var handlers: [ConnectionID: ClientConnectionHandler] = [:]
+    /// Connections over the limit being answered (`RefusedConnectionHandler`).
+    private var refusals: [ConnectionID: RefusedConnectionHandler] = [:]
     private var duplicates: [ObjectIdentifier: DuplicateFlowHandler] = [:]
     /// The copies that get their original's body as it arrives, by original flow.
     private var streamedCopies: [FlowID: [DuplicateFlowHandler]] = [:]
@@ -38,7 +42,7 @@ final class LoopContext: @unchecked Sendable {
     init(
         loop: EventLoop, configuration: ServerConfiguration, trace: TraceRecorder, resolver: HostResolver,
         ids: IDGenerator,
-        flowIDs: IDGenerator, rules: RuleRuntime
+        flowIDs: IDGenerator, rules: RuleRuntime, budget: ConnectionBudget = ConnectionBudget(limit: nil)
     ) {
         self.loop = loop
         self.configuration = configuration
@@ -48,6 +52,7 @@ final class LoopContext: @unchecked Sendable {
         self.ids = ids
         self.flowIDs = flowIDs
         self.rules = rules
+        self.budget = budget
         self.pool = UpstreamPool(
             loop: loop, idleTimeout: configuration.upstreamIdleTimeout,
             maximumPerEndpoint: configuration.maximumIdlePerEndpoint)
@@ -59,6 +64,10 @@ final class LoopContext: @unchecked Sendable {
         // The listeners stop before a shutdown begins; a hand-off already on its way is refused.
         guard !shuttingDown else {
             connection.close()
+            return
+        }
+        guard budget.admit() else {
+            refuse(connection, listener: listener)
             return
         }
         var fields: [TraceField] = [
@@ -79,6 +88,45 @@ final class LoopContext: @unchecked Sendable {
         } else {
             handler.start(sniffsHTTP2: configuration.http2PriorKnowledge)
         }
+    }
+
+    /// Turns away a connection over the limit, before it has a session: a TLS listener's at
+    /// once (answering would take a handshake), a plain listener's after its first bytes
+    /// (`RefusedConnectionHandler`: a 503 for HTTP/1, a close for h2c), unless too many are being
+    /// answered already.
+    private func refuse(_ connection: StreamConnection, listener: ListenerConfiguration) {
+        let limit = budget.limit ?? 0
+        guard !listener.tls, budget.beginAnswering() else {
+            recordRejection(
+                connection, listener: listener, limit: limit, answer: "closed",
+                detail: listener.tls ? "tls" : "too-many-refusals")
+            connection.close()
+            return
+        }
+        let handler = RefusedConnectionHandler(connection: connection, context: self, listener: listener, limit: limit)
+        refusals[connection.id] = handler
+        handler.start()
+    }
+
+    /// Traces `connection.rejected`: who, where, the limit and what the client got.
+    func recordRejection(
+        _ connection: StreamConnection, listener: ListenerConfiguration, limit: Int, answer: String, detail: String
+    ) {
+        trace.record(
+            .connectionRejected, connection: connection.id,
+            [
+                .string("listener", connection.localAddress?.description ?? "unknown"),
+                .string("peer", connection.remoteAddress?.description ?? "unknown"),
+                .string("mode", listener.mode.description), .string("reason", "max-connections"),
+                .int("limit", Int64(limit)), .string("answer", answer), .string("detail", detail),
+            ])
+    }
+
+    /// A refused connection closed: its answering place goes back.
+    func refusalEnded(_ id: ConnectionID) {
+        loop.assertInEventLoop()
+        guard refusals.removeValue(forKey: id) != nil else { return }
+        budget.endAnswering()
     }
 
     /// The proxy settings of a client connection (or of the HTTP inside an intercepted one) in
@@ -110,7 +158,7 @@ final class LoopContext: @unchecked Sendable {
 
     func remove(_ handler: ClientConnectionHandler, id: ConnectionID) {
         loop.assertInEventLoop()
-        handlers[id] = nil
+        if handlers.removeValue(forKey: id) != nil { budget.release() }
         finishShutdownIfDrained()
     }
 
@@ -123,6 +171,7 @@ final class LoopContext: @unchecked Sendable {
         shuttingDown = true
         shutdownDone = done
         for handler in Array(handlers.values) { handler.shutDown() }
+        for refusal in Array(refusals.values) { refusal.close() }
         finishShutdownIfDrained()
     }
 

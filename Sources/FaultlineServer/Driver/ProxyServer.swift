@@ -69,10 +69,11 @@ public final class ProxyServer: Sendable {
         let resolver = HostResolver()
         let ids = IDGenerator()
         let flowIDs = IDGenerator()
+        let budget = ConnectionBudget(limit: configuration.maximumConnections)
         let contexts = group.loops.map {
             LoopContext(
                 loop: $0, configuration: configuration, trace: trace, resolver: resolver, ids: ids, flowIDs: flowIDs,
-                rules: rules)
+                rules: rules, budget: budget)
         }
         let explorer = configuration.explore.map { explore in
             ExploreDriver(configuration: explore, holds: rules.holds, trace: trace, loop: group.loops[0])
@@ -86,8 +87,10 @@ public final class ProxyServer: Sendable {
                     throw ServerError(
                         "the TLS listener \(listenerConfiguration.address) needs a CA (ServerConfiguration.tls)")
                 }
-                let listener = try Listener(address: listenerConfiguration.address, group: group, ids: ids) {
-                    connection in
+                let listener = try Listener(
+                    address: listenerConfiguration.address, group: group, ids: ids, retryDelay: Self.acceptRetryDelay,
+                    onError: { [trace] error, address in Self.recordAcceptPause(error, address: address, trace: trace) }
+                ) { connection in
                     guard let context = contexts.first(where: { $0.loop === connection.loop }) else {
                         preconditionFailure("connection accepted on a loop outside the group")
                     }
@@ -131,6 +134,23 @@ public final class ProxyServer: Sendable {
                 explorer: explorer)
         }
     }
+
+    /// Traces `listener.paused`: a loop stopped accepting on `address` for the listener's retry
+    /// delay because `accept` failed (EMFILE: out of descriptors), rather than spin on the
+    /// connection still waiting in the backlog.
+    private static func recordAcceptPause(_ error: SystemError, address: SocketAddress, trace: TraceRecorder) {
+        trace.record(
+            .listenerPaused,
+            [
+                .string("listener", address.description),
+                .string("code", error.isTooManyOpenFiles ? "too-many-open-files" : "accept-failed"),
+                .string("error", error.description), .int("retry_ms", Int64(Self.acceptRetryDelay / .milliseconds(1))),
+            ])
+    }
+
+    /// How long a loop stops accepting after `accept` failed: long enough not to spin, short
+    /// enough that the proxy serves again soon after descriptors are freed.
+    static let acceptRetryDelay: Duration = .milliseconds(100)
 
     /// In exploration mode, what the scheduler did: the run so far while running, the whole run
     /// after `stop`. Nil otherwise.

@@ -58,6 +58,19 @@ public struct ServerConfiguration: Sendable {
     /// is closed. Zero (the default, and what `TestProxy` uses): every connection is closed at
     /// once. `faultline run` drains for 5 seconds (`--shutdown-grace`).
     public var shutdownGracePeriod: Duration = .zero
+    /// Most client connections held at once, over every listener (`--max-connections`, like
+    /// haproxy's `maxconn`); nil (the default, and what `TestProxy` uses): no limit. A connection
+    /// past it is accepted and turned away before it reaches the rules or an upstream: an
+    /// HTTP/1 client on a plain listener gets 503 with `Connection: close`, any other (h2c, a
+    /// TLS listener) is closed; `connection.rejected` says which.
+    public var maximumConnections: Int?
+
+    /// `faultline run`'s default ``maximumConnections`` for a process that may hold `openFiles`
+    /// descriptors: half of them after a reserve, since a client connection usually holds an
+    /// upstream one as well.
+    public static func defaultMaximumConnections(openFiles: UInt64) -> Int {
+        ConnectionBudget.defaultLimit(openFiles: openFiles)
+    }
 
     public init(
         listeners: [ListenerConfiguration],
