@@ -45,7 +45,8 @@ public enum HopByHopHeaders {
         // (shared, not copied).
         guard let firstRemoved = headers.fields.firstIndex(where: isRemoved) else { return headers }
         var kept: [HTTPHeaders.Field] = []
-        kept.reserveCapacity(headers.fields.count - 1)
+        // Room for what callers add back: the framing field and `Via` (or `Connection`).
+        kept.reserveCapacity(headers.fields.count + 2)
         kept.append(contentsOf: headers.fields[..<firstRemoved])
         for field in headers.fields[(firstRemoved + 1)...] where !isRemoved(field) { kept.append(field) }
         return HTTPHeaders(fields: kept)

@@ -44,7 +44,8 @@ public struct HTTP1UpstreamCodec {
     public mutating func sendHead(_ request: OutboundRequest) -> [UInt8] {
         head = request
         decoder.expectResponse(toMethod: request.method)
-        var fields = HTTPHeaders()
+        // Host, the forwarded fields, a framing field and Via; Upgrade's fields grow it if need be.
+        var fields = HTTPHeaders(minimumCapacity: request.headers.count + 3)
         fields.add(name: "Host", value: request.authority)
         for field in HopByHopHeaders.removing(from: request.headers) where !field.hasName("host") {
             fields.append(field)

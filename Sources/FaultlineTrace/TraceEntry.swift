@@ -26,4 +26,9 @@ extension TraceRecorder {
     public func record(_ entry: TraceEntry) {
         record(entry.kind, connection: entry.connection, flow: entry.flow, entry.fields)
     }
+
+    /// Records an entry, encoding it in the caller's `scratch` (see `TraceScratch`).
+    public func record(_ entry: TraceEntry, encodingIn scratch: inout TraceScratch) {
+        record(entry.kind, connection: entry.connection, flow: entry.flow, entry.fields, encodingIn: &scratch)
+    }
 }

@@ -8,10 +8,10 @@ import Synchronization
 /// ends (the command line also calls it on SIGINT/SIGTERM, from a normal thread, not inside a
 /// signal handler). Everything recorded before `close()` returns is in the output, as whole lines.
 ///
-/// Theory of operation: under one lock, `record` assigns the next `seq`, reads both clocks and
-/// encodes the event, redacting as it goes, straight into a memory buffer (no line buffer per
-/// event), so file order is seq order, `mono_ns` never decreases along it, and a capture's
-/// pseudonyms are numbered in file order. The buffer goes to the file descriptor (write(2), whole
+/// Theory of operation: `record` encodes and redacts the event on the caller's thread (into a
+/// `TraceScratch` the caller keeps, or a fresh one), then under one lock assigns the next `seq`,
+/// reads both clocks and appends the line to a memory buffer, so file order is seq order and
+/// `mono_ns` never decreases along it. The buffer goes to the file descriptor (write(2), whole
 /// lines only) from a background flusher thread: every `flushInterval`, so `tail -f` sees events
 /// promptly, and at once when a `record` finds it past 64 KiB, so the event loops that record do
 /// not wait for the disk. `flush()` and `close()` write on the caller's thread; past 8 MiB (a
@@ -186,6 +186,32 @@ public final class TraceRecorder: Sendable {
     public func record(
         _ kind: TraceEventKind, connection: ConnectionID? = nil, flow: FlowID? = nil, _ fields: [TraceField] = []
     ) {
+        var scratch = TraceScratch(capacity: 256 + fields.count * 64)
+        record(kind, connection: connection, flow: flow, fields, encodingIn: &scratch)
+    }
+
+    /// `record`, encoding the event in `scratch`, a buffer the caller keeps for its thread (an
+    /// event loop has one), so an event on the hot path allocates nothing.
+    public func record(
+        _ kind: TraceEventKind, connection: ConnectionID? = nil, flow: FlowID? = nil, _ fields: [TraceField] = [],
+        encodingIn scratch: inout TraceScratch
+    ) {
+        // Encoded and redacted on the caller's thread, outside the lock: the lock is held only to
+        // stamp the line and copy it, so the loops that record rarely meet there.
+        scratch.clear()
+        scratch.line.appendRaw("\"event\":")
+        scratch.line.appendString(kind.rawValue)
+        if let connection {
+            scratch.line.appendRaw(",\"conn\":")
+            scratch.line.appendInteger(connection.rawValue)
+        }
+        if let flow {
+            scratch.line.appendRaw(",\"flow\":")
+            scratch.line.appendInteger(flow.rawValue)
+        }
+        encoder.appendFields(fields, to: &scratch.line, topLevel: true)
+        scratch.line.appendRaw("}\n")
+
         let start = self.start
         let (buffered, deliver) = state.withLock { state -> (Int, Bool) in
             guard !state.closed else { return (0, false) }
@@ -199,20 +225,8 @@ public final class TraceRecorder: Sendable {
             state.buffer.appendRaw("\",\"mono_ns\":")
             let (seconds, attoseconds) = monotonic.components
             state.buffer.appendInteger(UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
-            // The event is encoded in place, after its seq: no line buffer per event, and a
-            // capture's pseudonyms are numbered in file order.
-            state.buffer.appendRaw(",\"event\":")
-            state.buffer.appendString(kind.rawValue)
-            if let connection {
-                state.buffer.appendRaw(",\"conn\":")
-                state.buffer.appendInteger(connection.rawValue)
-            }
-            if let flow {
-                state.buffer.appendRaw(",\"flow\":")
-                state.buffer.appendInteger(flow.rawValue)
-            }
-            encoder.appendFields(fields, to: &state.buffer, topLevel: true)
-            state.buffer.appendRaw("}\n")
+            state.buffer.appendByte(UInt8(ascii: ","))
+            state.buffer.append(scratch.line)
             var deliver = false
             if !state.observers.isEmpty {
                 state.buffer.withBytes { all in state.observed.bytes.append(contentsOf: all[lineStart...]) }

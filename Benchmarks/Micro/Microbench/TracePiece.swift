@@ -4,11 +4,17 @@ import FaultlineTrace
 /// Authorization and Cookie fingerprinted by the default redaction, `request.forwarded`,
 /// `response.received`, `response.delivered`) encoded into a `TraceRecorder` writing to
 /// /dev/null, so its 64 KiB buffer flushes with a real write(2) as a trace file's would. The
-/// entries are the ones the session produced for the fixture request.
+/// entries are the ones the session produced for the fixture request, encoded in one
+/// `TraceScratch` as an event loop's are.
 struct TracePiece: Piece {
     static let name = "TraceRecorder"
     private let recorder: TraceRecorder
     private let entries: [TraceEntry]
+    /// The loop's scratch buffer (a class holds it: the piece is copyable, the buffer is not).
+    private final class Scratch {
+        var buffer = TraceScratch()
+    }
+    private let scratch = Scratch()
 
     init(entries: [TraceEntry]) {
         do {
@@ -20,7 +26,7 @@ struct TracePiece: Piece {
     }
 
     mutating func iterate() {
-        for entry in entries { recorder.record(entry) }
+        for entry in entries { recorder.record(entry, encodingIn: &scratch.buffer) }
     }
 
     func failure(afterIterations count: Int) -> String? {

@@ -231,7 +231,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
             }
             for next in session.ruleDecided(flow: flow, policy.answer(question)) { perform(next) }
         case .trace(let entry):
-            context.trace.record(entry)
+            context.record(entry)
         case .stepLineage(let flow, let connection, let step):
             context.rules.perform(step, flow: flow, connection: connection, trace: context.trace)
         case .interceptTLS(let interception):

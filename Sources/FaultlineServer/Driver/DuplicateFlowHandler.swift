@@ -63,7 +63,7 @@ final class DuplicateFlowHandler: UpstreamLinksOwner {
         case .cancelTimer(.flow(_, let timer)):
             timers.cancel(timer)
         case .trace(let entry):
-            context.trace.record(entry)
+            context.record(entry)
         case .stepLineage(let flow, let connection, let step):
             context.rules.perform(step, flow: flow, connection: connection, trace: context.trace)
         default:

@@ -19,6 +19,8 @@ final class LoopContext: @unchecked Sendable {
     let trace: TraceRecorder
     /// What the sessions' flows take from the trace: its body-digest key and capture settings.
     let tracing: FlowTracing
+    /// The buffer this loop's trace entries are encoded in (`record`), so they allocate nothing.
+    private var traceScratch = TraceScratch()
     let resolver: HostResolver
     /// Connection IDs, for client and upstream connections alike.
     let ids: IDGenerator
@@ -28,6 +30,11 @@ final class LoopContext: @unchecked Sendable {
     /// The client connection limit, shared by every loop.
     let budget: ConnectionBudget
     private var handlers: [ConnectionID: ClientConnectionHandler] = [:]
+
+    /// Records a trace entry a session asked for, on this loop's thread.
+    func record(_ entry: TraceEntry) {
+        trace.record(entry, encodingIn: &traceScratch)
+    }
     /// Connections over the limit being answered (`RefusedConnectionHandler`).
     private var refusals: [ConnectionID: RefusedConnectionHandler] = [:]
     private var duplicates: [ObjectIdentifier: DuplicateFlowHandler] = [:]
