@@ -5,7 +5,8 @@ import FaultlineTrace
 
 /// `FlowMachine` without rules: one flow per iteration (the proxy makes one per request) taken
 /// from start to its end (head and end in, upstream connected, response head, body, end), every
-/// action read and dropped. Its trace entries are dropped too; the trace encoder has its own row.
+/// action read and its array handed back (`recycle`), as the proxy's hosts do. Its trace entries
+/// are dropped; the trace encoder has its own row.
 struct FlowPiece: Piece {
     static let name = "FlowMachine"
     private let request = Fixtures.flowRequest()
@@ -30,31 +31,33 @@ struct FlowPiece: Piece {
     mutating func start() -> FlowMachine {
         nextID += 1
         var machine = FlowMachine(id: FlowID(nextID), request: request, environment: environment)
-        consume(machine.start())
-        consume(machine.requestEnd(trailers: nil))
+        consume(machine.start(), &machine)
+        consume(machine.requestEnd(trailers: nil), &machine)
         return machine
     }
 
     mutating func connect(_ machine: inout FlowMachine) {
-        consume(machine.upstreamConnected(Fixtures.upstream))
+        consume(machine.upstreamConnected(Fixtures.upstream), &machine)
     }
 
     /// The response head, its body in one piece, and its end.
     mutating func respond(_ machine: inout FlowMachine) {
-        consume(machine.upstreamHead(Fixtures.responseHead, length: .known(Int64(Fixtures.responseBody.count))))
-        consume(machine.upstreamBody(Fixtures.responseBody[...]))
-        consume(machine.upstreamEnd(trailers: nil))
+        consume(
+            machine.upstreamHead(Fixtures.responseHead, length: .known(Int64(Fixtures.responseBody.count))), &machine)
+        consume(machine.upstreamBody(Fixtures.responseBody[...]), &machine)
+        consume(machine.upstreamEnd(trailers: nil), &machine)
     }
 
-    private mutating func consume(_ actions: [FlowAction]) {
-        for action in actions {
-            switch action {
+    private mutating func consume(_ actions: consuming [FlowAction], _ machine: inout FlowMachine) {
+        for index in actions.indices {
+            switch actions[index] {
             case .sendResponseBody(_, let bytes): delivered += bytes.count
             case .ended: ended += 1
             case .decide: fatalError("a flow without rules asked the rules")
             default: break
             }
         }
+        machine.recycle(actions)
     }
 
     func failure(afterIterations count: Int) -> String? {

@@ -3,7 +3,7 @@
 // Lines, one object per result, which Benchmarks/micro turns into a table; it does no I/O but
 // that printing and the trace row's writes to /dev/null.
 //
-//     faultline-microbench [--iterations N] [--runs R] [--only PIECE] [--uncounted]
+//     faultline-microbench [--iterations N] [--runs R] [--only PIECE] [--uncounted] [--no-breakdown]
 import FaultlineTrace
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
@@ -53,5 +53,9 @@ if options.wants(TracePiece.name) {
 }
 
 // Where the allocations of the two state machines are, input by input.
-if options.wants(SessionPiece.name) { Breakdown.session(SessionPiece(trace: digests), iterations: plan.iterations) }
-if options.wants(FlowPiece.name) { Breakdown.flow(FlowPiece(trace: digests), iterations: plan.iterations) }
+if options.breakdown, options.wants(SessionPiece.name) {
+    Breakdown.session(SessionPiece(trace: digests), iterations: plan.iterations)
+}
+if options.breakdown, options.wants(FlowPiece.name) {
+    Breakdown.flow(FlowPiece(trace: digests), iterations: plan.iterations)
+}
