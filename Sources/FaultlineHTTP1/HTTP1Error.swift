@@ -56,6 +56,11 @@ public struct HTTP1Error: Error, Hashable, Sendable, CustomStringConvertible {
     public static let obsoleteLineFolding = HTTP1Error(
         "obsolete-line-folding", 400, "A field line starts with whitespace (obsolete line folding).")
 
+    /// Not a malformed head but a slow one: the client did not finish it within the proxy's
+    /// header timeout (RFC 9110 §15.5.9, 408 Request Timeout).
+    public static let headerTimeout = HTTP1Error(
+        "header-timeout", 408, "The request head was not complete within the header timeout.")
+
     // MARK: Host and request-target (RFC 9112 §3.2)
 
     public static let missingHost = HTTP1Error(

@@ -13,6 +13,10 @@ extension HTTP1ProxySession {
                     guard let event = try requestDecoder.nextEvent() else {
                         if clientReachedEOF, requestDecoder.isAtMessageBoundary {
                             close(&output, reason: "client-closed")
+                        } else if !headTimerArmed, requestDecoder.bufferedByteCount > 0 {
+                            // A head has begun: it has the header timeout to end in.
+                            headTimerArmed = true
+                            output.append(.setTimer(.requestHead, configuration.headerTimeout))
                         }
                         return
                     }
@@ -50,6 +54,7 @@ extension HTTP1ProxySession {
     /// A request head arrived: route it, then start its flow (or its `CONNECT`).
     private mutating func startExchange(_ head: HTTPRequestHead, _ output: inout SessionOutput) {
         output.append(.cancelTimer(.clientIdle))
+        cancelHeadTimer(&output)
         let flowID = FlowID(flowIDs.next())
         let keepAlive =
             head.version == .http1_0
@@ -133,5 +138,14 @@ extension BodyFraming {
         case .chunked, .closeDelimited, .tunnel: return true
         case .none: return false
         }
+    }
+}
+
+extension HTTP1ProxySession {
+    /// Stops the header timeout: the head ended, or the connection is closing.
+    mutating func cancelHeadTimer(_ output: inout SessionOutput) {
+        guard headTimerArmed else { return }
+        headTimerArmed = false
+        output.append(.cancelTimer(.requestHead))
     }
 }

@@ -82,6 +82,8 @@ public struct HTTP1ProxySession {
     /// request it arrived during (the response to it closes; a `CONNECT` passes it on when its
     /// tunnel opens).
     var clientReachedEOF = false
+    /// The `requestHead` timer runs: a request head has begun and not ended.
+    var headTimerArmed = false
     /// Why the session ended, for the trace's `connection.closed` event.
     public internal(set) var closeReason: String?
     var traceConnection: ConnectionID? { connectionID }
@@ -239,6 +241,9 @@ public struct HTTP1ProxySession {
             close(&output, reason: "idle-timeout")
         case (.clientIdle, .awaitingClientHello):
             clientHelloTimerFired(&output)
+        case (.requestHead, .idle) where headTimerArmed:
+            headTimerArmed = false
+            refuseMalformedRequest(.headerTimeout, &output)
         case (.flow(let id, let kind), _) where flow?.id == id:
             flowInput(&output) { $0.timerFired(kind) }
         default:
@@ -261,6 +266,7 @@ public struct HTTP1ProxySession {
         if closeReason == nil { closeReason = reason }
         state = .closing
         output.append(.cancelTimer(.clientIdle))
+        cancelHeadTimer(&output)
         output.append(.closeClient(afterFlush: true))
     }
 }

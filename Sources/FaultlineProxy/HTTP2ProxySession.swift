@@ -138,6 +138,8 @@ extension HTTP2ProxySession: ClientSession {
             withStream(of: id, &output) { stream, output in stream.flowInput(&output) { $0.timerFired(flowTimer) } }
         case .streamPacing(let id):
             streams[id]?.releaseSlice(&output)
+        case .requestHead:
+            break  // an HTTP/1 timer; a stalled HEADERS block is nghttp2's to bound
         }
         afterInput(&output)
         return output.finish()

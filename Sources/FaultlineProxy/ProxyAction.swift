@@ -69,6 +69,9 @@ public enum SessionTimer: Sendable, Hashable {
     /// A kept-alive client connection has been idle too long, or a client has not sent its
     /// ClientHello in time after its `CONNECT` was answered.
     case clientIdle
+    /// A request head has been arriving for longer than the header timeout
+    /// (`ProxyConfiguration.headerTimeout`).
+    case requestHead
     /// One of a flow's timers (`FlowTimer`).
     case flow(FlowID, FlowTimer)
     /// The next slice of an HTTP/2 stream's throttled response is due (`HTTP2StreamPacing`).

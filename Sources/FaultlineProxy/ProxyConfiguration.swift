@@ -12,6 +12,10 @@ public struct ProxyConfiguration: Sendable {
     public var responseTimeout: Duration
     /// How long a kept-alive client connection may sit between requests before it is closed.
     public var clientIdleTimeout: Duration
+    /// How long a client may take from the first byte of a request head to its end; 408 after
+    /// (haproxy's `timeout http-request`): a slowloris client cannot hold a connection for the
+    /// whole idle timeout by sending a byte now and then.
+    public var headerTimeout: Duration
     /// The pseudonym sent in `Via` (RFC 9110 §7.6.3); a request that already carries it is a loop (508).
     public var viaPseudonym: String?
     /// Request bytes buffered while the upstream connection is being set up before client reads pause.
@@ -36,6 +40,7 @@ public struct ProxyConfiguration: Sendable {
         limits: HTTP1Limits = .default,
         responseTimeout: Duration = .seconds(60),
         clientIdleTimeout: Duration = .seconds(120),
+        headerTimeout: Duration = .seconds(10),
         viaPseudonym: String? = "faultline",
         maximumPendingUpstreamBytes: Int = 256 * 1024,
         rules: (any FlowRules)? = nil,
@@ -48,6 +53,7 @@ public struct ProxyConfiguration: Sendable {
         self.limits = limits
         self.responseTimeout = responseTimeout
         self.clientIdleTimeout = clientIdleTimeout
+        self.headerTimeout = headerTimeout
         self.viaPseudonym = viaPseudonym
         self.maximumPendingUpstreamBytes = maximumPendingUpstreamBytes
         self.rules = rules

@@ -156,6 +156,7 @@ enum ProxyActionLines {
     private static func name(of timer: SessionTimer) -> String {
         switch timer {
         case .clientIdle: return "clientIdle"
+        case .requestHead: return "requestHead"
         case .flow(_, let timer): return timer.rawValue
         case .streamPacing(let stream): return "streamPacing(\(stream))"
         }
