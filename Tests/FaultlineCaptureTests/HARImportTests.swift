@@ -260,6 +260,22 @@ let toolHAR = #"""
     #expect(!HARImporter.looksLikeHAR(Array("[]".utf8)))
 }
 
+/// Found by the `har` fuzz target (Fuzz/): a year past 2262 overflowed the nanoseconds and trapped.
+@Test func aDateBeyondWhatNanosecondsHoldIsNoDateNotATrap() {
+    #expect(WallTime(iso8601: "9038-03-01T11:00:00.220+01:00") == nil)
+    #expect(WallTime(iso8601: "2262-04-12T00:00:00Z") == nil)
+    #expect(WallTime(iso8601: "2262-04-11T00:00:00Z") != nil)
+    #expect(WallTime(httpDate: "Sun, 06 Nov 99999 08:49:37 GMT") == nil)
+    #expect(WallTime(httpDate: "Sun, 06 Nov 9223372036854775807 08:49:37 GMT") == nil)
+    // The reproducer: the tool HAR with one entry's start in year 9038.
+    let har = toolHAR.replacingOccurrences(of: "2026-03-01T11:00:00.220+01:00", with: "9038-03-01T11:00:00.220+01:00")
+    guard case .failure(let error) = importHAR(har) else {
+        Issue.record("a start in year 9038 was read")
+        return
+    }
+    #expect(error.description.contains("startedDateTime"))
+}
+
 @Test func wallTimesReadTheZonesAndFractionsToolsWrite() {
     #expect(WallTime(iso8601: "2026-03-01T10:00:00Z")?.rfc3339 == "2026-03-01T10:00:00.000000Z")
     #expect(WallTime(iso8601: "2026-03-01T10:00:00.123456789+00:00")?.nanoseconds == 1_772_359_200_123_456_789)
