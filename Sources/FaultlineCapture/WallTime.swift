@@ -96,8 +96,14 @@ struct WallTime: Sendable, Comparable {
 
     /// `YYYY-MM-DDThh:mm:ss.ffffffZ`, the trace's `wall` form (microseconds, UTC).
     var rfc3339: String {
-        let seconds = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
-        let micros = (nanoseconds - seconds * 1_000_000_000) / 1000
+        // Floor division by the remainder, which cannot overflow near Int64.min as `n - 999_999_999` can.
+        var seconds = nanoseconds / 1_000_000_000
+        var remainder = nanoseconds % 1_000_000_000
+        if remainder < 0 {
+            seconds -= 1
+            remainder += 1_000_000_000
+        }
+        let micros = remainder / 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = Self.civil(fromDays: days)

@@ -276,6 +276,24 @@ let toolHAR = #"""
     #expect(error.description.contains("startedDateTime"))
 }
 
+/// Found by the `har` fuzz target (Fuzz/): entries starting in 1683 and 2026 are further apart than
+/// Int64 nanoseconds reach, and the timeline's offsets overflowed and trapped.
+@Test func entriesCenturiesApartOrWithHugeTimingsImportWithoutATrap() throws {
+    let har = toolHAR.replacingOccurrences(
+        of: "2026-03-01T10:00:00.250000+00:00", with: "1683-03-01T10:00:00.250000+00:00")
+    let capture = try importHAR(har).get()
+    // The 1683 entry's request arrived first; the others' offsets are over 300 years, exact.
+    #expect(capture.exchanges.first?.flow == 1)
+    #expect(capture.exchanges.last.map { $0.received.monoNanoseconds > UInt64(Int64.max) } == true)
+    let late = toolHAR.replacingOccurrences(of: "2026-03-01T10:00:01Z", with: "2262-04-11T23:00:00Z")
+        .replacingOccurrences(
+            of: #""timings": {"send": 0, "wait": 1, "receive": 0}"#,
+            with: #""timings": {"send": 900000000000, "wait": 900000000000, "receive": 900000000000}"#)
+    #expect(throws: Never.self) { try importHAR(late).get() }
+    #expect(WallTime(nanoseconds: .min).rfc3339 == "1677-09-21T00:12:43.145224Z")
+    #expect(WallTime(nanoseconds: .max).rfc3339 == "2262-04-11T23:47:16.854775Z")
+}
+
 @Test func wallTimesReadTheZonesAndFractionsToolsWrite() {
     #expect(WallTime(iso8601: "2026-03-01T10:00:00Z")?.rfc3339 == "2026-03-01T10:00:00.000000Z")
     #expect(WallTime(iso8601: "2026-03-01T10:00:00.123456789+00:00")?.nanoseconds == 1_772_359_200_123_456_789)
