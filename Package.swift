@@ -247,3 +247,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer entry points (Fuzz/README.md), only when Scripts/fuzz builds them
+// (FAULTLINE_FUZZ=1, `--sanitize=fuzzer --sanitize=address`, scratch path .build/fuzz). The
+// binary has no `main` of its own (libFuzzer's is linked in), so an ordinary `swift build` could
+// not link it: outside that build the target does not exist, and the `faultline` binary, the
+// tests and the module graph never see it.
+if Context.environment["FAULTLINE_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "faultline-fuzz",
+            dependencies: [
+                "FaultlineCapture", "FaultlineConfig", "FaultlineContract", "FaultlineCore", "FaultlineHTTP1",
+                "FaultlineHTTP2", "FaultlinePosix", "FaultlineRules", "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
+            ],
+            path: "Fuzz/Targets", swiftSettings: strictSettings))
+}

@@ -21,7 +21,9 @@ extension HARImporter {
             var moments: [[Step: Moment]] = Array(repeating: [:], count: entries.count)
             for (position, step) in steps.enumerated() {
                 moments[step.entry][step.step] = Moment(
-                    seq: UInt64(position + 1), monoNanoseconds: UInt64(step.at - origin),
+                    // Exact in UInt64 whatever the span (a HAR may start one entry in 1683 and the next
+                    // in 2026, more than Int64 nanoseconds hold).
+                    seq: UInt64(position + 1), monoNanoseconds: UInt64(bitPattern: step.at &- origin),
                     wall: WallTime(nanoseconds: step.at).rfc3339)
             }
             return zip(entries, moments)
@@ -43,9 +45,16 @@ extension HARImporter {
         private static func times(of entry: Entry) -> [(Step, Int64)] {
             let timings = entry.timings
             let start = entry.start.nanoseconds
-            let forwarded = start + (timings.beforeSend + timings.send) * 1000
-            let responseReceived = forwarded + timings.wait * 1000
-            let ended = responseReceived + timings.receive * 1000
+            // Timings reach 10^12 ms each and a start 2262: past Int64's nanoseconds, a step stays
+            // at the last one rather than trapping.
+            func after(_ time: Int64, _ micros: Int64) -> Int64 {
+                let (nanoseconds, scaled) = micros.multipliedReportingOverflow(by: 1000)
+                let (sum, added) = time.addingReportingOverflow(nanoseconds)
+                return scaled || added ? .max : sum
+            }
+            let forwarded = after(start, timings.beforeSend + timings.send)
+            let responseReceived = after(forwarded, timings.wait)
+            let ended = after(responseReceived, timings.receive)
             var times: [(Step, Int64)] = [(.received, start)]
             if entry.response != nil {
                 times += [(.forwarded, forwarded), (.responseReceived, responseReceived)]

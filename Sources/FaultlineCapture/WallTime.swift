@@ -83,15 +83,27 @@ struct WallTime: Sendable, Comparable {
         guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
             (0...60).contains(second)
         else { return nil }
+        // Int64 nanoseconds hold 1677 to 2262: a later year (a HAR's `9038-…`, a cookie's
+        // `Expires` in year 99999) is no time this type can hold, not a trap.
+        guard (0...9999).contains(year) else { return nil }
         let days = Self.daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
-        nanoseconds = seconds * 1_000_000_000 + fraction
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = scaled.addingReportingOverflow(fraction)
+        guard !overflow, !carry else { return nil }
+        nanoseconds = total
     }
 
     /// `YYYY-MM-DDThh:mm:ss.ffffffZ`, the trace's `wall` form (microseconds, UTC).
     var rfc3339: String {
-        let seconds = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
-        let micros = (nanoseconds - seconds * 1_000_000_000) / 1000
+        // Floor division by the remainder, which cannot overflow near Int64.min as `n - 999_999_999` can.
+        var seconds = nanoseconds / 1_000_000_000
+        var remainder = nanoseconds % 1_000_000_000
+        if remainder < 0 {
+            seconds -= 1
+            remainder += 1_000_000_000
+        }
+        let micros = remainder / 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = Self.civil(fromDays: days)

@@ -48,7 +48,13 @@ public enum ClientHelloPeek {
             let fragmentStart = offset + 5
             let available = min(length, bytes.count - fragmentStart)
             message.append(contentsOf: bytes[fragmentStart..<fragmentStart + available])
-            if let verdict = checkMessage(message) { return verdict }
+            if let verdict = checkMessage(message) {
+                // A whole ClientHello in a record not yet whole: the record's other bytes would
+                // rule TLS out (checkMessage), so wait for them. Else the verdict would depend on
+                // where the reads were cut.
+                if case .tls = verdict, available < length { return .needMoreBytes }
+                return verdict
+            }
             guard available == length else { return .needMoreBytes }
             offset = fragmentStart + length
         }

@@ -260,6 +260,40 @@ let toolHAR = #"""
     #expect(!HARImporter.looksLikeHAR(Array("[]".utf8)))
 }
 
+/// Found by the `har` fuzz target (Fuzz/): a year past 2262 overflowed the nanoseconds and trapped.
+@Test func aDateBeyondWhatNanosecondsHoldIsNoDateNotATrap() {
+    #expect(WallTime(iso8601: "9038-03-01T11:00:00.220+01:00") == nil)
+    #expect(WallTime(iso8601: "2262-04-12T00:00:00Z") == nil)
+    #expect(WallTime(iso8601: "2262-04-11T00:00:00Z") != nil)
+    #expect(WallTime(httpDate: "Sun, 06 Nov 99999 08:49:37 GMT") == nil)
+    #expect(WallTime(httpDate: "Sun, 06 Nov 9223372036854775807 08:49:37 GMT") == nil)
+    // The reproducer: the tool HAR with one entry's start in year 9038.
+    let har = toolHAR.replacingOccurrences(of: "2026-03-01T11:00:00.220+01:00", with: "9038-03-01T11:00:00.220+01:00")
+    guard case .failure(let error) = importHAR(har) else {
+        Issue.record("a start in year 9038 was read")
+        return
+    }
+    #expect(error.description.contains("startedDateTime"))
+}
+
+/// Found by the `har` fuzz target (Fuzz/): entries starting in 1683 and 2026 are further apart than
+/// Int64 nanoseconds reach, and the timeline's offsets overflowed and trapped.
+@Test func entriesCenturiesApartOrWithHugeTimingsImportWithoutATrap() throws {
+    let har = toolHAR.replacingOccurrences(
+        of: "2026-03-01T10:00:00.250000+00:00", with: "1683-03-01T10:00:00.250000+00:00")
+    let capture = try importHAR(har).get()
+    // The 1683 entry's request arrived first; the others' offsets are over 300 years, exact.
+    #expect(capture.exchanges.first?.flow == 1)
+    #expect(capture.exchanges.last.map { $0.received.monoNanoseconds > UInt64(Int64.max) } == true)
+    let late = toolHAR.replacingOccurrences(of: "2026-03-01T10:00:01Z", with: "2262-04-11T23:00:00Z")
+        .replacingOccurrences(
+            of: #""timings": {"send": 0, "wait": 1, "receive": 0}"#,
+            with: #""timings": {"send": 900000000000, "wait": 900000000000, "receive": 900000000000}"#)
+    #expect(throws: Never.self) { try importHAR(late).get() }
+    #expect(WallTime(nanoseconds: .min).rfc3339 == "1677-09-21T00:12:43.145224Z")
+    #expect(WallTime(nanoseconds: .max).rfc3339 == "2262-04-11T23:47:16.854775Z")
+}
+
 @Test func wallTimesReadTheZonesAndFractionsToolsWrite() {
     #expect(WallTime(iso8601: "2026-03-01T10:00:00Z")?.rfc3339 == "2026-03-01T10:00:00.000000Z")
     #expect(WallTime(iso8601: "2026-03-01T10:00:00.123456789+00:00")?.nanoseconds == 1_772_359_200_123_456_789)

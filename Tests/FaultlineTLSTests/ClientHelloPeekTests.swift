@@ -92,6 +92,22 @@ struct ClientHelloPeekTests {
         #expect(reason.contains(expected), "\(reason)")
     }
 
+    /// Found by the `client-hello` fuzz target (Fuzz/): with the message whole and its record not,
+    /// the peek said TLS, and with the record's last byte it said not TLS.
+    @Test("A whole ClientHello waits for the rest of its record before the verdict")
+    func wholeMessageInAnUnfinishedRecord() {
+        let whole = Self.record(Self.helloBody(extensions: nil))
+        // The record declares one byte more than the message: a byte follows it inside the record.
+        var longer = whole
+        longer[4] += 1
+        #expect(ClientHelloPeek.inspect(longer) == .needMoreBytes)
+        guard case .notTLS(let reason) = ClientHelloPeek.inspect(longer + [0]) else {
+            Issue.record("expected notTLS once the record is whole")
+            return
+        }
+        #expect(reason.contains("bytes follow the ClientHello"))
+    }
+
     @Test("A record of another type in the middle of a fragmented ClientHello is not TLS")
     func interleavedRecord() throws {
         let original = try hello()
