@@ -49,6 +49,30 @@ def test_nghttp_body_across_many_frames_and_streams(h2_origin):
     assert len(result.received("DATA")) >= 3 * 64  # frames of 16 KiB at most
 
 
+def test_a_data_frame_read_in_two_pieces_around_a_sent_frame_is_parsed_whole():
+    """nghttp logs a DATA frame after its last piece; a frame that spans two socket reads has
+    what nghttp sent in between (here a WINDOW_UPDATE) logged between its pieces. Both pieces are
+    the frame's, and the sent frame's log line is not body. (CI once saw 1 MiB bodies come out
+    with a log line inside.)"""
+    stdout = (b"[  0.001] Connected\n"
+              b"[  0.002] recv (stream_id=1) :status: 200\n"
+              b"first half "
+              b"[  0.003] send WINDOW_UPDATE frame <length=4, flags=0x00, stream_id=0>\n"
+              b"          (window_size_increment=33000)\n"
+              b"second half"
+              b"[  0.004] recv DATA frame <length=22, flags=0x00, stream_id=1>\n"
+              b"stream three"
+              b"[  0.005] recv DATA frame <length=12, flags=0x01, stream_id=3>\n"
+              b"          ; END_STREAM\n"
+              b"cut by a deadline")
+    protocol, frames, headers, bodies, errors, _ = h2.parse_nghttp(stdout, "")
+    assert protocol == "h2c" and not errors
+    assert bodies == {1: b"first half second half", 3: b"stream threecut by a deadline"}
+    assert [(f.direction, f.type, f.stream) for f in frames] == [
+        ("send", "WINDOW_UPDATE", 0), ("recv", "DATA", 1), ("recv", "DATA", 3)]
+    assert headers == {1: [(":status", "200")]}
+
+
 def test_nghttp_warns_about_an_unknown_ca_but_goes_on(h2_origin):
     result = h2.nghttp_get(h2_origin.tls_url + "/protocol")
     assert result.status == 200, result.describe()

@@ -164,7 +164,7 @@ _DETAIL = re.compile(rb" {10}[^\n]*\n")
 _HEADER = re.compile(rb"\[ *\d+\.\d+\] recv \(stream_id=(\d+)\) ([^\n]*?): ([^\n]*)\n")
 _ERROR_CODE = re.compile(r"error_code=([A-Z0-9_]+)\(0x([0-9a-f]+)\)")
 _LAST_STREAM = re.compile(r"last_stream_id=(\d+)")
-_NEXT_DATA = re.compile(rb"\[ *\d+\.\d+\] recv DATA frame <")
+_NEXT_LOG_LINE = re.compile(rb"\[ *\d+\.\d+\] ")
 
 
 def parse_nghttp(stdout, stderr, tls=False):
@@ -172,13 +172,16 @@ def parse_nghttp(stdout, stderr, tls=False):
     protocol is "h2c" once a cleartext connection is made, and what ALPN chose over TLS (`tls`).
 
     With -v nghttp writes its log and the response bodies to stdout, unseparated: a body chunk
-    is written just before the `recv DATA frame` line of its frame, without a newline, so
-    whatever is not a log line is the DATA of the frame logged next. (A body that begins with ten
+    is written as it arrives, without a newline, and its frame's `recv DATA frame` line follows
+    once the whole frame is in. A frame that spans two socket reads arrives in two chunks, and
+    whatever nghttp sent in between (a WINDOW_UPDATE) is logged between them; so whatever is not
+    a log line is held and given to the DATA frame logged next. (A body that begins with ten
     spaces right after a log line would be taken for a detail line; the tests' bodies do not.)
     """
     frames, headers, bodies, errors, warnings = [], {}, {}, [], []
     protocol = None
     position = 0
+    pending = b""
     while position < len(stdout):
         match = _FRAME.match(stdout, position)
         if match:
@@ -190,6 +193,9 @@ def parse_nghttp(stdout, stderr, tls=False):
                 position = detail.end()
             _frame_fields(frame)
             frames.append(frame)
+            if frame.direction == "recv" and frame.type == "DATA" and pending:
+                bodies[frame.stream] = bodies.get(frame.stream, b"") + pending
+                pending = b""
             continue
         match = _HEADER.match(stdout, position)
         if match:
@@ -213,13 +219,14 @@ def parse_nghttp(stdout, stderr, tls=False):
             protocol = stdout[position + len(b"The negotiated protocol: "):end].decode().strip()
             position = end + 1
             continue
-        # Body bytes: up to the next DATA frame's log line (or the end: a frame cut by a deadline).
-        following = _NEXT_DATA.search(stdout, position)
+        # Body bytes: up to the next log line of any kind, held for the next DATA frame's line.
+        following = _NEXT_LOG_LINE.search(stdout, position + 1)
         end = following.start() if following else len(stdout)
-        data_frame = _FRAME.match(stdout, end) if following else None
-        stream = int(data_frame[6]) if data_frame else (frames[-1].stream if frames else 0)
-        bodies[stream] = bodies.get(stream, b"") + stdout[position:end]
+        pending += stdout[position:end]
         position = end
+    if pending:  # a frame cut by a deadline: its bytes belong to the stream logged last
+        stream = frames[-1].stream if frames else 0
+        bodies[stream] = bodies.get(stream, b"") + pending
     for line in stderr.splitlines():
         line = line.strip()
         if line.startswith("[ERROR]"):
