@@ -8,7 +8,7 @@ extension HTTP1ProxySession {
     /// The client sent something the codec refuses. Its framing is in doubt, so after the error
     /// response the connection closes and nothing after it is read as a request.
     mutating func refuseMalformedRequest(_ error: HTTP1Error, _ output: inout SessionOutput) {
-        if flow != nil {
+        if flowID != nil {
             updateExchange { $0.closeAfter = true }
             flowInput(&output) {
                 $0.requestMalformed(status: error.status, code: error.code, message: error.description)

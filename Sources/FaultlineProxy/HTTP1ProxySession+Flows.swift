@@ -48,7 +48,7 @@ extension HTTP1ProxySession: UpstreamFlowHost {
         } else {
             flowUpstreamConnected(id, info, &output)
         }
-        return output.finish()
+        return finish(&output)
     }
 
     /// The connection asked for with `connectUpstream` could not be made.
@@ -59,28 +59,28 @@ extension HTTP1ProxySession: UpstreamFlowHost {
         } else {
             flowUpstreamFailed(id, failure, &output)
         }
-        return output.finish()
+        return finish(&output)
     }
 
     /// Bytes arrived from a flow's upstream connection.
     public mutating func upstreamDidRead(flow id: FlowID, _ bytes: UnsafeRawBufferPointer) -> [ProxyAction] {
         var output = SessionOutput()
         if case .tunnelling = state { relayFromUpstream(bytes, &output) } else { flowUpstreamRead(id, bytes, &output) }
-        return output.finish()
+        return finish(&output)
     }
 
     /// A flow's upstream shut down its sending side.
     public mutating func upstreamDidReadEOF(flow id: FlowID) -> [ProxyAction] {
         var output = SessionOutput()
         if case .tunnelling = state { tunnelUpstreamEOF(&output) } else { flowUpstreamEOF(id, &output) }
-        return output.finish()
+        return finish(&output)
     }
 
     /// The rules answered the flow's question.
     public mutating func ruleDecided(flow id: FlowID, _ answer: RuleAnswer) -> [ProxyAction] {
         var output = SessionOutput()
         if flowID == id { flowInput(&output) { $0.decided(answer) } }
-        return output.finish()
+        return finish(&output)
     }
 
     /// A flow's upstream connection is gone (reset, or closed after an error).
@@ -91,6 +91,6 @@ extension HTTP1ProxySession: UpstreamFlowHost {
         } else {
             flowUpstreamClosed(id, &output)
         }
-        return output.finish()
+        return finish(&output)
     }
 }

@@ -115,7 +115,7 @@ extension HTTP1ProxySession {
     /// The flow is over: open a tunnel after a 101, or serve the next request, drain the rest of
     /// an answered request's body, or close.
     mutating func flowEnded(_ outcome: FlowOutcome, _ output: inout SessionOutput) {
-        let target = flow?.request.endpoint
+        let target = flowEndpoint
         flow = nil
         if outcome == .tunnelled {
             openUpgradeTunnel(target: target, &output)

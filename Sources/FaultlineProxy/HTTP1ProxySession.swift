@@ -27,8 +27,9 @@ import FaultlineTrace
 /// (`exchanging`, `draining`: a `ClientExchange`), the `CONNECT` while it is connected or its
 /// ClientHello read (`connecting`, `awaitingClientHello`; the whole path is drawn at
 /// `ConnectRequest`), the tunnel's counts (`tunnelling`). The request's flow and upstream are
-/// still fields beside the state (`flow`, `upstream`): `UpstreamFlowHost`, shared with HTTP/2
-/// streams and duplicates, mutates them in place through `inout` access on every read and write.
+/// beside the state (`flow`, `upstream`, in a `FlowSlot` that exists only while a request is
+/// served): `UpstreamFlowHost`, shared with HTTP/2 streams and duplicates, mutates them in place
+/// through `inout` access on every read and write.
 ///
 /// The session turns decoded requests into `FlowRequest`s and each into a `FlowMachine` (the
 /// protocol-neutral core: rules, holds, faults, lineages, the flow's trace), hands the machine's
@@ -69,15 +70,9 @@ public struct HTTP1ProxySession {
     let environment: FlowEnvironment
     var state: State = .idle
     var requestDecoder: HTTP1RequestDecoder
-    /// The flow core of the request being served (nil for `CONNECT`, which never reaches the
-    /// core). Beside the state rather than in `exchanging`: `UpstreamFlowHost` (shared with HTTP/2
-    /// streams and duplicates) mutates it in place on every read and write through `inout` access
-    /// to this stored property; behind an enum payload each access would move the whole machine
-    /// out of the state and back, or need a placeholder swap at every call site.
-    var flow: FlowMachine?
-    /// The flow's upstream (HTTP/1.1, or a stream of an HTTP/2 connection), beside the state for
-    /// the same reason as `flow`.
-    var upstream: UpstreamCodec?
+    /// The flow core of the request being served and its upstream, while there is one
+    /// (`flow` and `upstream`, HTTP1ProxySession+FlowSlot.swift).
+    var slot: FlowSlot?
     /// The client sent FIN. A fact about the connection rather than one state: it outlives the
     /// request it arrived during (the response to it closes; a `CONNECT` passes it on when its
     /// tunnel opens).
@@ -87,11 +82,11 @@ public struct HTTP1ProxySession {
     /// Why the session ended, for the trace's `connection.closed` event.
     public internal(set) var closeReason: String?
     var traceConnection: ConnectionID? { connectionID }
-    var flowID: FlowID? { flow?.id }
-    var flowEndpoint: UpstreamEndpoint? { flow?.request.endpoint }
-    var flowIsUpgrade: Bool { flow?.request.kind == .upgrade }
-    var hasUpstream: Bool { upstream != nil }
-    var upstreamStatus: HTTP1UpstreamCodec.Status? { upstream?.status }
+    var flowID: FlowID? { slot?.flow.pointee?.id }
+    var flowEndpoint: UpstreamEndpoint? { slot?.flow.pointee?.request.endpoint }
+    var flowIsUpgrade: Bool { slot?.flow.pointee?.request.kind == .upgrade }
+    var hasUpstream: Bool { slot?.hasUpstream ?? false }
+    var upstreamStatus: HTTP1UpstreamCodec.Status? { slot?.inspectUpstream { $0.status } }
 
     /// Creates the session of a newly accepted client connection.
     public init(
@@ -123,14 +118,16 @@ public struct HTTP1ProxySession {
             if exchange.requestRead {
                 return requestDecoder.bufferedByteCount > configuration.maximumPendingUpstreamBytes
             }
-            let waiting = (flow?.bufferedRequestBytes ?? 0) + (upstream?.pendingByteCount ?? 0)
+            let waiting =
+                (slot?.inspectFlow { $0.bufferedRequestBytes } ?? 0)
+                + (slot?.inspectUpstream { $0.pendingByteCount } ?? 0)
             return waiting > configuration.maximumPendingUpstreamBytes
         }
     }
 
     /// True while the session cannot use more upstream bytes (a held or delayed response piling up).
     public var wantsUpstreamReadsPaused: Bool {
-        (flow?.bufferedResponseBytes ?? 0) > Self.heldResponseLimit
+        (slot?.inspectFlow { $0.bufferedResponseBytes } ?? 0) > Self.heldResponseLimit
     }
 
     /// Upstream bytes behind a closed response gate beyond which upstream reads pause: the body
@@ -162,7 +159,7 @@ public struct HTTP1ProxySession {
         case .closing, .closed:
             break
         }
-        return output.finish()
+        return finish(&output)
     }
 
     /// The client shut down its sending side (FIN). It may still read what we send, unless its
@@ -181,7 +178,7 @@ public struct HTTP1ProxySession {
         case .exchanging:
             requestDecoder.receiveEOF()
             processClientInput(&output)
-            if flow?.isHeld == true {
+            if slot?.inspectFlow({ $0.isHeld }) == true {
                 flowInput(&output) { $0.clientGone(reason: "client closed the connection while its flow was held") }
             }
         case .awaitingClientHello:
@@ -192,14 +189,14 @@ public struct HTTP1ProxySession {
         case .closing, .closed:
             break
         }
-        return output.finish()
+        return finish(&output)
     }
 
     /// The client connection is gone (closed or reset); nothing more can be sent to it.
     public mutating func clientDidClose() -> [ProxyAction] {
         var output = SessionOutput()
         abandon(flowReason: "client closed the connection", closeReason: "client-closed", &output)
-        return output.finish()
+        return finish(&output)
     }
 
     /// The server is stopping. HTTP/1.1 has no graceful ending a server can start: `Connection:
@@ -212,7 +209,7 @@ public struct HTTP1ProxySession {
         if case .closed = state { return [] }
         abandon(flowReason: "the proxy is shutting down", closeReason: "shutdown", &output)
         output.append(.closeClient(afterFlush: false))
-        return output.finish()
+        return finish(&output)
     }
 
     /// Ends what is in flight on a connection that is going away, and the session.
@@ -244,19 +241,19 @@ public struct HTTP1ProxySession {
         case (.requestHead, .idle) where headTimerArmed:
             headTimerArmed = false
             refuseMalformedRequest(.headerTimeout, &output)
-        case (.flow(let id, let kind), _) where flow?.id == id:
+        case (.flow(let id, let kind), _) where flowID == id:
             flowInput(&output) { $0.timerFired(kind) }
         default:
             break
         }
-        return output.finish()
+        return finish(&output)
     }
 
     /// A hold registered with `.hold` ended.
     public mutating func holdEnded(flow id: FlowID, _ ending: HoldEnding) -> [ProxyAction] {
         var output = SessionOutput()
-        if flow?.id == id { flowInput(&output) { $0.holdEnded(ending) } }
-        return output.finish()
+        if flowID == id { flowInput(&output) { $0.holdEnded(ending) } }
+        return finish(&output)
     }
 
     // MARK: Shared steps

@@ -7,13 +7,15 @@ import FaultlineTrace
 /// iteration on the same session (client bytes in, upstream connected, upstream bytes in), every
 /// action read. Driver-side steps are cheap stand-ins: writes are counted, timers and pool
 /// releases ignored, and trace entries dropped (`keepsTrace` keeps them, for the trace row).
-/// Without rules the session asks no `decide` questions; one would stop the benchmark.
+/// Without rules the session asks no `decide` questions; one would stop the benchmark. After every
+/// input it is asked whether reads should pause, as the driver asks.
 struct SessionPiece: Piece {
     static let name = "HTTP1ProxySession"
     private var session: HTTP1ProxySession
     private var flow: FlowID?
     private var released = 0
     private var clientBytes = 0
+    private var pauses = 0
     /// Set to collect the trace entries of the next iterations into `kept`.
     var keepsTrace = false
     private(set) var kept: [TraceEntry] = []
@@ -62,11 +64,15 @@ struct SessionPiece: Piece {
             default: break
             }
         }
+        if session.wantsClientReadsPaused { pauses += 1 }
+        if let flow, session.wantsUpstreamReadsPaused(flow: flow) { pauses += 1 }
     }
 
     func failure(afterIterations count: Int) -> String? {
-        guard released == count, clientBytes >= count * Fixtures.responseBytes.count / 2, !session.isClosed else {
-            return "\(released) upstreams released, \(clientBytes) bytes to the client in \(count) iterations"
+        guard released == count, clientBytes >= count * Fixtures.responseBytes.count / 2, !session.isClosed, pauses == 0
+        else {
+            return "\(released) upstreams released, \(clientBytes) bytes to the client, \(pauses) pauses asked for "
+                + "in \(count) iterations"
         }
         return nil
     }

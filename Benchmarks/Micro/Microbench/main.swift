@@ -1,5 +1,5 @@
 // faultline-microbench: time and allocations per request of the sans-I/O pieces (the HTTP/1.1
-// decoders, the flow machine, the HTTP/1.1 client session, the trace writer). It prints JSON
+// decoders, the flow machine without and with rules, the HTTP/1.1 client session, the trace writer). It prints JSON
 // Lines, one object per result, which Benchmarks/micro turns into a table; it does no I/O but
 // that printing and the trace row's writes to /dev/null.
 //
@@ -24,7 +24,8 @@ do {
 }
 
 let pieces = [
-    RequestDecoderPiece.name, ResponseDecoderPiece.name, FlowPiece.name, SessionPiece.name, TracePiece.name,
+    RequestDecoderPiece.name, ResponseDecoderPiece.name, FlowPiece.name, RewriteFlowPiece.name, SessionPiece.name,
+    TracePiece.name,
 ]
 if let only = options.only, !pieces.contains(only) {
     Report.fail("--only takes one of \(pieces.joined(separator: ", ")), not '\(only)'")
@@ -40,6 +41,7 @@ func report<P: Piece>(_ piece: P) {
 report(RequestDecoderPiece())
 report(ResponseDecoderPiece())
 report(FlowPiece(trace: digests))
+report(RewriteFlowPiece(trace: digests))
 report(SessionPiece(trace: digests))
 
 // The trace row encodes what the session traced for one of its (kept-alive) requests.

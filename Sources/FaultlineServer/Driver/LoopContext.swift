@@ -27,6 +27,9 @@ final class LoopContext: @unchecked Sendable {
     let flowIDs: IDGenerator
     let pool: UpstreamPool
     let rules: RuleRuntime
+    /// `proxyConfiguration`'s, one per mode and flags seen on this loop.
+    private var sessionConfigurations:
+        [(mode: ProxyMode, intercepting: Bool, keepsClientHost: Bool, configuration: ProxyConfiguration)] = []
     /// The client connection limit, shared by every loop.
     let budget: ConnectionBudget
     private var handlers: [ConnectionID: ClientConnectionHandler] = [:]
@@ -139,7 +142,24 @@ final class LoopContext: @unchecked Sendable {
     /// The proxy settings of a client connection (or of the HTTP inside an intercepted one) in
     /// `mode`, with the current rules. `intercepting`: whether a `CONNECT` on it may be opened up;
     /// `keepsClientHost`: forward the client's own `Host` (the HTTP inside an intercepted tunnel).
+    ///
+    /// Made once per combination and shared by every connection that has it: a configuration is
+    /// one shared box, and each setting changed here would otherwise make a new box per
+    /// connection (memory per idle connection).
     func proxyConfiguration(mode: ProxyMode, intercepting: Bool, keepsClientHost: Bool = false) -> ProxyConfiguration {
+        if let made = sessionConfigurations.first(where: {
+            $0.mode == mode && $0.intercepting == intercepting && $0.keepsClientHost == keepsClientHost
+        }) {
+            return made.configuration
+        }
+        let made = makeProxyConfiguration(mode: mode, intercepting: intercepting, keepsClientHost: keepsClientHost)
+        sessionConfigurations.append((mode, intercepting, keepsClientHost, made))
+        return made
+    }
+
+    private func makeProxyConfiguration(mode: ProxyMode, intercepting: Bool, keepsClientHost: Bool)
+        -> ProxyConfiguration
+    {
         var proxy = configuration.proxy
         proxy.mode = mode
         proxy.keepsClientHost = keepsClientHost
