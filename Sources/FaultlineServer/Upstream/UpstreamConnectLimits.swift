@@ -2,12 +2,12 @@
 /// for a place (`UpstreamConnectGate`). A connection taken from the pool is no connect and is
 /// never counted.
 ///
-/// The defaults follow Envoy's circuit breakers (1,024 pending requests per cluster) for the
-/// queue; the caps keep a burst of new streams from turning into a burst of SYNs: 32 connects
-/// in flight per origin and loop open more than 10,000 connections a second on a LAN (a connect
-/// takes well under 3 ms there), far more than an origin accepts, and with the default two
-/// loops stay under nginx's default 512 `worker_connections` (64 per origin, 512 over every
-/// origin).
+/// The defaults: the queue is Envoy's default pending-request limit per cluster (1,024). The
+/// caps keep a burst of new requests from becoming a burst of SYNs: 32 connects in flight per
+/// origin and loop still open thousands of connections a second (a connect takes well under a
+/// millisecond on a LAN), and with one loop per core a two-core machine has at most 64 connects
+/// in flight to an origin, far below nginx's default 512 `worker_connections`. The per-loop cap
+/// (256) bounds the descriptors that connects in flight hold over every origin.
 public struct UpstreamConnectLimits: Sendable, Equatable {
     /// Connects in flight to one origin (scheme, host, port) on one loop (`--max-upstream-connects`).
     public var perOrigin: Int

@@ -85,7 +85,7 @@ final class UpstreamLinks {
     /// Connects asked for in the current loop iteration, in order; carried out after it
     /// (`startPending`), so a flow that ends in the same read (a stream reset right after its
     /// HEADERS) costs no connect and no pooled connection.
-    private var pending: [(flow: FlowID, request: PendingConnect)] = []
+    private var pending: [(flow: FlowID, request: WantedConnect)] = []
     private var pendingScheduled = false
     /// The connector's tickets of the flows whose new connection is waiting or being opened.
     private var tickets: [FlowID: UpstreamConnector.Ticket] = [:]
@@ -119,7 +119,7 @@ final class UpstreamLinks {
     }
 
     /// A connect asked for and not started yet.
-    struct PendingConnect {
+    struct WantedConnect {
         let endpoint: UpstreamEndpoint
         let fresh: Bool
         let http1Only: Bool
@@ -133,7 +133,7 @@ final class UpstreamLinks {
         let generation = nextGeneration
         generations[flow] = generation
         pending.append(
-            (flow, PendingConnect(endpoint: endpoint, fresh: fresh, http1Only: http1Only, generation: generation)))
+            (flow, WantedConnect(endpoint: endpoint, fresh: fresh, http1Only: http1Only, generation: generation)))
         guard !pendingScheduled else { return }
         pendingScheduled = true
         context.loop.executeLocal { [weak self] in self?.startPending() }
@@ -149,7 +149,7 @@ final class UpstreamLinks {
         }
     }
 
-    private func start(_ flow: FlowID, _ request: PendingConnect) {
+    private func start(_ flow: FlowID, _ request: WantedConnect) {
         let (endpoint, http1Only, generation) = (request.endpoint, request.http1Only, request.generation)
         if !request.fresh, let pooled = context.pool.take(endpoint, where: { !http1Only || $0.http2 == nil }) {
             attach(pooled, flow: flow, endpoint: endpoint, reused: true, http1Only: http1Only)
