@@ -260,8 +260,9 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Queues a non-`Sendable` task from the loop thread itself, to run after the current events.
-    func executeLocal(_ task: @escaping () -> Void) {
+    /// Queues a non-`Sendable` task from the loop thread itself, to run after the current events
+    /// (every socket the loop found ready in this iteration has been handled by then).
+    public func executeLocal(_ task: @escaping () -> Void) {
         preconditionInEventLoop()
         localTasks.append(task)
     }

@@ -32,6 +32,8 @@ enum RunCommand {
             --shutdown-grace SECONDS         on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once; a second signal cuts at once too)
             --loops N                        event-loop threads (default: one per CPU)
             --max-connections N              most client connections at once; past it HTTP/1 clients get 503 and others are closed (default: from the open-file limit)
+            --max-upstream-connects N        new upstream connections opened at once per origin and event loop; more wait in a queue (default 32)
+            --upstream-connect-queue N       connects that may wait per event loop; past it the request gets 503 connect-queue-full (default 1024)
             --http1-only                     speak HTTP/1.1 only: no h2 in TLS ALPN (clients and upstreams), no h2c with prior knowledge (default: HTTP/2 wherever the peer speaks it)
             --upstream-h2c                   speak HTTP/2 with prior knowledge to plain http:// upstreams (h2c: gRPC and other HTTP/2-only backends)
             --intercept HOST-GLOB            open up TLS only for CONNECTs to these hosts (repeatable; default: every host)
@@ -329,6 +331,12 @@ enum RunCommand {
         configuration.maximumConnections = try parsed.integer(
             "--max-connections", default: ServerConfiguration.defaultMaximumConnections(openFiles: openFiles.soft),
             in: 1...10_000_000, command: "run", unit: "a number")
+        configuration.upstreamConnects.perOrigin = try parsed.integer(
+            "--max-upstream-connects", default: configuration.upstreamConnects.perOrigin, in: 1...100_000,
+            command: "run", unit: "a number")
+        configuration.upstreamConnects.queue = try parsed.integer(
+            "--upstream-connect-queue", default: configuration.upstreamConnects.queue, in: 0...1_000_000,
+            command: "run", unit: "a number")
         configuration.shutdownGracePeriod = .seconds(5)
         if let text = parsed.value("--shutdown-grace") {
             guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {

@@ -26,6 +26,8 @@ final class LoopContext: @unchecked Sendable {
     let ids: IDGenerator
     let flowIDs: IDGenerator
     let pool: UpstreamPool
+    /// Opens the loop's new upstream connections within `ServerConfiguration.upstreamConnects`.
+    private(set) lazy var connector = UpstreamConnector(context: self, limits: configuration.upstreamConnects)
     let rules: RuleRuntime
     /// `proxyConfiguration`'s, one per mode and flags seen on this loop.
     private var sessionConfigurations:

@@ -64,6 +64,10 @@ public struct ServerConfiguration: Sendable {
     /// HTTP/1 client on a plain listener gets 503 with `Connection: close`, any other (h2c, a
     /// TLS listener) is closed; `connection.rejected` says which.
     public var maximumConnections: Int?
+    /// New upstream connections opened at once per origin and per event loop, and how many more
+    /// may wait (`--max-upstream-connects`, `--upstream-connect-queue`); see
+    /// `UpstreamConnectLimits` for the defaults.
+    public var upstreamConnects = UpstreamConnectLimits()
 
     /// `faultline run`'s default ``maximumConnections`` for a process that may hold `openFiles`
     /// descriptors: half of them after a reserve, since a client connection usually holds an

@@ -133,8 +133,10 @@ extension UpstreamLinks {
             return
         }
         // The flow's codec already framed the request for HTTP/1.1 (the replay's connection).
-        loopContext.openConnection(to: link.endpoint, alpn: alpn.filter { $0 != HTTP2Connection.alpn }) {
-            [weak self] result in
+        // Within the loop's connect caps like any new connection.
+        let connector = loopContext.connector
+        let alpn = alpn.filter { $0 != HTTP2Connection.alpn }
+        connector.open(connector.makeTicket(), to: link.endpoint, alpn: alpn) { [weak self] result in
             guard let self, self.replayLinks[flow] === link else {
                 if case .success(let channel) = result { channel.socket.close() }
                 return

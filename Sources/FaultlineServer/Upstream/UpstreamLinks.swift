@@ -82,6 +82,13 @@ final class UpstreamLinks {
     var replayLinks: [FlowID: ReplayLink] = [:]
     /// Bumped whenever a pending connect becomes unwanted, so its late completion is discarded.
     private var generations: [FlowID: Int] = [:]
+    /// Connects asked for in the current loop iteration, in order; carried out after it
+    /// (`startPending`), so a flow that ends in the same read (a stream reset right after its
+    /// HEADERS) costs no connect and no pooled connection.
+    private var pending: [(flow: FlowID, request: WantedConnect)] = []
+    private var pendingScheduled = false
+    /// The connector's tickets of the flows whose new connection is waiting or being opened.
+    private var tickets: [FlowID: UpstreamConnector.Ticket] = [:]
     /// Throttles asked for before the flow had a connection, by flow: the flow core paces a
     /// request before it opens its upstream, so the rate waits here for the connection.
     private var pendingRates: [FlowID: Int] = [:]
@@ -111,28 +118,66 @@ final class UpstreamLinks {
         connectToNetwork(flow, to: endpoint, fresh: fresh, http1Only: http1Only)
     }
 
-    /// `connect` for a real connection: from the pool unless `fresh`, else a new one.
+    /// A connect asked for and not started yet.
+    struct WantedConnect {
+        let endpoint: UpstreamEndpoint
+        let fresh: Bool
+        let http1Only: Bool
+        let generation: Int
+    }
+
+    /// `connect` for a real connection: from the pool unless `fresh`, else a new one through
+    /// the loop's `UpstreamConnector`; either once the current loop iteration is done.
     private func connectToNetwork(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool, http1Only: Bool) {
         nextGeneration += 1
         let generation = nextGeneration
         generations[flow] = generation
-        if !fresh, let pooled = context.pool.take(endpoint, where: { !http1Only || $0.http2 == nil }) {
+        pending.append(
+            (flow, WantedConnect(endpoint: endpoint, fresh: fresh, http1Only: http1Only, generation: generation)))
+        guard !pendingScheduled else { return }
+        pendingScheduled = true
+        context.loop.executeLocal { [weak self] in self?.startPending() }
+    }
+
+    /// The connects still wanted (a `close` since bumped or cleared the flow's generation).
+    private func startPending() {
+        pendingScheduled = false
+        let requests = pending
+        pending = []
+        for (flow, request) in requests where generations[flow] == request.generation && owner != nil {
+            start(flow, request)
+        }
+    }
+
+    private func start(_ flow: FlowID, _ request: WantedConnect) {
+        let (endpoint, http1Only, generation) = (request.endpoint, request.http1Only, request.generation)
+        if !request.fresh, let pooled = context.pool.take(endpoint, where: { !http1Only || $0.http2 == nil }) {
             attach(pooled, flow: flow, endpoint: endpoint, reused: true, http1Only: http1Only)
             return
         }
         let offer = http1Only ? alpn.filter { $0 != HTTP2Connection.alpn } : alpn
-        context.openConnection(to: endpoint, alpn: offer) { [weak self] result in
+        let connector = context.connector
+        let ticket = connector.makeTicket()
+        tickets[flow] = ticket
+        connector.open(ticket, to: endpoint, alpn: offer) { [weak self] result in
             guard let self, self.generations[flow] == generation, let owner = self.owner else {
                 if case .success(let channel) = result { channel.socket.close() }
                 return
             }
             self.generations[flow] = nil
+            self.tickets[flow] = nil
             switch result {
             case .success(let channel):
                 self.attach(channel, flow: flow, endpoint: endpoint, reused: false, http1Only: http1Only)
             case .failure(let failure): owner.upstreamFailed(flow, failure)
             }
         }
+    }
+
+    /// Calls off the flow's connect, waiting or in flight.
+    private func cancelConnect(_ flow: FlowID) {
+        generations[flow] = nil
+        if let ticket = tickets.removeValue(forKey: flow) { context.connector.cancel(ticket) }
     }
 
     private func attach(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint, reused: Bool, http1Only: Bool) {
@@ -160,6 +205,7 @@ final class UpstreamLinks {
     /// for real already heard `upstreamConnected`).
     func adopt(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint) {
         generations[flow] = nil
+        tickets[flow] = nil
         let link = Link(flow: flow, channel: channel, endpoint: endpoint, links: self)
         links[flow] = link
         channel.socket.delegate = link
@@ -181,6 +227,7 @@ final class UpstreamLinks {
     /// The flow is done and its connection sits at a message boundary: back to the pool.
     func release(_ flow: FlowID) {
         if endReplay(flow, delivered: true) { return }
+        cancelConnect(flow)
         guard let link = detach(flow) else { return }
         // Paced request bytes still queued mean the connection is mid-message.
         if (link.pacer?.queuedBytes ?? 0) > 0 {
@@ -194,7 +241,7 @@ final class UpstreamLinks {
     func close(_ flow: FlowID) {
         pendingRates[flow] = nil
         if endReplay(flow, delivered: false) { return }
-        generations[flow] = nil
+        cancelConnect(flow)
         detach(flow)?.channel.socket.close()
     }
 
@@ -220,7 +267,9 @@ final class UpstreamLinks {
     /// Closes every connection and calls off every pending connect (the owner is going away).
     func closeAll() {
         for flow in Array(replayLinks.keys) { endReplay(flow, delivered: false) }
+        for flow in Array(tickets.keys) { cancelConnect(flow) }
         generations = [:]
+        pending = []
         pendingRates = [:]
         for flow in Array(links.keys) { close(flow) }
     }

@@ -5,6 +5,7 @@ import random
 import signal
 import string
 import subprocess
+import urllib.request
 
 from .waiting import accepts_connections, free_port, wait_until
 
@@ -76,6 +77,20 @@ class Nginx:
     def read(self, name):
         with open(self.path(name), "rb") as handle:
             return handle.read()
+
+    def status(self):
+        """nginx's stub_status: {"active", "accepts", "handled", "requests"}. The query is a
+        connection of its own, counted in `accepts`."""
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
+        with direct.open(f"{self.url}/nginx-status", timeout=10) as response:
+            lines = response.read().decode().splitlines()
+        accepts, handled, requests = (int(word) for word in lines[2].split())
+        return {"active": int(lines[0].split(":")[1]), "accepts": accepts, "handled": handled, "requests": requests}
+
+    def accepted_since(self, before):
+        """TCP connections nginx accepted since `before` (a `status()`), not counting the status
+        queries themselves."""
+        return self.status()["accepts"] - before["accepts"] - 1
 
     @property
     def url(self):
