@@ -76,6 +76,29 @@ import Testing
             ])
     }
 
+    /// A response the flow handed over whole (`response.delivered` is traced when the bytes
+    /// leave the flow) but that waits for the window: after the FIN its stream is reset all the
+    /// same and the connection closes; the flow had ended, so no `flow.aborted`.
+    @Test func finWithAWholeResponseStillWaitingResetsTheStreamAndCloses() throws {
+        var play = try HTTP2Playbook(clientLimits: Self.limits(window: 0))
+        play.clientConsumes = false
+        let id = try play.request("GET", "/small")
+        let flow = try play.flow(ofStream: id)
+        play.connected(flow: flow)
+        play.upstream(flow: flow, HTTP2SessionTests.ok5)
+        #expect(try play.eventKinds(of: flow).last == "response.delivered")
+        #expect(play.stream(id).body.isEmpty)
+        play.clientEOF()
+        #expect(play.stream(id).reset == .cancel)
+        #expect(play.clientConnectionClosed)
+        #expect(try !play.eventKinds(of: flow).contains("flow.aborted"))
+        play.expect(
+            Self.opened + [
+                "f1 cancel responseHead", "f1 release upstream", Lines.idle, "cancel clientIdle",
+                "close client after flush",
+            ])
+    }
+
     /// A FIN before the body arrives: nothing waits yet, so nothing ends; once the body comes
     /// and cannot go, the stream ends and the connection closes.
     @Test func finBeforeTheBodyEndsTheStreamWhenTheBodyComesAndCannotGo() throws {
