@@ -100,6 +100,13 @@ public final class HTTP2Connection {
     /// completed): the caller cannot `consumed` it, so we credit the connection window
     /// ourselves, outside the callbacks (§6.9.1: DATA counts against the window either way).
     var undeliveredData = 0
+    /// How many header blocks the peer began with a HEADERS (or PUSH_PROMISE) frame without
+    /// END_HEADERS, and the number of the one still waiting for its last CONTINUATION (nil when
+    /// none is): see ``unfinishedHeaderBlock`` (HTTP2Connection+Stalls.swift).
+    var headerBlocksBegun = 0
+    var openHeaderBlock: Int?
+    /// DATA payload octets written to the output so far (see ``dataOctetsSent``).
+    var sentDataOctets = 0
 
     /// Creates the connection and queues our SETTINGS (RFC 9113 §3.4: the server's preface is
     /// its SETTINGS; a client's preface is the magic string and SETTINGS, which

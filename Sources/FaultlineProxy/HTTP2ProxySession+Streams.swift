@@ -97,6 +97,7 @@ extension HTTP2ProxySession {
             connection.reset(stream: stream, code: .refusedStream)
             return
         }
+        lastStreamStarted = max(lastStreamStarted, stream)
         let flowID = FlowID(flowIDs.next())
         let host = HTTP2Stream(
             streamID: stream, connection: connection, configuration: configuration, connectionID: connectionID,
@@ -296,29 +297,40 @@ extension HTTP2ProxySession {
                 streams[id]!.uncredited = 0
             }
         }
-        // Frames taken may close streams (our END_STREAM): handle what that says, a few rounds.
+        drainOutput(&output)
+        // After the client's FIN no WINDOW_UPDATE can come: a stream waiting for the window
+        // never moves again (HTTP2ProxySession+Stalls.swift).
+        if clientReachedEOF, state != .closed, abandonStreamsWaitingForWindow(reason: "client-gone", &output) {
+            drainOutput(&output)
+        }
+        if closesAfterOutput || connection.isFinished || (state == .goingAway && streams.isEmpty)
+            || (clientReachedEOF && allAnswered)
+        {
+            if state != .closed {
+                state = .closed
+                if closeReason == nil { closeReason = clientReachedEOF ? "client-closed" : "http2-goaway" }
+                output.append(.cancelTimer(.clientIdle))
+                if headerTimerBlock != nil {
+                    headerTimerBlock = nil
+                    output.append(.cancelTimer(.requestHead))
+                }
+                output.append(.closeClient(afterFlush: true))
+            }
+            return
+        }
+        updateIdleTimer(&output)
+        updateHeaderTimer(&output)
+    }
+
+    /// Takes our frames into one client write. Frames taken may close streams (our END_STREAM,
+    /// RST_STREAM): handle what that says, a few rounds.
+    private mutating func drainOutput(_ output: inout SessionOutput) {
         for _ in 0..<4 {
             let bytes = connection.takeOutput()
             if !bytes.isEmpty { output.writeToClient(bytes) }
             let events = connection.takeEvents()
             if events.isEmpty { break }
             handle(events, &output)
-        }
-        if connection.isFinished || (state == .goingAway && streams.isEmpty) || (clientReachedEOF && allAnswered) {
-            if state != .closed {
-                state = .closed
-                if closeReason == nil { closeReason = clientReachedEOF ? "client-closed" : "http2-goaway" }
-                output.append(.cancelTimer(.clientIdle))
-                output.append(.closeClient(afterFlush: true))
-            }
-            return
-        }
-        if streams.isEmpty, state == .open, !idleArmed {
-            idleArmed = true
-            output.append(.setTimer(.clientIdle, configuration.clientIdleTimeout))
-        } else if !streams.isEmpty, idleArmed {
-            idleArmed = false
-            output.append(.cancelTimer(.clientIdle))
         }
     }
 

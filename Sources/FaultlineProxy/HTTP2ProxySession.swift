@@ -47,10 +47,23 @@ public struct HTTP2ProxySession {
         case closed
     }
 
-    /// The idle timer is armed (no stream is open).
+    /// The idle timer is armed (HTTP2ProxySession+Stalls.swift): no stream is open, or every
+    /// open stream only waited for the client's flow-control window when it was armed.
     var idleArmed = false
+    /// What the idle timer was armed for: false, no stream open; true, streams waiting for the
+    /// window, with the progress they had made then (`waitingProgress`).
+    var idleArmedForWaiting = false
+    var idleProgressMark = 0
+    /// The header block (`HTTP2Connection.unfinishedHeaderBlock`) the `requestHead` timer runs for.
+    var headerTimerBlock: Int?
+    /// The connection is given up (a stall ran out its timer): close once this input's frames
+    /// are out, whatever nghttp2 still has open.
+    var closesAfterOutput = false
     /// The client shut down its sending side.
     var clientReachedEOF = false
+    /// The highest stream whose request started a flow (or a tunnel): the last stream a GOAWAY
+    /// of ours names when a stalled header block ends the connection.
+    var lastStreamStarted: Int32 = 0
     /// The last stream ID of the GOAWAY a fault sent, if one did.
     var goAwayLastStream: Int32?
     /// The server is stopping (``shutDown()``).
@@ -127,19 +140,13 @@ extension HTTP2ProxySession: ClientSession {
         var output = SessionOutput()
         switch timer {
         case .clientIdle:
-            idleArmed = false
-            guard streams.isEmpty, state == .open else { break }
-            // RFC 9113 §6.8: a graceful close names the last stream processed.
-            connection.goAway(code: .noError, debug: "idle")
-            traceGoAway(sent: true, code: .noError, debug: "idle", &output)
-            state = .goingAway
-            if closeReason == nil { closeReason = "idle-timeout" }
+            idleTimerFired(&output)
         case .flow(let id, let flowTimer):
             withStream(of: id, &output) { stream, output in stream.flowInput(&output) { $0.timerFired(flowTimer) } }
         case .streamPacing(let id):
             streams[id]?.releaseSlice(&output)
         case .requestHead:
-            break  // an HTTP/1 timer; a stalled HEADERS block is nghttp2's to bound
+            headerTimerFired(&output)
         }
         afterInput(&output)
         return output.finish()

@@ -66,11 +66,12 @@ public enum ProxyAction: Sendable, Equatable {
 
 /// The timers a session asks for: the connection's own, and each flow's.
 public enum SessionTimer: Sendable, Hashable {
-    /// A kept-alive client connection has been idle too long, or a client has not sent its
-    /// ClientHello in time after its `CONNECT` was answered.
+    /// A kept-alive client connection has been idle too long (on HTTP/2 also: its streams only
+    /// waited for the client's flow-control window), or a client has not sent its ClientHello
+    /// in time after its `CONNECT` was answered.
     case clientIdle
-    /// A request head has been arriving for longer than the header timeout
-    /// (`ProxyConfiguration.headerTimeout`).
+    /// A request head (on HTTP/2, a header block's CONTINUATION frames) has been arriving for
+    /// longer than the header timeout (`ProxyConfiguration.headerTimeout`).
     case requestHead
     /// One of a flow's timers (`FlowTimer`).
     case flow(FlowID, FlowTimer)

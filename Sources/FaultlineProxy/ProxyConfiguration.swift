@@ -59,7 +59,8 @@ public struct ProxyConfiguration: Sendable {
     }
     /// How long a client may take from the first byte of a request head to its end; 408 after
     /// (haproxy's `timeout http-request`): a slowloris client cannot hold a connection for the
-    /// whole idle timeout by sending a byte now and then.
+    /// whole idle timeout by sending a byte now and then. On HTTP/2, the time a HEADERS without
+    /// END_HEADERS has for its CONTINUATION frames to end the block; GOAWAY PROTOCOL_ERROR after.
     public var headerTimeout: Duration {
         get { shared.settings.headerTimeout }
         set { update { $0.headerTimeout = newValue } }
