@@ -16,36 +16,43 @@ struct HeadScanner: Sendable {
         var maxStartLineLength: Int
         var maxSectionLength: Int
         var maxFieldCount: Int
-        var startLineTooLong: HTTP1Error
-        var invalidStartLine: HTTP1Error
-        var sectionTooLarge: HTTP1Error
-        var tooManyFields: HTTP1Error
 
-        static func request(_ limits: HTTP1Limits) -> Rules {
-            head(limits, startLine: .request, tooLong: .requestLineTooLong, invalid: .invalidRequestLine)
+        // The errors follow from the start line, rather than being stored: every decoder holds
+        // two sets of rules, and four stored errors (two strings each) made 160 bytes a set, a
+        // fifth of an idle HTTP/1 connection's session.
+        var startLineTooLong: HTTP1Error {
+            switch startLine {
+            case .request: .requestLineTooLong
+            case .status: .statusLineTooLong
+            case .none: .invalidRequestLine  // trailers have no start line
+            }
         }
 
-        static func response(_ limits: HTTP1Limits) -> Rules {
-            head(limits, startLine: .status, tooLong: .statusLineTooLong, invalid: .invalidStatusLine)
+        var invalidStartLine: HTTP1Error {
+            switch startLine {
+            case .request, .none: .invalidRequestLine
+            case .status: .invalidStatusLine
+            }
         }
+
+        var sectionTooLarge: HTTP1Error { startLine == .none ? .trailerSectionTooLarge : .headerSectionTooLarge }
+        var tooManyFields: HTTP1Error { startLine == .none ? .tooManyTrailerFields : .tooManyHeaderFields }
+
+        static func request(_ limits: HTTP1Limits) -> Rules { head(limits, startLine: .request) }
+
+        static func response(_ limits: HTTP1Limits) -> Rules { head(limits, startLine: .status) }
 
         /// A message head: requests and responses share the limits and differ in the start line.
-        private static func head(
-            _ limits: HTTP1Limits, startLine: StartLine, tooLong: HTTP1Error, invalid: HTTP1Error
-        ) -> Rules {
+        private static func head(_ limits: HTTP1Limits, startLine: StartLine) -> Rules {
             Rules(
                 startLine: startLine, maxStartLineLength: limits.maxRequestLineLength,
-                maxSectionLength: limits.maxHeaderSectionLength, maxFieldCount: limits.maxHeaderCount,
-                startLineTooLong: tooLong, invalidStartLine: invalid,
-                sectionTooLarge: .headerSectionTooLarge, tooManyFields: .tooManyHeaderFields)
+                maxSectionLength: limits.maxHeaderSectionLength, maxFieldCount: limits.maxHeaderCount)
         }
 
         static func trailers(_ limits: HTTP1Limits) -> Rules {
             Rules(
-                startLine: .none, maxStartLineLength: 0,
-                maxSectionLength: limits.maxTrailerSectionLength, maxFieldCount: limits.maxHeaderCount,
-                startLineTooLong: .invalidRequestLine, invalidStartLine: .invalidRequestLine,
-                sectionTooLarge: .trailerSectionTooLarge, tooManyFields: .tooManyTrailerFields)
+                startLine: .none, maxStartLineLength: 0, maxSectionLength: limits.maxTrailerSectionLength,
+                maxFieldCount: limits.maxHeaderCount)
         }
     }
 

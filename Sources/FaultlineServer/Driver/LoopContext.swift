@@ -35,6 +35,10 @@ final class LoopContext: @unchecked Sendable {
     /// The client connection limit, shared by every loop.
     let budget: ConnectionBudget
     private var handlers: [ConnectionID: ClientConnectionHandler] = [:]
+    /// Armed while the loop has client connections: every `idleSweepInterval` each one gives back
+    /// the storage its past requests left empty (`ClientConnectionHandler.releaseIdleStorage`).
+    private var idleSweep: TimerHandle?
+    static let idleSweepInterval: Duration = .seconds(2)
 
     /// Records a trace entry a session asked for, on this loop's thread.
     func record(_ entry: TraceEntry) {
@@ -93,6 +97,7 @@ final class LoopContext: @unchecked Sendable {
             client: connection, configuration: proxyConfiguration(mode: listener.mode, intercepting: !listener.tls),
             context: self)
         handlers[connection.id] = handler
+        armIdleSweep()
         // A TLS listener presents the certificate of the SNI name, or of the address dialled; a
         // plain one tells h2c with prior knowledge (RFC 9113 §3.3) by its preface.
         if listener.tls {
@@ -188,7 +193,21 @@ final class LoopContext: @unchecked Sendable {
     func remove(_ handler: ClientConnectionHandler, id: ConnectionID) {
         loop.assertInEventLoop()
         if handlers.removeValue(forKey: id) != nil { budget.release() }
+        if handlers.isEmpty, let idleSweep {
+            loop.cancelTimer(idleSweep)
+            self.idleSweep = nil
+        }
         finishShutdownIfDrained()
+    }
+
+    private func armIdleSweep() {
+        guard idleSweep == nil, !handlers.isEmpty else { return }
+        idleSweep = loop.scheduleTimer(after: Self.idleSweepInterval) { [weak self] in
+            guard let self else { return }
+            idleSweep = nil
+            for handler in handlers.values { handler.releaseIdleStorage() }
+            armIdleSweep()
+        }
     }
 
     /// The server is stopping (`ProxyServer.stop` with a grace period; its listeners have

@@ -44,7 +44,12 @@ public struct ServerTLSConfiguration: Sendable {
     /// What an `https` upstream is offered by ALPN (RFC 7301): `h2` first, so an origin that
     /// speaks HTTP/2 gets it (a stream per flow, `HTTP2UpstreamCodec`), else HTTP/1.1; only
     /// HTTP/1.1 with `--http1-only`.
-    var upstreamApplicationProtocols: [String] { http2 ? [HTTP2Connection.alpn, "http/1.1"] : ["http/1.1"] }
+    var upstreamApplicationProtocols: [String] { http2 ? Self.http2AndHTTP1 : Self.http1 }
+
+    // One array each, shared by every connection (a new one per connection was 64 bytes of each
+    // idle connection).
+    private static let http2AndHTTP1 = [HTTP2Connection.alpn, "http/1.1"]
+    private static let http1 = ["http/1.1"]
 
     /// The offer for a request that must go over HTTP/1.1 (a WebSocket upgrade).
     static let http1ApplicationProtocols = ["http/1.1"]

@@ -77,18 +77,17 @@ final class UpstreamLinks {
     weak var owner: (any UpstreamLinksOwner)?
     /// What to offer an `https` upstream in ALPN (RFC 7301).
     var alpn: [String]
-    private var links: [FlowID: Link] = [:]
+    private var links = FlowTable<Link>()
     /// Flows answered from a recording (`ServerConfiguration.replay`) instead of a connection.
     var replayLinks: [FlowID: ReplayLink] = [:]
-    /// Bumped whenever a pending connect becomes unwanted, so its late completion is discarded.
-    private var generations: [FlowID: Int] = [:]
+    /// The flows whose connect is wanted, waiting or in flight, by flow; one table for both
+    /// (each table a connection keeps is memory every idle connection carries).
+    private var connects = FlowTable<WantedConnectState>()
     /// Connects asked for in the current loop iteration, in order; carried out after it
     /// (`startPending`), so a flow that ends in the same read (a stream reset right after its
     /// HEADERS) costs no connect and no pooled connection.
     private var pending: [(flow: FlowID, request: WantedConnect)] = []
     private var pendingScheduled = false
-    /// The connector's tickets of the flows whose new connection is waiting or being opened.
-    private var tickets: [FlowID: UpstreamConnector.Ticket] = [:]
     /// Throttles asked for before the flow had a connection, by flow: the flow core paces a
     /// request before it opens its upstream, so the rate waits here for the connection.
     private var pendingRates: [FlowID: Int] = [:]
@@ -104,7 +103,7 @@ final class UpstreamLinks {
     func link(_ flow: FlowID) -> Link? { links[flow] }
 
     /// Every flow's connection, for backpressure decisions.
-    var all: Dictionary<FlowID, Link>.Values { links.values }
+    var all: FlowTable<Link>.Values { links.values }
 
     /// Gets a connection for `flow`: from the pool unless `fresh`, else a new one; the owner hears
     /// `upstreamConnected` (at once for a pooled one) or `upstreamFailed`. `http1Only` keeps
@@ -126,12 +125,19 @@ final class UpstreamLinks {
         let generation: Int
     }
 
+    /// A flow's wanted connect: its generation (bumped whenever a connect becomes unwanted, so a
+    /// late completion is discarded) and, once it goes to the connector, its ticket there.
+    private struct WantedConnectState {
+        let generation: Int
+        var ticket: UpstreamConnector.Ticket?
+    }
+
     /// `connect` for a real connection: from the pool unless `fresh`, else a new one through
     /// the loop's `UpstreamConnector`; either once the current loop iteration is done.
     private func connectToNetwork(_ flow: FlowID, to endpoint: UpstreamEndpoint, fresh: Bool, http1Only: Bool) {
         nextGeneration += 1
         let generation = nextGeneration
-        generations[flow] = generation
+        connects[flow] = WantedConnectState(generation: generation)
         pending.append(
             (flow, WantedConnect(endpoint: endpoint, fresh: fresh, http1Only: http1Only, generation: generation)))
         guard !pendingScheduled else { return }
@@ -144,7 +150,7 @@ final class UpstreamLinks {
         pendingScheduled = false
         let requests = pending
         pending = []
-        for (flow, request) in requests where generations[flow] == request.generation && owner != nil {
+        for (flow, request) in requests where connects[flow]?.generation == request.generation && owner != nil {
             start(flow, request)
         }
     }
@@ -158,14 +164,13 @@ final class UpstreamLinks {
         let offer = http1Only ? alpn.filter { $0 != HTTP2Connection.alpn } : alpn
         let connector = context.connector
         let ticket = connector.makeTicket()
-        tickets[flow] = ticket
+        connects[flow]?.ticket = ticket
         connector.open(ticket, to: endpoint, alpn: offer) { [weak self] result in
-            guard let self, self.generations[flow] == generation, let owner = self.owner else {
+            guard let self, self.connects[flow]?.generation == generation, let owner = self.owner else {
                 if case .success(let channel) = result { channel.socket.close() }
                 return
             }
-            self.generations[flow] = nil
-            self.tickets[flow] = nil
+            self.connects[flow] = nil
             switch result {
             case .success(let channel):
                 self.attach(channel, flow: flow, endpoint: endpoint, reused: false, http1Only: http1Only)
@@ -176,8 +181,7 @@ final class UpstreamLinks {
 
     /// Calls off the flow's connect, waiting or in flight.
     private func cancelConnect(_ flow: FlowID) {
-        generations[flow] = nil
-        if let ticket = tickets.removeValue(forKey: flow) { context.connector.cancel(ticket) }
+        if let ticket = connects.removeValue(forKey: flow)?.ticket { context.connector.cancel(ticket) }
     }
 
     private func attach(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint, reused: Bool, http1Only: Bool) {
@@ -204,8 +208,7 @@ final class UpstreamLinks {
     /// Makes `channel` the flow's connection without telling the owner (a replayed flow sent on
     /// for real already heard `upstreamConnected`).
     func adopt(_ channel: Channel, flow: FlowID, endpoint: UpstreamEndpoint) {
-        generations[flow] = nil
-        tickets[flow] = nil
+        connects[flow] = nil
         let link = Link(flow: flow, channel: channel, endpoint: endpoint, links: self)
         links[flow] = link
         channel.socket.delegate = link
@@ -264,14 +267,22 @@ final class UpstreamLinks {
         link.pacer = Pacer(loop: context.loop, bytesPerSecond: rate) { [weak link] bytes in link?.channel.write(bytes) }
     }
 
+    /// Gives back the storage of the tables left empty by past flows (HTTP/2 streams; an HTTP/1
+    /// connection's one flow at a time takes none). Called now and then for idle connections
+    /// (`LoopContext`'s sweep).
+    func releaseUnusedStorage() {
+        _ = links.releaseUnusedStorage()
+        _ = connects.releaseUnusedStorage()
+        if pendingRates.isEmpty { pendingRates = [:] }
+    }
+
     /// Closes every connection and calls off every pending connect (the owner is going away).
     func closeAll() {
         for flow in Array(replayLinks.keys) { endReplay(flow, delivered: false) }
-        for flow in Array(tickets.keys) { cancelConnect(flow) }
-        generations = [:]
+        for flow in connects.flows { cancelConnect(flow) }
         pending = []
         pendingRates = [:]
-        for flow in Array(links.keys) { close(flow) }
+        for flow in links.flows { close(flow) }
     }
 
     @discardableResult
