@@ -1,0 +1,104 @@
+"""Instructions per proxied request of the whole `faultline` process, under callgrind.
+
+`Benchmarks/micro --server` runs it. Faultline runs under `valgrind --tool=callgrind` (all its
+threads: the event loop, the trace writer) twice, while one keep-alive client connection sends
+`REQUESTS[0]` and then `REQUESTS[1]` requests through it to a small HTTP/1.1 origin in this
+process; the difference of the two totals, divided by the difference of the counts, is what one
+more request costs: start-up, TLS set-up and shutdown cancel out. Exact and unmoved by whatever
+else the machine runs, unlike times, so two builds compare on a busy machine.
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import socket
+import socketserver
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REQUESTS = (200, 600)
+BODY = b"x" * 100
+
+
+class _Origin(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(BODY)))
+        self.end_headers()
+        self.wfile.write(BODY)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _total(binary: Path, origin_port: int, requests: int, workdir: Path) -> int:
+    """Callgrind's instruction total for a run of `binary` serving `requests` requests."""
+    port = _free_port()
+    out = workdir / f"callgrind.{requests}"
+    proxy = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), "run", "--listen",
+         f"127.0.0.1:{port}", "--control", "off", "--trace", str(workdir / "trace.jsonl"), "--loops", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proxy.poll() is not None:
+                    raise RuntimeError(f"faultline under callgrind did not listen on {port}")
+                time.sleep(0.1)
+        request = (f"GET http://127.0.0.1:{origin_port}/ HTTP/1.1\r\nHost: 127.0.0.1:{origin_port}\r\n\r\n"
+                   .encode())
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as client:
+            for _ in range(requests):
+                client.sendall(request)
+                received = b""
+                while not received.endswith(BODY):
+                    chunk = client.recv(65536)
+                    if not chunk:
+                        raise RuntimeError("faultline closed the connection")
+                    received += chunk
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=120)
+    for line in out.read_text(errors="replace").splitlines():
+        if line.startswith(("totals:", "summary:")):
+            return int(line.split()[1])
+    raise RuntimeError(f"no totals in {out}")
+
+
+def instructions_per_request(binary: Path) -> float:
+    origin = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Origin)
+    origin.daemon_threads = True
+    threading.Thread(target=origin.serve_forever, daemon=True).start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="faultline-instructions-") as workdir:
+            totals = [_total(binary, origin.server_address[1], n, Path(workdir)) for n in REQUESTS]
+    finally:
+        origin.shutdown()
+    return (totals[1] - totals[0]) / (REQUESTS[1] - REQUESTS[0])
+
+
+def report(binary: Path) -> None:
+    per_request = instructions_per_request(binary)
+    print(f"whole proxy: {per_request:,.0f} instructions per keep-alive request (valgrind --tool=callgrind, "
+          f"all threads, {REQUESTS[1]} minus {REQUESTS[0]} requests on one connection), {binary}")
+
+
+if __name__ == "__main__":
+    import sys
+    report(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(os.environ.get("FAULTLINE_BIN", "faultline")))
