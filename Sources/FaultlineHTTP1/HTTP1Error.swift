@@ -61,6 +61,11 @@ public struct HTTP1Error: Error, Hashable, Sendable, CustomStringConvertible {
     public static let headerTimeout = HTTP1Error(
         "header-timeout", 408, "The request head was not complete within the header timeout.")
 
+    /// A request body that stopped arriving: no byte of it for the proxy's body timeout (408, as
+    /// nginx's `client_body_timeout`).
+    public static let bodyTimeout = HTTP1Error(
+        "body-timeout", 408, "No byte of the request body arrived within the body timeout.")
+
     // MARK: Host and request-target (RFC 9112 §3.2)
 
     public static let missingHost = HTTP1Error(

@@ -32,6 +32,25 @@ extension HTTP1ProxySession {
         close(&output, reason: "protocol-error")
     }
 
+    /// No byte of the request body for the body timeout. While the flow is on, it ends as for a
+    /// malformed body (408, or a cut connection once its response has begun); a body drained
+    /// after an early answer has had its response, so the connection just closes.
+    mutating func bodyTimerFired(_ output: inout SessionOutput) {
+        if flowID != nil {
+            refuseMalformedRequest(.bodyTimeout, &output)
+            return
+        }
+        let error = HTTP1Error.bodyTimeout
+        output.trace(
+            TraceEntry(
+                .protocolError, connection: connectionID, flow: exchange?.flow,
+                [
+                    .string("side", "client"), .string("code", error.code), .int("status", Int64(error.status)),
+                    .string("message", error.description),
+                ]))
+        close(&output, reason: "body-timeout")
+    }
+
     /// An error page the framing answers itself (no flow core: a head it could not decode, a
     /// `CONNECT` it could not connect), framed to close the connection, traced as delivered.
     func answerWithErrorPage(status: Int, code: String, message: String, flow: FlowID?, _ output: inout SessionOutput) {

@@ -79,6 +79,8 @@ public struct HTTP1ProxySession {
     var clientReachedEOF = false
     /// The `requestHead` timer runs: a request head has begun and not ended.
     var headTimerArmed = false
+    /// The `requestBody` timer runs: a request body is being read and has not ended.
+    var bodyTimerArmed = false
     /// Why the session ended, for the trace's `connection.closed` event.
     public internal(set) var closeReason: String?
     var traceConnection: ConnectionID? { connectionID }
@@ -156,10 +158,29 @@ public struct HTTP1ProxySession {
         case .idle, .exchanging, .draining:
             requestDecoder.receive(bytes)
             processClientInput(&output)
+            restartBodyTimer(&output)
         case .closing, .closed:
             break
         }
         return finish(&output)
+    }
+
+    /// The body timeout counts from the client's last bytes: restarted by each read that leaves
+    /// a request body unfinished, stopped by one that finishes it (or leaves none being read).
+    private mutating func restartBodyTimer(_ output: inout SessionOutput) {
+        if isReadingRequestBody {
+            bodyTimerArmed = true
+            output.append(.setTimer(.requestBody, configuration.bodyTimeout))
+        } else if bodyTimerArmed {
+            bodyTimerArmed = false
+            output.append(.cancelTimer(.requestBody))
+        }
+    }
+
+    /// A request body is being read (or drained after an early answer) and has not ended.
+    private var isReadingRequestBody: Bool {
+        guard let exchange else { return false }
+        return !exchange.requestRead && exchange.requestFraming.carriesBody
     }
 
     /// The client shut down its sending side (FIN). It may still read what we send, unless its
@@ -241,6 +262,9 @@ public struct HTTP1ProxySession {
         case (.requestHead, .idle) where headTimerArmed:
             headTimerArmed = false
             refuseMalformedRequest(.headerTimeout, &output)
+        case (.requestBody, _) where bodyTimerArmed:
+            bodyTimerArmed = false
+            if isReadingRequestBody { bodyTimerFired(&output) }
         case (.flow(let id, let kind), _) where flowID == id:
             flowInput(&output) { $0.timerFired(kind) }
         default:

@@ -147,6 +147,8 @@ extension HTTP2ProxySession: ClientSession {
             streams[id]?.releaseSlice(&output)
         case .requestHead:
             headerTimerFired(&output)
+        case .requestBody:
+            break  // HTTP/1 only
         }
         afterInput(&output)
         return output.finish()

@@ -73,6 +73,8 @@ public enum SessionTimer: Sendable, Hashable {
     /// A request head (on HTTP/2, a header block's CONTINUATION frames) has been arriving for
     /// longer than the header timeout (`ProxyConfiguration.headerTimeout`).
     case requestHead
+    /// No byte of a request body has arrived for the body timeout (`ProxyConfiguration.bodyTimeout`).
+    case requestBody
     /// One of a flow's timers (`FlowTimer`).
     case flow(FlowID, FlowTimer)
     /// The next slice of an HTTP/2 stream's throttled response is due (`HTTP2StreamPacing`).

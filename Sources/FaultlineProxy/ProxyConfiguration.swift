@@ -15,6 +15,7 @@ public struct ProxyConfiguration: Sendable {
         var responseTimeout: Duration
         var clientIdleTimeout: Duration
         var headerTimeout: Duration
+        var bodyTimeout: Duration
         var viaPseudonym: String?
         var maximumPendingUpstreamBytes: Int
         var rules: (any FlowRules)?
@@ -65,6 +66,15 @@ public struct ProxyConfiguration: Sendable {
         get { shared.settings.headerTimeout }
         set { update { $0.headerTimeout = newValue } }
     }
+    /// How long a request body may go without a byte arriving while the proxy is reading it; 408
+    /// after (or, once the response has begun, the connection closes), as nginx's
+    /// `client_body_timeout`: an upload that stops mid-body cannot hold its connection and its
+    /// upstream for the idle timeout. Not counted while the proxy itself has stopped reading
+    /// (backpressure). HTTP/1 only.
+    public var bodyTimeout: Duration {
+        get { shared.settings.bodyTimeout }
+        set { update { $0.bodyTimeout = newValue } }
+    }
     /// The pseudonym sent in `Via` (RFC 9110 §7.6.3); a request that already carries it is a loop (508).
     public var viaPseudonym: String? {
         get { shared.settings.viaPseudonym }
@@ -111,6 +121,7 @@ public struct ProxyConfiguration: Sendable {
         responseTimeout: Duration = .seconds(60),
         clientIdleTimeout: Duration = .seconds(120),
         headerTimeout: Duration = .seconds(10),
+        bodyTimeout: Duration = .seconds(60),
         viaPseudonym: String? = "faultline",
         maximumPendingUpstreamBytes: Int = 256 * 1024,
         rules: (any FlowRules)? = nil,
@@ -126,6 +137,7 @@ public struct ProxyConfiguration: Sendable {
                 responseTimeout: responseTimeout,
                 clientIdleTimeout: clientIdleTimeout,
                 headerTimeout: headerTimeout,
+                bodyTimeout: bodyTimeout,
                 viaPseudonym: viaPseudonym,
                 maximumPendingUpstreamBytes: maximumPendingUpstreamBytes,
                 rules: rules,

@@ -157,6 +157,7 @@ enum ProxyActionLines {
         switch timer {
         case .clientIdle: return "clientIdle"
         case .requestHead: return "requestHead"
+        case .requestBody: return "requestBody"
         case .flow(_, let timer): return timer.rawValue
         case .streamPacing(let stream): return "streamPacing(\(stream))"
         }

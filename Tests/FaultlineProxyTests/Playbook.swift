@@ -22,12 +22,13 @@ import Testing
 struct Playbook {
     /// The session's timers by kind.
     enum Timer: Hashable, Sendable {
-        case clientIdle, requestHead, responseHead, flowDelay, holdDeadline, stall, streamPacing
+        case clientIdle, requestHead, requestBody, responseHead, flowDelay, holdDeadline, stall, streamPacing
 
         init(_ timer: SessionTimer) {
             switch timer {
             case .clientIdle: self = .clientIdle
             case .requestHead: self = .requestHead
+            case .requestBody: self = .requestBody
             case .flow(_, .responseHead): self = .responseHead
             case .flow(_, .delay): self = .flowDelay
             case .flow(_, .holdDeadline): self = .holdDeadline
@@ -204,6 +205,13 @@ struct Playbook {
                 continue
             case .cancelTimer(.requestHead):
                 armed[.requestHead] = nil
+                continue
+            case .setTimer(.requestBody, _):
+                // Restarted by every read inside a body, likewise kept out (BodyTimeoutTests).
+                armed[.requestBody] = .requestBody
+                continue
+            case .cancelTimer(.requestBody):
+                armed[.requestBody] = nil
                 continue
             case .setTimer(let timer, _): armed[Timer(timer)] = timer
             case .cancelTimer(let timer): armed[Timer(timer)] = nil
