@@ -273,9 +273,12 @@ def test_connections_replay_side_by_side_each_in_order_on_one_connection(
     trace = witness.trace()
     ended = trace.one("hold.ended", flow=held["flow"])
     assert ended["ended_by"] == "control" and held_request["conn"] != other["conn"]
-    started = trace.one("hold.started", flow=held["flow"])
+    # Overlap: the held request had arrived before the other was answered, and the other arrived
+    # before the hold ended (the held one is answered only after). Not `hold.started` before the
+    # other's answer: on a busy machine the held flow's loop can be descheduled between the
+    # rule's decision and its trace, while the other loop serves the other request whole (CI).
     other_answered = trace.one("response.delivered", flow=other["flow"])
-    assert other["seq"] < ended["seq"] and started["seq"] < other_answered["seq"], \
+    assert other["seq"] < ended["seq"] and held_request["seq"] < other_answered["seq"], \
         "the two connections' requests did not overlap"
     replayed = [(event["conn"], event["method"], event["url"][event["url"].index("/", 8):])
                 for event in trace.of("request.received")]
