@@ -21,13 +21,7 @@ extension HTTP1ProxySession {
         case .connecting(let connect), .awaitingClientHello(let connect, _): abortConnect(connect, &output, reason: nil)
         default: break
         }
-        output.trace(
-            TraceEntry(
-                .protocolError, connection: connectionID, flow: flowID,
-                [
-                    .string("side", "client"), .string("code", error.code), .int("status", Int64(error.status)),
-                    .string("message", error.description),
-                ]))
+        traceClientError(error, flow: flowID, &output)
         answerWithErrorPage(status: error.status, code: error.code, message: error.description, flow: flowID, &output)
         close(&output, reason: "protocol-error")
     }
@@ -40,15 +34,19 @@ extension HTTP1ProxySession {
             refuseMalformedRequest(.bodyTimeout, &output)
             return
         }
-        let error = HTTP1Error.bodyTimeout
+        traceClientError(.bodyTimeout, flow: exchange?.flow, &output)
+        close(&output, reason: "body-timeout")
+    }
+
+    /// `protocol.error` for what the client did wrong, when no flow core traces it.
+    private func traceClientError(_ error: HTTP1Error, flow: FlowID?, _ output: inout SessionOutput) {
         output.trace(
             TraceEntry(
-                .protocolError, connection: connectionID, flow: exchange?.flow,
+                .protocolError, connection: connectionID, flow: flow,
                 [
                     .string("side", "client"), .string("code", error.code), .int("status", Int64(error.status)),
                     .string("message", error.description),
                 ]))
-        close(&output, reason: "body-timeout")
     }
 
     /// An error page the framing answers itself (no flow core: a head it could not decode, a
