@@ -21,6 +21,10 @@ import Testing
     }
 
     static let opened = Lines.opened(h2: "f1")
+    /// The waiting stream's flow ends and its upstream closes; then the connection closes.
+    static let abandonedAndClosed = [
+        "f1 cancel responseHead", Lines.idle, "f1 close upstream", "cancel clientIdle", "close client after flush",
+    ]
 
     // MARK: FIN while a response waits for the window
 
@@ -47,11 +51,7 @@ import Testing
         let aborted = try #require(try play.events(of: flow).first { $0.kind.rawValue == "flow.aborted" })
         #expect(aborted.string("reason") == "client-gone")
         #expect(try play.eventKinds(of: flow).last == "flow.aborted")
-        play.expect(
-            Self.opened + [
-                "f1 cancel responseHead", Lines.idle, "f1 close upstream", "cancel clientIdle",
-                "close client after flush",
-            ])
+        play.expect(Self.opened + Self.abandonedAndClosed)
     }
 
     /// The default window: 65,535 octets went out, the rest waits; the FIN ends it the same way.
@@ -69,11 +69,7 @@ import Testing
         #expect(play.clientConnectionClosed)
         let aborted = try #require(try play.events(of: flow).first { $0.kind.rawValue == "flow.aborted" })
         #expect(aborted.string("reason") == "client-gone")
-        play.expect(
-            Self.opened + [
-                "f1 cancel responseHead", Lines.idle, "f1 close upstream", "cancel clientIdle",
-                "close client after flush",
-            ])
+        play.expect(Self.opened + Self.abandonedAndClosed)
     }
 
     /// A response the flow handed over whole (`response.delivered` is traced when the bytes
@@ -173,11 +169,7 @@ import Testing
         #expect(aborted.string("reason") == "idle-timeout")
         let goAway = try #require(try play.events().first { $0.kind == .http2GoAway })
         #expect(goAway.string("debug") == "idle")
-        play.expect(
-            Self.opened + [
-                "f1 cancel responseHead", Lines.idle, "f1 close upstream", "cancel clientIdle",
-                "close client after flush",
-            ])
+        play.expect(Self.opened + Self.abandonedAndClosed)
     }
 
     /// A slow reader is not an idle one: DATA that left while the timer ran earns it one more
