@@ -15,6 +15,7 @@ import os
 import socket
 import socketserver
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -43,14 +44,15 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _total(binary: Path, origin_port: int, requests: int, workdir: Path) -> int:
+def _total(binary: Path, origin_port: int, requests: int, workdir: Path, rules: Path | None) -> int:
     """Callgrind's instruction total for a run of `binary` serving `requests` requests."""
     port = _free_port()
     out = workdir / f"callgrind.{requests}"
-    proxy = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), "run", "--listen",
-         f"127.0.0.1:{port}", "--control", "off", "--trace", str(workdir / "trace.jsonl"), "--loops", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), "run", "--listen",
+            f"127.0.0.1:{port}", "--control", "off", "--trace", str(workdir / "trace.jsonl"), "--loops", "1"]
+    if rules is not None:
+        argv += ["--rules", str(rules)]
+    proxy = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -81,24 +83,35 @@ def _total(binary: Path, origin_port: int, requests: int, workdir: Path) -> int:
     raise RuntimeError(f"no totals in {out}")
 
 
-def instructions_per_request(binary: Path) -> float:
+def instructions_per_request(binary: Path, rewrite: bool = False) -> float:
+    """One more request's instructions; with `rewrite`, under Benchmarks/run's `fl+rewrite` rules
+    (50 that never match, one that rewrites every response)."""
     origin = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Origin)
     origin.daemon_threads = True
     threading.Thread(target=origin.serve_forever, daemon=True).start()
     try:
         with tempfile.TemporaryDirectory(prefix="faultline-instructions-") as workdir:
-            totals = [_total(binary, origin.server_address[1], n, Path(workdir)) for n in REQUESTS]
+            rules = None
+            if rewrite:
+                sys.path.insert(0, str(Path(__file__).resolve().parent))
+                import benchmodules  # noqa: E402  (next to this script)
+                rules = Path(workdir) / "rules"
+                benchmodules.load_script("run").write_rules(rules, rewrite=True)
+            totals = [_total(binary, origin.server_address[1], n, Path(workdir), rules) for n in REQUESTS]
     finally:
         origin.shutdown()
     return (totals[1] - totals[0]) / (REQUESTS[1] - REQUESTS[0])
 
 
 def report(binary: Path) -> None:
-    per_request = instructions_per_request(binary)
-    print(f"whole proxy: {per_request:,.0f} instructions per keep-alive request (valgrind --tool=callgrind, "
-          f"all threads, {REQUESTS[1]} minus {REQUESTS[0]} requests on one connection), {binary}")
+    plain = instructions_per_request(binary)
+    rewrite = instructions_per_request(binary, rewrite=True)
+    print(f"whole proxy, instructions per keep-alive request (valgrind --tool=callgrind, all threads, "
+          f"{REQUESTS[1]} minus {REQUESTS[0]} requests on one connection), {binary}:")
+    print(f"  faultline   {plain:>10,.0f}")
+    print(f"  fl+rewrite  {rewrite:>10,.0f}  ({rewrite / plain:.2f}x: Benchmarks/run's 50 rules that never match "
+          f"and one rewriting every response)")
 
 
 if __name__ == "__main__":
-    import sys
     report(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(os.environ.get("FAULTLINE_BIN", "faultline")))

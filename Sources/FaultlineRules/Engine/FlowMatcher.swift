@@ -17,7 +17,7 @@ import FaultlineCore
 /// A class so the engine's loop borrows it instead of copying a dozen stored references per
 /// rule per flow (measured: copies were a third of the time).
 final class FlowMatcher {
-    private let methods: [String]?
+    let methods: [String]?
     private let scheme: String?
     private let host: GlobMatcher?
     private let port: Int?
@@ -30,6 +30,12 @@ final class FlowMatcher {
     private let role: String?
     private let status: StatusMatch?
     private let responseHeaders: [(name: String, test: ValueMatcher)]
+
+    /// The host every matching flow has (lowercased), when the host glob has no wildcard.
+    var literalHost: String? { host?.literal }
+
+    /// The first path segment every matching flow has, when the path glob starts literally.
+    var literalFirstSegment: String? { path?.literalFirstSegment }
 
     /// Whether this matcher reads the request body.
     var readsBody: Bool { body != nil }

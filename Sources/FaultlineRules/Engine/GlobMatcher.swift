@@ -45,6 +45,22 @@ final class GlobMatcher: Sendable {
     private let suffix: [UInt8]
     /// The tokens between the literal prefix and suffix; nil when the pattern is all literal.
     private let middle: [Token]?
+    /// The pattern with escapes resolved (lowercase for hosts) when it has no wildcard: such a
+    /// pattern matches only subjects equal to it in that form (`FlowFacts.hostKey` for hosts),
+    /// which is what `RuleIndex` files the rule under.
+    let literal: String?
+
+    /// For a path glob whose first segment is literal, that segment: the bytes between the
+    /// leading `/` and the next `/` of the literal prefix, or all of them after the `/` when the
+    /// whole pattern is literal (`/api/**` gives `api`, `/health` gives `health`). Every path
+    /// the glob matches starts with that segment (`RuleIndex` files the rule under it).
+    var literalFirstSegment: String? {
+        guard mode == .path, prefix.first == UInt8(ascii: "/") else { return nil }
+        if let slash = prefix.dropFirst().firstIndex(of: UInt8(ascii: "/")) {
+            return String(decoding: prefix[1..<slash], as: UTF8.self)
+        }
+        return middle == nil ? String(decoding: prefix.dropFirst(), as: UTF8.self) : nil
+    }
 
     init(_ glob: Glob, mode: Mode) {
         pattern = glob.pattern
@@ -57,11 +73,13 @@ final class GlobMatcher: Sendable {
             prefix = leading.map(Self.byte)
             suffix = []
             middle = nil
+            literal = String(decoding: prefix, as: UTF8.self)
         } else {
             let trailing = tokens.reversed().prefix { $0.isLiteral }
             prefix = leading.map(Self.byte)
             suffix = trailing.reversed().map(Self.byte)
             middle = Array(tokens[leading.count..<(tokens.count - trailing.count)])
+            literal = nil
         }
     }
 

@@ -56,13 +56,7 @@ public final class RuleEngine: Sendable {
     public func evaluate(_ flow: FlowView, phase: RulePhase) -> [FiredRule] {
         guard hasRules(in: phase) else { return [] }
         var facts = FlowFacts(flow)
-        return state.withLock { engine in
-            var fired: [FiredRule] = []
-            for index in engine.runtimes.indices {
-                engine.runtimes[index].evaluate(&facts, phase: phase, into: &fired)
-            }
-            return fired
-        }
+        return state.withLock { engine in engine.evaluate(&facts, phase: phase) }
     }
 
     /// Records an event for `after`/`before` conditions: call when a flow reaches a stage
@@ -89,10 +83,35 @@ public final class RuleEngine: Sendable {
 struct EngineState {
     private(set) var ruleSet: RuleSet
     var runtimes: [ScenarioRuntime]
+    /// Each phase's rules by the keys their matches demand; rebuilt when the rule set changes
+    /// (switches do not change what a rule matches).
+    private var requestIndex: RuleIndex
+    private var responseIndex: RuleIndex
+    /// The candidate bits of the evaluation in progress, kept so evaluating allocates nothing.
+    private var candidates: [UInt64] = []
 
     init(ruleSet: RuleSet) {
         self.ruleSet = ruleSet
-        runtimes = ruleSet.scenarios.map(ScenarioRuntime.init)
+        let runtimes = ruleSet.scenarios.map(ScenarioRuntime.init)
+        self.runtimes = runtimes
+        requestIndex = RuleIndex(runtimes, phase: .request)
+        responseIndex = RuleIndex(runtimes, phase: .response)
+    }
+
+    /// Evaluates the rules of `phase` that the index says may match, in rule-set and file order.
+    mutating func evaluate(_ facts: inout FlowFacts, phase: RulePhase) -> [FiredRule] {
+        let index = phase == .request ? requestIndex : responseIndex
+        let words = index.markCandidates(&facts, in: &candidates)
+        var fired: [FiredRule] = []
+        for word in 0..<words {
+            var bits = candidates[word]
+            while bits != 0 {
+                let position = index.position(of: word << 6 | bits.trailingZeroBitCount)
+                bits &= bits - 1
+                runtimes[position.scenario].evaluate(rule: position.rule, &facts, into: &fired)
+            }
+        }
+        return fired
     }
 
     mutating func replace(with newSet: RuleSet) {
@@ -105,6 +124,8 @@ struct EngineState {
             return ScenarioRuntime(scenario)
         }
         ruleSet = newSet
+        requestIndex = RuleIndex(runtimes, phase: .request)
+        responseIndex = RuleIndex(runtimes, phase: .response)
     }
 
     func runtimeIndex(named name: String) -> Int? {

@@ -32,7 +32,8 @@ struct ScenarioRuntime {
         store = ScenarioStateStore(scenario: scenario)
     }
 
-    /// Evaluates this scenario's rules of `phase` in file order, appending those that fire.
+    /// Evaluates one rule (one the engine's `RuleIndex` says may match), appending it to `fired`
+    /// if it fires. The engine calls this for its candidates in rule-set and file order.
     ///
     /// Per rule, in this order (README "when"):
     /// 1. the flow must match;
@@ -43,12 +44,9 @@ struct ScenarioRuntime {
     /// 6. `probability`: a draw from the slot's generator, made only when 1-5 passed, so rules
     ///    that cannot fire do not consume the sequence;
     /// 7. fire: counters, `then.state` (later rules see the new state), event `rule:<name>`.
-    mutating func evaluate(_ facts: inout FlowFacts, phase: RulePhase, into fired: inout [FiredRule]) {
-        guard enabled else { return }
-        for index in phases.indices where phases[index] == phase && ruleEnabled[index] {
-            guard matchers[index].matches(&facts) else { continue }
-            if let firing = decide(rule: index, lineage: facts.flow.lineage) { fired.append(firing) }
-        }
+    mutating func evaluate(rule index: Int, _ facts: inout FlowFacts, into fired: inout [FiredRule]) {
+        guard enabled, ruleEnabled[index], matchers[index].matches(&facts) else { return }
+        if let firing = decide(rule: index, lineage: facts.flow.lineage) { fired.append(firing) }
     }
 
     private enum Decision {
