@@ -195,3 +195,37 @@ import Testing
         #expect(report.ruleSet == .empty)
     }
 }
+
+/// `RuleSetLoader.signature`, what the rules watcher polls to decide whether to reload.
+@Suite struct LoaderSignatureTests {
+    @Test func changesWhenARuleFileIsAddedWrittenOrRemovedAndOnlyThen() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try folder.write("a.json5", "{ rules: [] }")
+        let first = RuleSetLoader.signature(of: folder.path)
+        #expect(first.hasPrefix("a.json5:13:"))
+        #expect(RuleSetLoader.signature(of: folder.path) == first)
+
+        try folder.write("notes.txt", "not a rule file")
+        #expect(RuleSetLoader.signature(of: folder.path) == first)
+
+        // The same size, a later modification time: an edit that only the time shows.
+        try folder.write("a.json5", "{ rules: [ ]}")
+        let later = Date(timeIntervalSince1970: 2_000_000_000.5)
+        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: folder.path + "/a.json5")
+        let written = RuleSetLoader.signature(of: folder.path)
+        #expect(written != first)
+        #expect(written.hasPrefix("a.json5:13:2000000000."))
+
+        try folder.write("b.json5", "{ rules: [] }")
+        let added = RuleSetLoader.signature(of: folder.path)
+        #expect(added.hasPrefix(written + "|b.json5:13:"))
+
+        try FileManager.default.removeItem(atPath: folder.path + "/b.json5")
+        #expect(RuleSetLoader.signature(of: folder.path) == written)
+    }
+
+    @Test func aFolderThatCannotBeReadHasItsOwnSignature() {
+        #expect(RuleSetLoader.signature(of: "/nonexistent/faultline-rules") == "unreadable")
+    }
+}

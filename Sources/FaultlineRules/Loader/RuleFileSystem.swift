@@ -54,5 +54,18 @@ enum RuleFileSystem {
         return contents
     }
 
+    /// A file's size and modification time (`stat(2)`), as text that changes when either does;
+    /// nil when the file cannot be read.
+    static func stamp(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        #if canImport(Darwin)
+        let modified = status.st_mtimespec
+        #else
+        let modified = status.st_mtim
+        #endif
+        return "\(status.st_size):\(modified.tv_sec).\(modified.tv_nsec)"
+    }
+
     private static func lastReason() -> String { String(cString: strerror(errno)) }
 }

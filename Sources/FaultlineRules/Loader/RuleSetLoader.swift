@@ -10,6 +10,18 @@ public enum RuleSetLoader {
     /// The auth profile's file name inside a rules folder.
     public static let profileFileName = "auth-profile.json5"
 
+    /// Names, sizes and modification times of a folder's `*.json5` files, as one string that
+    /// changes when any of them is added, removed or written: what a watcher polls. Plain
+    /// `readdir` and `stat`: about 50,000 instructions a check for six files under callgrind,
+    /// where Foundation's `attributesOfItem` (which also looks up each file's owner and group
+    /// names) took 225,000, every 300 ms for as long as the proxy runs.
+    public static func signature(of directory: String) -> String {
+        guard let names = try? RuleFileSystem.entries(of: directory) else { return "unreadable" }
+        return names.filter { $0.hasSuffix(".json5") }.sorted().map { name in
+            "\(name):\(RuleFileSystem.stamp(directory + "/" + name) ?? "-")"
+        }.joined(separator: "|")
+    }
+
     /// Loads every `*.json5` file in `directory` (not its subfolders; names starting with `.`,
     /// such as editor lock files, are skipped). `auth-profile.json5` is the auth profile, read
     /// first so scenarios can be checked against its roles; every other file is one scenario, in

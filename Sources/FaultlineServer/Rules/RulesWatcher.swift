@@ -31,7 +31,7 @@ public final class RulesWatcher: Sendable {
         self.trace = trace
         self.interval = interval
         self.report = report
-        lastSignature.withLock { $0 = Self.signature(of: directory) }
+        lastSignature.withLock { $0 = RuleSetLoader.signature(of: directory) }
         let thread = Thread { [self] in self.run() }
         thread.name = "faultline-rules-watcher"
         thread.start()
@@ -49,7 +49,7 @@ public final class RulesWatcher: Sendable {
     /// Reloads if the folder changed since the last check; returns true when a reload happened.
     @discardableResult
     public func checkOnce() -> Bool {
-        let signature = Self.signature(of: directory)
+        let signature = RuleSetLoader.signature(of: directory)
         let changed = lastSignature.withLock { last -> Bool in
             defer { last = signature }
             return last != signature
@@ -106,18 +106,6 @@ public final class RulesWatcher: Sendable {
             .int("rules", ruleSet.scenarios.reduce(0) { $0 + $1.rules.count }),
             .bool("profile", ruleSet.profile != nil),
         ]
-    }
-
-    /// Names, sizes and modification times of the folder's rule files.
-    static func signature(of directory: String) -> String {
-        let manager = FileManager.default
-        guard let names = try? manager.contentsOfDirectory(atPath: directory) else { return "unreadable" }
-        return names.filter { $0.hasSuffix(".json5") }.sorted().map { name in
-            let attributes = try? manager.attributesOfItem(atPath: directory + "/" + name)
-            let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
-            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            return "\(name):\(size):\(modified)"
-        }.joined(separator: "|")
     }
 }
 
