@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import socket
 import socketserver
 import subprocess
@@ -83,35 +84,62 @@ def _total(binary: Path, origin_port: int, requests: int, workdir: Path, rules: 
     raise RuntimeError(f"no totals in {out}")
 
 
-def instructions_per_request(binary: Path, rewrite: bool = False) -> float:
-    """One more request's instructions; with `rewrite`, under Benchmarks/run's `fl+rewrite` rules
-    (50 that never match, one that rewrites every response)."""
+def _self_costs(profile: Path) -> dict[str, int]:
+    """Instructions executed in each function itself (not its callees), from callgrind_annotate."""
+    text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100", str(profile)],
+                          check=True, capture_output=True, text=True).stdout
+    costs: dict[str, int] = {}
+    for line in text.splitlines():
+        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*)", line)
+        if match and "PROGRAM TOTALS" not in line:
+            name = match.group(2).split(" [")[0]
+            costs[name] = costs.get(name, 0) + int(match.group(1).replace(",", ""))
+    return costs
+
+
+def instructions_per_request(binary: Path, rewrite: bool = False, top: int = 0) -> tuple[float, list]:
+    """One more request's instructions, and with `top` the functions that execute most of them
+    (their own instructions per request, the two runs' profiles subtracted: start-up cancels out).
+    With `rewrite`, under Benchmarks/run's `fl+rewrite` rules (50 that never match, one that
+    rewrites every response)."""
     origin = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Origin)
     origin.daemon_threads = True
     threading.Thread(target=origin.serve_forever, daemon=True).start()
     try:
-        with tempfile.TemporaryDirectory(prefix="faultline-instructions-") as workdir:
+        with tempfile.TemporaryDirectory(prefix="faultline-instructions-") as name:
+            workdir = Path(name)
             rules = None
             if rewrite:
                 sys.path.insert(0, str(Path(__file__).resolve().parent))
                 import benchmodules  # noqa: E402  (next to this script)
-                rules = Path(workdir) / "rules"
+                rules = workdir / "rules"
                 benchmodules.load_script("run").write_rules(rules, rewrite=True)
-            totals = [_total(binary, origin.server_address[1], n, Path(workdir), rules) for n in REQUESTS]
+            totals = [_total(binary, origin.server_address[1], n, workdir, rules) for n in REQUESTS]
+            functions = []
+            if top:
+                longer, shorter = (_self_costs(workdir / f"callgrind.{n}") for n in reversed(REQUESTS))
+                functions = sorted(((longer.get(f, 0) - shorter.get(f, 0)) / (REQUESTS[1] - REQUESTS[0]), f)
+                                   for f in longer.keys() | shorter.keys())[::-1][:top]
     finally:
         origin.shutdown()
-    return (totals[1] - totals[0]) / (REQUESTS[1] - REQUESTS[0])
+    return (totals[1] - totals[0]) / (REQUESTS[1] - REQUESTS[0]), functions
 
 
-def report(binary: Path) -> None:
-    plain = instructions_per_request(binary)
-    rewrite = instructions_per_request(binary, rewrite=True)
+def report(binary: Path, top: int = 0) -> None:
+    plain, plain_functions = instructions_per_request(binary, top=top)
+    rewrite, rewrite_functions = instructions_per_request(binary, rewrite=True, top=top)
     print(f"whole proxy, instructions per keep-alive request (valgrind --tool=callgrind, all threads, "
           f"{REQUESTS[1]} minus {REQUESTS[0]} requests on one connection), {binary}:")
     print(f"  faultline   {plain:>10,.0f}")
     print(f"  fl+rewrite  {rewrite:>10,.0f}  ({rewrite / plain:.2f}x: Benchmarks/run's 50 rules that never match "
           f"and one rewriting every response)")
+    for row, functions in (("faultline", plain_functions), ("fl+rewrite", rewrite_functions)):
+        if functions:
+            print(f"\n{row}: the {len(functions)} functions with the most instructions of their own per request")
+            for cost, function in functions:
+                print(f"  {cost:>8,.0f}  {function[-150:]}")
 
 
 if __name__ == "__main__":
-    report(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(os.environ.get("FAULTLINE_BIN", "faultline")))
+    report(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(os.environ.get("FAULTLINE_BIN", "faultline")),
+           int(sys.argv[2]) if len(sys.argv) > 2 else 0)
