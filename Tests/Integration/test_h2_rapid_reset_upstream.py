@@ -176,6 +176,7 @@ def test_connects_past_the_cap_and_the_queue_get_503_and_a_reset_frees_its_place
         received = client.read_until(lambda r: {7, 9} <= set(r.ended), 10, "503 on streams 7 and 9")
         assert (received.status(7), received.status(9)) == (503, 503), received.describe()
         assert ("x-faultline-error", "connect-queue-full") in received.heads[7], received.heads[7]
+        assert ("retry-after", "1") in received.heads[7], received.heads[7]
         assert not {1, 3, 5} & set(received.heads), received.describe()
 
         client.send(*(h2_raw.rst_stream(stream, h2_raw.CODES["CANCEL"]) for stream in (1, 3, 5)))
