@@ -174,7 +174,7 @@ import Testing
     }
 
     @Test func truncatedAndRandomInputNeverCrashes() throws {
-        var generator = SplitMix64(seed: 0x5eed)
+        var generator = SeededGenerator(seed: 0x5eed)
         let valid =
             Frame.clientPreface + Frame.headers(stream: 1, Self.getBlock).bytes
             + Frame.data(stream: 1, bytes("body"), endStream: true).bytes + Frame.ping(42).bytes
@@ -189,18 +189,5 @@ import Testing
             _ = server.takeOutput()
             _ = server.takeEvents()
         }
-    }
-}
-
-/// A small deterministic generator for mutation inputs.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import FaultlineCore
 import FaultlineTLS
 import Testing
 

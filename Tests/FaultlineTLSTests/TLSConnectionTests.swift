@@ -1,4 +1,5 @@
 import COpenSSL
+import FaultlineCore
 import FaultlineTLS
 import Foundation
 import Testing
