@@ -3,16 +3,22 @@ import FaultlineCore
 /// Identifies a timer scheduled with `EventLoop.scheduleTimer`; pass it to `cancelTimer`.
 public struct TimerHandle: Hashable, Sendable {
     let loopSerial: UInt32
+    /// Where the timer's callback is kept while it is live (`TimerQueue.slots`).
+    let slot: UInt32
     let id: UInt64
 }
 
 /// The timers of one event loop: a binary min-heap ordered by deadline, then by scheduling order.
 ///
 /// Theory of operation:
-/// - `schedule` pushes (deadline, id) on the heap and keeps the callback in a dictionary by id.
-/// - `cancel` only drops the callback; its heap entry becomes a tombstone, skipped when it
-///   reaches the top. Tombstones are counted, and the heap is rebuilt without them once they are
-///   the majority, so a proxy that arms and cancels an idle timer per request keeps a small heap.
+/// - `schedule` keeps the callback in a slot (reusing a free one) and pushes (deadline, id, slot)
+///   on the heap. A slot holds the id of the timer it serves, so a heap entry whose id is no
+///   longer its slot's belongs to a timer that was cancelled (and the slot perhaps reused).
+/// - `cancel` only empties the slot; its heap entry becomes a tombstone, skipped when it reaches
+///   the top. Tombstones are counted, and the heap is rebuilt without them once they are the
+///   majority, so a proxy that arms and cancels timers per request keeps a small heap.
+/// - Slots rather than a dictionary by id: a keep-alive request arms and cancels two timers, and
+///   the dictionary's hashing was most of what a timer cost (`Benchmarks/micro --server`).
 /// - `popExpired` hands out callbacks whose deadline has passed, but never one scheduled after
 ///   the current firing round began, so a timer that re-arms itself with zero delay cannot starve
 ///   the loop.
@@ -22,14 +28,23 @@ struct TimerQueue {
     private struct Entry {
         var deadline: UInt64
         var id: UInt64
+        var slot: UInt32
 
         func fires(before other: Entry) -> Bool {
             deadline != other.deadline ? deadline < other.deadline : id < other.id
         }
     }
 
+    /// A live timer's callback and id; an empty slot has id 0 (ids start at 1).
+    private struct Slot {
+        var id: UInt64 = 0
+        var callback: (() -> Void)?
+    }
+
     private var heap: [Entry] = []
-    private var callbacks: [UInt64: () -> Void] = [:]
+    private var slots: [Slot] = []
+    private var freeSlots: [UInt32] = []
+    private var live = 0
     private var nextID: UInt64 = 1
     private var tombstones = 0
     private let loopSerial: UInt32
@@ -39,7 +54,7 @@ struct TimerQueue {
     }
 
     /// Live (not cancelled, not fired) timers.
-    var count: Int { callbacks.count }
+    var count: Int { live }
 
     /// Heap entries including cancelled ones (for tests of the compaction).
     var heapCount: Int { heap.count }
@@ -48,16 +63,25 @@ struct TimerQueue {
     mutating func schedule(at deadline: MonotonicInstant, _ callback: @escaping () -> Void) -> TimerHandle {
         let id = nextID
         nextID += 1
-        callbacks[id] = callback
-        push(Entry(deadline: deadline.nanoseconds, id: id))
-        return TimerHandle(loopSerial: loopSerial, id: id)
+        let slot: UInt32
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[Int(slot)] = Slot(id: id, callback: callback)
+        } else {
+            slot = UInt32(slots.count)
+            slots.append(Slot(id: id, callback: callback))
+        }
+        live += 1
+        push(Entry(deadline: deadline.nanoseconds, id: id, slot: slot))
+        return TimerHandle(loopSerial: loopSerial, slot: slot, id: id)
     }
 
     /// Cancels `handle`; returns false when it already fired or was cancelled.
     @discardableResult
     mutating func cancel(_ handle: TimerHandle) -> Bool {
         precondition(handle.loopSerial == loopSerial, "cancelling a timer of another event loop")
-        guard callbacks.removeValue(forKey: handle.id) != nil else { return false }
+        guard Int(handle.slot) < slots.count, slots[Int(handle.slot)].id == handle.id else { return false }
+        release(handle.slot)
         tombstones += 1
         if tombstones > 64 && tombstones * 2 > heap.count { compact() }
         return true
@@ -77,19 +101,34 @@ struct TimerQueue {
         dropCancelledTop()
         guard let top = heap.first, top.deadline <= now.nanoseconds, top.id < marker else { return nil }
         popTop()
-        return callbacks.removeValue(forKey: top.id)
+        let callback = slots[Int(top.slot)].callback
+        release(top.slot)
+        return callback
     }
 
     mutating func removeAll() {
         heap.removeAll()
-        callbacks.removeAll()
+        slots.removeAll()
+        freeSlots.removeAll()
+        live = 0
         tombstones = 0
+    }
+
+    /// Empties a live timer's slot (dropping its callback) and makes it free for the next one.
+    private mutating func release(_ slot: UInt32) {
+        slots[Int(slot)] = Slot()
+        freeSlots.append(slot)
+        live -= 1
+    }
+
+    private func isLive(_ entry: Entry) -> Bool {
+        slots[Int(entry.slot)].id == entry.id
     }
 
     // MARK: - Heap
 
     private mutating func dropCancelledTop() {
-        while let top = heap.first, callbacks[top.id] == nil {
+        while let top = heap.first, !isLive(top) {
             popTop()
             tombstones -= 1
         }
@@ -136,7 +175,8 @@ struct TimerQueue {
     }
 
     private mutating func compact() {
-        heap.removeAll { callbacks[$0.id] == nil }
+        let slots = self.slots  // read while `heap` changes
+        heap.removeAll { slots[Int($0.slot)].id != $0.id }
         tombstones = 0
         // Floyd's heap construction: sift down every internal node, last first.
         var index = heap.count / 2

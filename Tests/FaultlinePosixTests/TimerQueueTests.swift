@@ -84,4 +84,42 @@ import Testing
         #expect(fired == 1)
         #expect(queue.count == 1)
     }
+
+    /// A cancelled timer's slot serves the next timer: the old handle must neither cancel the new
+    /// timer nor make it fire twice (its heap entry is a tombstone that names the slot).
+    @Test func aReusedSlotBelongsToItsNewTimerOnly() {
+        var queue = TimerQueue(loopSerial: 1)
+        let log = Log()
+        let old = queue.schedule(at: MonotonicInstant(nanoseconds: 5)) { log.fired.append(1) }
+        let cancelled = queue.cancel(old)
+        #expect(cancelled)
+        let new = queue.schedule(at: MonotonicInstant(nanoseconds: 7)) { log.fired.append(2) }
+        #expect(new.slot == old.slot)
+        let cancelledAgain = queue.cancel(old)
+        #expect(!cancelledAgain)
+        #expect(queue.count == 1)
+        let next = queue.nextDeadline()
+        #expect(next == MonotonicInstant(nanoseconds: 7))
+        drain(&queue, at: 10)
+        #expect(log.fired == [2])
+        let cancelledAfterFiring = queue.cancel(new)
+        #expect(!cancelledAfterFiring)
+        #expect(queue.count == 0)
+    }
+
+    /// Arming and cancelling a timer per request, as a keep-alive connection does, keeps the
+    /// queue's storage at the number of timers live at once.
+    @Test func armingAndCancellingForeverKeepsTheStorageSmall() {
+        var queue = TimerQueue(loopSerial: 1)
+        let keeper = queue.schedule(at: MonotonicInstant(nanoseconds: 1_000_000)) {}
+        for round in 0..<10_000 {
+            let handle = queue.schedule(at: MonotonicInstant(nanoseconds: UInt64(500 + round))) {}
+            #expect(handle.slot <= 1)
+            queue.cancel(handle)
+        }
+        #expect(queue.count == 1)
+        #expect(queue.heapCount <= 130)
+        let keeperCancelled = queue.cancel(keeper)
+        #expect(keeperCancelled)
+    }
 }
