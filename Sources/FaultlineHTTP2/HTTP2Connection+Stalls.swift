@@ -26,33 +26,13 @@ extension HTTP2Connection {
     /// left in between: a stream waiting for the window that moves, however slowly, is not idle.
     public var dataOctetsSent: Int { sentDataOctets }
 
-    /// The header block the peer began with a HEADERS frame without END_HEADERS and has not
-    /// finished (RFC 9113 §4.3, §6.10: its CONTINUATION frames must follow, and until the one with
-    /// END_HEADERS has arrived the connection can process no other frame), numbered from 1 in
-    /// the order blocks began, so a caller timing one can tell it from the next; nil when no
-    /// block is open, and after the connection failed. A block counts as finished once the frame
-    /// header of its END_HEADERS CONTINUATION has arrived.
+    /// The header block the peer has begun and not finished, numbered from 1 in the order
+    /// blocks began, so a caller timing one can tell it from the next; nil when no block is
+    /// arriving, and after the connection failed. A block begins with the frame header of a
+    /// HEADERS (or PUSH_PROMISE) frame and ends with the last payload octet of the frame that
+    /// carries END_HEADERS (RFC 9113 §4.3, §6.10): a HEADERS frame whose payload trickles in is
+    /// as unfinished as one whose CONTINUATION frames do not come (``HeaderBlockTracker``).
     public var unfinishedHeaderBlock: Int? {
-        failed ? nil : openHeaderBlock
-    }
-
-    /// Follows the header blocks through their frame headers (nghttp2's `on_begin_frame` sees
-    /// every frame header, CONTINUATION included): a HEADERS or PUSH_PROMISE without
-    /// END_HEADERS opens a block, a CONTINUATION with END_HEADERS closes it.
-    func trackHeaderBlock(_ header: nghttp2_frame_hd) {
-        let endHeaders = header.flags & UInt8(NGHTTP2_FLAG_END_HEADERS.rawValue) != 0
-        switch UInt32(header.type) {
-        case NGHTTP2_HEADERS.rawValue, NGHTTP2_PUSH_PROMISE.rawValue:
-            if endHeaders {
-                openHeaderBlock = nil
-            } else {
-                headerBlocksBegun += 1
-                openHeaderBlock = headerBlocksBegun
-            }
-        case NGHTTP2_CONTINUATION.rawValue:
-            if endHeaders { openHeaderBlock = nil }
-        default:
-            break
-        }
+        failed ? nil : headerBlocks.openBlock
     }
 }

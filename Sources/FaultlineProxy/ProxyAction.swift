@@ -70,8 +70,9 @@ public enum SessionTimer: Sendable, Hashable {
     /// waited for the client's flow-control window), or a client has not sent its ClientHello
     /// in time after its `CONNECT` was answered.
     case clientIdle
-    /// A request head (on HTTP/2, a header block's CONTINUATION frames) has been arriving for
-    /// longer than the header timeout (`ProxyConfiguration.headerTimeout`).
+    /// A request head (on HTTP/2, a header block: a HEADERS frame's payload and its CONTINUATION
+    /// frames) has been arriving for longer than the header timeout
+    /// (`ProxyConfiguration.headerTimeout`).
     case requestHead
     /// No byte of a request body has arrived for the body timeout (`ProxyConfiguration.bodyTimeout`).
     case requestBody
