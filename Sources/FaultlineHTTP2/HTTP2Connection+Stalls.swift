@@ -21,6 +21,24 @@ extension HTTP2Connection {
         return streamWindow <= 0 || nghttp2_session_get_remote_window_size(session) <= 0
     }
 
+    /// Whether the peer can send no DATA on `stream` because we have not given the window back:
+    /// the stream's receive window or the connection's is used up (RFC 9113 §6.9). Flow control
+    /// is manual here, so only ``consumed(stream:bytes:)`` opens them again (§5.2.2): a request
+    /// body that is silent meanwhile waits for us, not we for it. False for a stream that is not
+    /// open.
+    public func isPeerOutOfWindow(stream: Int32) -> Bool {
+        guard !failed, streams[stream] != nil else { return false }
+        return nghttp2_session_get_stream_local_window_size(session, stream) <= 0
+            || nghttp2_session_get_local_window_size(session) <= 0
+    }
+
+    /// Whether our END_STREAM on `stream` has been written (the stream is half-closed (local)
+    /// or closed, RFC 9113 §5.1): its response is complete on the wire. False for a stream that
+    /// is not open.
+    public func hasSentEndStream(stream: Int32) -> Bool {
+        !failed && nghttp2_session_get_stream_local_close(session, stream) == 1
+    }
+
     /// DATA payload octets written to the output since the connection began (every frame
     /// ``takeOutput()`` returned). A caller compares two readings to tell whether body bytes
     /// left in between: a stream waiting for the window that moves, however slowly, is not idle.

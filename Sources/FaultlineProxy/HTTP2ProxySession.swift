@@ -147,6 +147,8 @@ extension HTTP2ProxySession: ClientSession {
             streams[id]?.releaseSlice(&output)
         case .requestHead:
             headerTimerFired(&output)
+        case .streamBody(let id):
+            bodyTimerFired(stream: id, &output)
         case .requestBody:
             break  // HTTP/1 only
         }

@@ -76,10 +76,24 @@ public enum SessionTimer: Sendable, Hashable {
     case requestHead
     /// No byte of a request body has arrived for the body timeout (`ProxyConfiguration.bodyTimeout`).
     case requestBody
+    /// No DATA of an HTTP/2 stream's request body has arrived for the body timeout
+    /// (`ProxyConfiguration.bodyTimeout`): the `requestBody` of one stream.
+    case streamBody(Int32)
     /// One of a flow's timers (`FlowTimer`).
     case flow(FlowID, FlowTimer)
     /// The next slice of an HTTP/2 stream's throttled response is due (`HTTP2StreamPacing`).
     case streamPacing(Int32)
+}
+
+extension SessionTimer {
+    /// A body timer (`requestBody`, `streamBody`): it times the client's silence, so the driver
+    /// starts it again rather than delivering it while it has stopped reading the client itself.
+    public var timesRequestBody: Bool {
+        switch self {
+        case .requestBody, .streamBody: return true
+        case .clientIdle, .requestHead, .flow, .streamPacing: return false
+        }
+    }
 }
 
 /// A `CONNECT` whose TLS the driver terminates: where it was going and what the client sent.

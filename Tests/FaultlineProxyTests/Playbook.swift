@@ -23,6 +23,7 @@ struct Playbook {
     /// The session's timers by kind.
     enum Timer: Hashable, Sendable {
         case clientIdle, requestHead, requestBody, responseHead, flowDelay, holdDeadline, stall, streamPacing
+        case streamBody
 
         init(_ timer: SessionTimer) {
             switch timer {
@@ -34,6 +35,7 @@ struct Playbook {
             case .flow(_, .holdDeadline): self = .holdDeadline
             case .flow(_, .stall): self = .stall
             case .streamPacing: self = .streamPacing
+            case .streamBody: self = .streamBody
             }
         }
     }

@@ -145,10 +145,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
             case .upstreamFailed(let flow, let failure):
                 actions = session.upstreamDidFailToConnect(flow: flow, failure)
                 scope = .flow(flow)
-            case .timer(.requestBody) where client.socket.isReadingPaused:
+            case .timer(let timer) where timer.timesRequestBody && client.socket.isReadingPaused:
                 // The proxy stopped reading the client (backpressure): its silence is ours, so
                 // the body timeout starts again rather than firing.
-                timers.arm(.requestBody, after: sessionConfiguration.bodyTimeout)
+                timers.arm(timer, after: sessionConfiguration.bodyTimeout)
                 actions = []
             case .timer(let timer):
                 actions = session.timerFired(timer)
