@@ -114,6 +114,9 @@ struct Playbook {
     }
     mutating func clientEOF() { record(session.clientDidReadEOF()) }
     mutating func clientClosed() { record(session.clientDidClose()) }
+    /// The client read nothing for the send timeout (`ClientSession.sendTimedOut`); the driver
+    /// closes the connection next (``clientClosed()``).
+    mutating func sendTimedOut() { record(session.sendTimedOut()) }
     /// The server is stopping (`ClientSession.shutDown`).
     mutating func shutDown() { record(session.shutDown()) }
 
