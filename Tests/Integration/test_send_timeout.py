@@ -81,7 +81,7 @@ def test_an_http1_client_that_stops_reading_is_closed(start_faultline, nginx):
         proxy.wait_for_event("connection.closed", timeout=15, reason="send-timeout")
         elapsed = time.monotonic() - started
         assert_closed_by_peer(sock)
-    assert 0.5 < elapsed < 10, elapsed
+    assert 0.9 < elapsed < 10, elapsed  # never before the timeout; about 1.25 of it
     assert_cut_by_send_timeout(proxy)
 
 
@@ -98,7 +98,7 @@ def test_a_close_after_flush_does_not_wait_for_ever(start_faultline, nginx):
         proxy.wait_for_event("connection.closed", timeout=15, reason="send-timeout")
         elapsed = time.monotonic() - started
         assert_closed_by_peer(sock)
-    assert 2 < elapsed < 12, elapsed
+    assert 2.9 < elapsed < 12, elapsed
     error = assert_cut_by_send_timeout(proxy, flow_aborted=False)
     [body] = proxy.trace().of("protocol.error", code="body-timeout")
     assert body["seq"] < error["seq"], "the close after flush was waiting when the send timeout ran out"
@@ -118,7 +118,7 @@ def test_an_http2_client_that_stops_reading_is_closed(start_faultline, nginx):
         proxy.wait_for_event("connection.closed", timeout=15, reason="send-timeout")
         elapsed = time.monotonic() - started
         assert_closed_by_peer(sock)
-    assert 0.5 < elapsed < 10, elapsed
+    assert 0.9 < elapsed < 10, elapsed  # never before the timeout; about 1.25 of it
     assert_cut_by_send_timeout(proxy)
 
 

@@ -14,8 +14,10 @@ import FaultlineTrace
 /// into the kernel (`StreamConnection.outboundStalledSince`), or the kernel's send queue changing
 /// (`StreamConnection.kernelQueuedBytes`). The second matters: the kernel wakes a writer only
 /// once much of its send buffer is free, and on loopback that buffer grows to megabytes, which a
-/// slow reader can take many seconds to empty while it reads all along. A slow reader is never
-/// cut; one that reads nothing is cut between one timeout and a little more after it stopped.
+/// slow reader can take many seconds to empty while it reads all along. The clock looks every
+/// quarter of the timeout while output waits (a change is dated when it is seen), so a slow
+/// reader is never cut, and one that reads nothing is cut about 1.25 timeouts after it stopped
+/// (the kernel's queue still moves once as its last segments are acknowledged).
 ///
 /// When it runs out: `protocol.error` (side `client`, code `send-timeout`, the bytes still
 /// waiting), every flow on the connection ends (`flow.aborted`, reason `send-timeout`,
@@ -25,15 +27,18 @@ import FaultlineTrace
 /// Bytes a throttle holds back (the client `Pacer`) are the proxy's own slowness and are not
 /// counted; only what the socket could not send is.
 extension ClientConnectionHandler {
-    /// The client socket began to queue output: the clock starts, unless it runs already. It is
-    /// checked when it fires rather than moved at every write, so a busy download costs no timer
-    /// per write.
+    /// The client socket began to queue output: the clock starts, unless it runs already. It
+    /// looks when it fires rather than being moved at every write, so a busy download costs no
+    /// timer per write.
     func streamConnectionDidQueueOutbound(_ connection: StreamConnection) {
         guard sendClock == nil else { return }
         sendClock = SendClock(
-            timer: scheduleSendCheck(after: context.configuration.sendTimeout),
+            timer: scheduleSendCheck(after: sendCheckInterval),
             kernelQueued: client.socket.kernelQueuedBytes, kernelMovedAt: context.loop.now)
     }
+
+    /// How often the clock looks while output waits: a quarter of the timeout.
+    private var sendCheckInterval: Duration { context.configuration.sendTimeout / 4 }
 
     private func scheduleSendCheck(after delay: Duration) -> TimerHandle {
         context.loop.scheduleTimer(after: delay) { [weak self] in self?.sendClockRanOut() }
@@ -55,7 +60,7 @@ extension ClientConnectionHandler {
         let timeout = context.configuration.sendTimeout
         let waited = max(written, clock.kernelMovedAt).duration(to: now)
         guard waited >= timeout else {
-            clock.timer = scheduleSendCheck(after: timeout - waited)
+            clock.timer = scheduleSendCheck(after: min(timeout - waited, sendCheckInterval))
             sendClock = clock
             return
         }
