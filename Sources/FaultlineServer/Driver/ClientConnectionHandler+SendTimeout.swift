@@ -48,9 +48,11 @@ extension ClientConnectionHandler {
     /// within the timeout (the clock runs for the rest of the time since it last did), or it has
     /// read nothing for the whole timeout.
     private func sendClockRanOut() {
-        guard var clock = sendClock else { return }
-        sendClock = nil
-        guard client.socket.isOpen, let written = client.socket.outboundStalledSince else { return }
+        guard let clock = sendClock else { return }
+        guard client.socket.isOpen, let written = client.socket.outboundStalledSince else {
+            sendClock = nil
+            return
+        }
         let now = context.loop.now
         let kernelQueued = client.socket.kernelQueuedBytes
         if kernelQueued != clock.kernelQueued {
@@ -61,9 +63,9 @@ extension ClientConnectionHandler {
         let waited = max(written, clock.kernelMovedAt).duration(to: now)
         guard waited >= timeout else {
             clock.timer = scheduleSendCheck(after: min(timeout - waited, sendCheckInterval))
-            sendClock = clock
             return
         }
+        sendClock = nil
         let queued = client.socket.outboundBufferedBytes
         let seconds = JSONNumber(timeout.inSeconds)
         context.trace.record(
@@ -82,9 +84,16 @@ extension ClientConnectionHandler {
 }
 
 /// The send timeout's clock (ClientConnectionHandler+SendTimeout.swift): its timer, and the
-/// kernel's send queue as last seen, with when it was last seen to change.
-struct SendClock {
+/// kernel's send queue as last seen, with when it was last seen to change. A class, made only
+/// while output waits, so an idle connection's handler carries one pointer for it.
+final class SendClock {
     var timer: TimerHandle
     var kernelQueued: Int?
     var kernelMovedAt: MonotonicInstant
+
+    init(timer: TimerHandle, kernelQueued: Int?, kernelMovedAt: MonotonicInstant) {
+        self.timer = timer
+        self.kernelQueued = kernelQueued
+        self.kernelMovedAt = kernelMovedAt
+    }
 }
