@@ -8,15 +8,21 @@ CONTINUATION is (HeaderBlockTracker), and each stream's request body by `--body-
 | sends a HEADERS frame one octet at a time, slower than the header timeout | GOAWAY PROTOCOL_ERROR "header-timeout", close | `protocol.error` code `header-timeout` |
 | stops a request body mid-way on one stream, another stream beside it | 408 on that stream, then RST_STREAM NO_ERROR; the other stream and later ones are served | `protocol.error` code `body-timeout`, status 408 |
 | sends a body in pieces, each within the timeout, longer than it in all | the response | nothing new |
+| uploads to an origin that stops reading: the proxy withholds the stream's credit and the client must wait | no 408 however long it waits; the whole body once the origin reads | nothing new |
 
 A trickle is paced by sleeping (a slow client's pace, not an ordering); every wait has a
 deadline."""
+import hashlib
+import json
+import random
 import time
+import uuid
 
 import pytest
 
 from harness import h2_raw
 from harness.h2_raw import RawH2
+from test_h2_bodies import H2Uploader
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -109,4 +115,38 @@ def test_a_body_whose_pieces_keep_coming_is_served(start_faultline, origin):
         received = client.read_until(lambda r: 1 in r.ended, 15, "the answer")
         assert received.status(1) == 200, received.describe()
         assert 1 not in received.resets
+    assert not proxy.trace().of("protocol.error")
+
+
+def test_a_stream_the_proxy_stops_by_flow_control_does_not_time_out(start_faultline, origin):
+    """Stream 1 uploads 16 MiB to an origin that reads the head and then nothing: the proxy
+    withholds the stream's credit (RFC 9113 §5.2.2) once the sockets are full, so the client
+    stops for want of window. That silence is the proxy's: over 2.5 body timeouts (1 s) the
+    stream is not answered 408, and released, the upload completes intact."""
+    proxy = start_reverse(start_faultline, origin, "--body-timeout", "1")
+    payload = random.Random(24).randbytes(16 << 20)
+    key = uuid.uuid4().hex[:12]
+    gate = origin.gate(key)
+    client = H2Uploader(proxy.reverse.port, f"/slow?key={key}&hold=before-body", payload)
+    try:
+        gate.wait_arrived()
+        deadline = time.monotonic() + 20
+        while True:  # upload until the proxy stops crediting: half a second without a frame
+            assert time.monotonic() < deadline, f"the upload never stalled ({client.offset} bytes sent)"
+            client.upload()
+            if not client.read(0.5) and client.connection.local_flow_control_window(1) < 16384:
+                break
+        assert client.offset < len(payload), "the proxy and the sockets took the whole upload"
+        stalled_at = client.offset
+        # H2Uploader.read fails the test on RST_STREAM; a 408 would be a response head.
+        end = time.monotonic() + 2.5
+        while (remaining := end - time.monotonic()) > 0:
+            client.read(remaining)
+        assert 1 not in client.heads and client.offset == stalled_at, "stream 1 stayed stalled, unanswered"
+    finally:
+        gate.release()
+    client.until(lambda: 1 in client.ended, 30, "end of the upload after the release")
+    client.sock.close()
+    answer = json.loads(client.bodies[1])
+    assert answer == {"body_length": len(payload), "body_sha256": hashlib.sha256(payload).hexdigest()}
     assert not proxy.trace().of("protocol.error")
