@@ -19,7 +19,9 @@ import FaultlineHTTP2
 /// Silence the proxy causes is not the client's: while the client cannot send for want of
 /// window we have not given back (RFC 9113 §5.2.2, §6.9: a flow or upstream that holds the
 /// bound gets no credit), a run-out clock starts again instead, as the driver does for an
-/// HTTP/1 client whose reads it paused.
+/// HTTP/1 client whose reads it paused. The window may open again at any moment before the next
+/// run-out, unseen, so that one starts the clock once more too: the client always has a whole
+/// timeout after it could send again (and at most two).
 extension HTTP2ProxySession {
     /// After every input, for each open stream: the clock runs while the stream's request body is
     /// being read, and starts again after an input that brought DATA for it.
@@ -29,6 +31,7 @@ extension HTTP2ProxySession {
         if reading, !stream.bodyTimerArmed || stream.bodyArrived {
             stream.bodyTimerArmed = true
             stream.bodyArrived = false
+            stream.bodyWaitedForWindow = false
             output.append(.setTimer(.streamBody(id), configuration.bodyTimeout))
         } else if !reading, stream.bodyTimerArmed {
             stream.bodyTimerArmed = false
@@ -41,7 +44,9 @@ extension HTTP2ProxySession {
         guard state != .closed, let stream = streams[id], stream.bodyTimerArmed else { return }
         stream.bodyTimerArmed = false
         guard stream.readsRequestBody else { return }
-        if connection.isPeerOutOfWindow(stream: id) {
+        let outOfWindow = connection.isPeerOutOfWindow(stream: id)
+        if outOfWindow || stream.bodyWaitedForWindow {
+            stream.bodyWaitedForWindow = outOfWindow
             stream.bodyTimerArmed = true
             output.append(.setTimer(.streamBody(id), configuration.bodyTimeout))
             return

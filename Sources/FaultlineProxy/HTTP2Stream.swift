@@ -39,6 +39,9 @@ final class HTTP2Stream: UpstreamFlowHost {
     var bodyTimerArmed = false
     /// DATA arrived since the body timer was last started: the session starts it again.
     var bodyArrived = false
+    /// The body timer last ran out while the client was out of window: the next run-out starts
+    /// it again as well (the window may have opened just before).
+    var bodyWaitedForWindow = false
     /// A `goaway` fault asked for a GOAWAY, which the session sends after the current input.
     var requestedGoAway: (code: HTTP2ErrorCode, thisStreamProcessed: Bool)?
     /// What the stream carries, and what that role holds.

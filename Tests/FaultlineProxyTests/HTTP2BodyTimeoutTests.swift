@@ -101,7 +101,8 @@ import Testing
 
     /// The client cannot send while its window is used up and we hold the credit back (the
     /// flow's upstream is not there yet and the body waiting is over the bound): that silence is
-    /// ours, and the clock starts again. Once the credit comes, the client's silence counts.
+    /// ours, and the clock starts again. Once the credit comes, the client's silence counts, from
+    /// a whole timeout after the window was last seen shut (it may have opened just before).
     @Test func aStreamOutOfWindowWeHoldBackDoesNotTimeOut() throws {
         var limits = HTTP2Connection.Limits()
         limits.initialWindowSize = 1000
@@ -117,10 +118,12 @@ import Testing
 
         play.connected(flow: flow)
         play.fire(.streamBody)
+        #expect(play.stream(id).status == nil, "the window opened at a moment not seen: one more run")
+        play.fire(.streamBody)
         #expect(play.stream(id).status == 408)
         play.expect([
             Lines.idle, "f1 connect http://127.0.0.1:3000", "arm streamBody(1) 60s", "cancel clientIdle",
-            "arm streamBody(1) 60s", "f1 close upstream", Lines.idle,
+            "arm streamBody(1) 60s", "arm streamBody(1) 60s", "f1 close upstream", Lines.idle,
         ])
     }
 }
