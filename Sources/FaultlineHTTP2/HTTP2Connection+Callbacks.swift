@@ -57,12 +57,12 @@ extension HTTP2Connection {
     // MARK: Receiving
 
     /// A frame header arrived: a HEADERS frame's stream ID is checked against the IDs the peer
-    /// used (HTTP2Connection+Admission.swift); a header block's frames say whether it is still
-    /// open (``trackHeaderBlock(_:)``); a DATA frame starts a fresh payload for its stream. Bytes
-    /// left from an earlier frame were never delivered (nghttp2 dropped that frame mid-way).
+    /// used (HTTP2Connection+Admission.swift); a DATA frame starts a fresh payload for its
+    /// stream. Bytes left from an earlier frame were never delivered (nghttp2 dropped that frame
+    /// mid-way). (Header blocks are followed by ``HeaderBlockTracker``: nghttp2 does not call
+    /// this for every frame.)
     func beginFrame(_ header: nghttp2_frame_hd) {
         if header.type == UInt8(NGHTTP2_HEADERS.rawValue) { checkStreamOrder(header.stream_id) }
-        trackHeaderBlock(header)
         guard header.type == UInt8(NGHTTP2_DATA.rawValue) else { return }
         let dropped = updateStream(header.stream_id) { state -> Int in
             let count = state.frameData.count

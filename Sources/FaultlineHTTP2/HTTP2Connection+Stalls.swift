@@ -21,38 +21,36 @@ extension HTTP2Connection {
         return streamWindow <= 0 || nghttp2_session_get_remote_window_size(session) <= 0
     }
 
+    /// Whether the peer can send no DATA on `stream` because we have not given the window back:
+    /// the stream's receive window or the connection's is used up (RFC 9113 §6.9). Flow control
+    /// is manual here, so only ``consumed(stream:bytes:)`` opens them again (§5.2.2): a request
+    /// body that is silent meanwhile waits for us, not we for it. False for a stream that is not
+    /// open.
+    public func isPeerOutOfWindow(stream: Int32) -> Bool {
+        guard !failed, streams[stream] != nil else { return false }
+        return nghttp2_session_get_stream_local_window_size(session, stream) <= 0
+            || nghttp2_session_get_local_window_size(session) <= 0
+    }
+
+    /// Whether our END_STREAM on `stream` has been written (the stream is half-closed (local)
+    /// or closed, RFC 9113 §5.1): its response is complete on the wire. False for a stream that
+    /// is not open.
+    public func hasSentEndStream(stream: Int32) -> Bool {
+        !failed && nghttp2_session_get_stream_local_close(session, stream) == 1
+    }
+
     /// DATA payload octets written to the output since the connection began (every frame
     /// ``takeOutput()`` returned). A caller compares two readings to tell whether body bytes
     /// left in between: a stream waiting for the window that moves, however slowly, is not idle.
     public var dataOctetsSent: Int { sentDataOctets }
 
-    /// The header block the peer began with a HEADERS frame without END_HEADERS and has not
-    /// finished (RFC 9113 §4.3, §6.10: its CONTINUATION frames must follow, and until the one with
-    /// END_HEADERS has arrived the connection can process no other frame), numbered from 1 in
-    /// the order blocks began, so a caller timing one can tell it from the next; nil when no
-    /// block is open, and after the connection failed. A block counts as finished once the frame
-    /// header of its END_HEADERS CONTINUATION has arrived.
+    /// The header block the peer has begun and not finished, numbered from 1 in the order
+    /// blocks began, so a caller timing one can tell it from the next; nil when no block is
+    /// arriving, and after the connection failed. A block begins with the frame header of a
+    /// HEADERS (or PUSH_PROMISE) frame and ends with the last payload octet of the frame that
+    /// carries END_HEADERS (RFC 9113 §4.3, §6.10): a HEADERS frame whose payload trickles in is
+    /// as unfinished as one whose CONTINUATION frames do not come (``HeaderBlockTracker``).
     public var unfinishedHeaderBlock: Int? {
-        failed ? nil : openHeaderBlock
-    }
-
-    /// Follows the header blocks through their frame headers (nghttp2's `on_begin_frame` sees
-    /// every frame header, CONTINUATION included): a HEADERS or PUSH_PROMISE without
-    /// END_HEADERS opens a block, a CONTINUATION with END_HEADERS closes it.
-    func trackHeaderBlock(_ header: nghttp2_frame_hd) {
-        let endHeaders = header.flags & UInt8(NGHTTP2_FLAG_END_HEADERS.rawValue) != 0
-        switch UInt32(header.type) {
-        case NGHTTP2_HEADERS.rawValue, NGHTTP2_PUSH_PROMISE.rawValue:
-            if endHeaders {
-                openHeaderBlock = nil
-            } else {
-                headerBlocksBegun += 1
-                openHeaderBlock = headerBlocksBegun
-            }
-        case NGHTTP2_CONTINUATION.rawValue:
-            if endHeaders { openHeaderBlock = nil }
-        default:
-            break
-        }
+        failed ? nil : headerBlocks.openBlock
     }
 }

@@ -100,11 +100,9 @@ public final class HTTP2Connection {
     /// completed): the caller cannot `consumed` it, so we credit the connection window
     /// ourselves, outside the callbacks (§6.9.1: DATA counts against the window either way).
     var undeliveredData = 0
-    /// How many header blocks the peer began with a HEADERS (or PUSH_PROMISE) frame without
-    /// END_HEADERS, and the number of the one still waiting for its last CONTINUATION (nil when
-    /// none is): see ``unfinishedHeaderBlock`` (HTTP2Connection+Stalls.swift).
-    var headerBlocksBegun = 0
-    var openHeaderBlock: Int?
+    /// The peer's frame boundaries, for the header block still arriving: see
+    /// ``unfinishedHeaderBlock`` (HTTP2Connection+Stalls.swift).
+    var headerBlocks: HeaderBlockTracker
     /// DATA payload octets written to the output so far (see ``dataOctetsSent``).
     var sentDataOctets = 0
 
@@ -119,6 +117,7 @@ public final class HTTP2Connection {
         try limits.validate()
         self.role = role
         self.limits = limits
+        headerBlocks = HeaderBlockTracker(role: role)
         session = try Self.makeSession(role: role, limits: limits)
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
         try submitInitialSettings()
@@ -209,6 +208,7 @@ public final class HTTP2Connection {
                 }
                 // We never pause mem_recv, so it consumes everything; 0 would only repeat itself.
                 if processed == 0 { break }
+                headerBlocks.scan(UnsafeRawBufferPointer(start: base + offset, count: processed))
                 offset += processed
             }
             creditUndeliveredData()

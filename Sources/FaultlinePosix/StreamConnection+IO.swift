@@ -21,8 +21,13 @@ extension StreamConnection: SelectableHandler {
                 return
             }
         }
+        let wasEmpty = outbound.isEmpty
         outbound.append(rest)
         updateInterest()
+        if wasEmpty {
+            outboundProgressAt = loop.now
+            delegate?.streamConnectionDidQueueOutbound(self)
+        }
     }
 
     /// Sends `bytes`; see `write(_: UnsafeRawBufferPointer)`.
@@ -97,7 +102,8 @@ extension StreamConnection: SelectableHandler {
     private func flush() {
         while !outbound.isEmpty {
             do throws(SystemError) {
-                guard case .processed = try outbound.write(to: fd) else { return }
+                guard case .processed(let written) = try outbound.write(to: fd) else { return }
+                if written > 0 { outboundProgressAt = loop.now }
             } catch {
                 closeNow(error: error)
                 return

@@ -56,6 +56,8 @@ public final class StreamConnection {
     var closeAfterFlushRequested = false
     /// A failure found inside a user call, waiting for the next tick to close the connection.
     var pendingError: SystemError?
+    /// See ``outboundStalledSince``.
+    var outboundProgressAt: MonotonicInstant?
 
     /// Reads per readiness event before yielding to other connections (fairness).
     static let maximumReadsPerEvent = 4
@@ -82,6 +84,23 @@ public final class StreamConnection {
 
     /// Bytes accepted by `write` that the kernel has not taken yet.
     public var outboundBufferedBytes: Int { outbound.byteCount }
+
+    /// While output is queued (``outboundBufferedBytes`` above 0): the loop's time when a write
+    /// last moved some of it into the kernel, or when it was queued if none has since; nil while
+    /// nothing is queued. How long the peer has read nothing of what waits for it (a send
+    /// timeout, as nginx's `send_timeout`, counts between two writes that make progress).
+    public var outboundStalledSince: MonotonicInstant? {
+        outbound.isEmpty ? nil : outboundProgressAt
+    }
+
+    /// Bytes the kernel holds in the socket's send queue (not sent, or not acknowledged yet); nil
+    /// once closed or when the kernel does not say. One system call: for a send timeout's
+    /// occasional look, not for every write. It shrinks while the peer reads, even when the
+    /// socket is not writable again yet (the kernel wakes writers only once much of a large
+    /// send buffer is free).
+    public var kernelQueuedBytes: Int? {
+        fd >= 0 ? Posix.kernelQueuedOutput(fd) : nil
+    }
 
     /// True while `setReadingPaused(true)` is in effect.
     public var isReadingPaused: Bool { readPaused }

@@ -108,6 +108,19 @@ enum Posix {
         return value
     }
 
+    /// Bytes in `fd`'s kernel send queue, sent and not acknowledged or not sent yet (`TIOCOUTQ`
+    /// on Linux, `SO_NWRITE` on Darwin); nil when the kernel does not say.
+    static func kernelQueuedOutput(_ fd: Int32) -> Int? {
+        var value: Int32 = 0
+        #if canImport(Glibc)
+        let result = withUnsafeMutablePointer(to: &value) { ioctl(fd, UInt(TIOCOUTQ), $0) }
+        #elseif canImport(Darwin)
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        let result = getsockopt(fd, SOL_SOCKET, SO_NWRITE, &value, &length)
+        #endif
+        return result == 0 ? Int(value) : nil
+    }
+
     static func bind(_ fd: Int32, to address: SocketAddress) throws(SystemError) {
         try address.withSockAddr { (pointer, length) throws(SystemError) -> Void in
             #if canImport(Glibc)

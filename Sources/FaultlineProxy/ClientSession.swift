@@ -14,6 +14,11 @@ public protocol ClientSession {
     mutating func clientDidReadEOF() -> [ProxyAction]
     /// The client connection is gone; nothing more can be sent to it.
     mutating func clientDidClose() -> [ProxyAction]
+    /// The client read none of what waits for it for the send timeout (the driver's
+    /// `--send-timeout`, as nginx's `send_timeout`); the driver closes the connection next. Every
+    /// flow in flight ends (`flow.aborted`, reason `send-timeout`), and the session is closed
+    /// with that reason unless it already had one.
+    mutating func sendTimedOut() -> [ProxyAction]
     mutating func timerFired(_ timer: SessionTimer) -> [ProxyAction]
     mutating func holdEnded(flow id: FlowID, _ ending: HoldEnding) -> [ProxyAction]
     mutating func upstreamDidConnect(flow id: FlowID, _ info: UpstreamConnectionInfo) -> [ProxyAction]

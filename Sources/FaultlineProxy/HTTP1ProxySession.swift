@@ -220,6 +220,15 @@ public struct HTTP1ProxySession {
         return finish(&output)
     }
 
+    /// The client stopped reading for the send timeout (see `ClientSession.sendTimedOut`): the
+    /// flow in flight ends, a tunnel closes; the driver closes the connection.
+    public mutating func sendTimedOut() -> [ProxyAction] {
+        var output = SessionOutput()
+        if case .closed = state { return [] }
+        abandon(flowReason: "send-timeout", closeReason: "send-timeout", &output)
+        return finish(&output)
+    }
+
     /// The server is stopping. HTTP/1.1 has no graceful ending a server can start: `Connection:
     /// close` rides on a response (RFC 9112 §9.6), and a keep-alive client may send its next
     /// request at any moment. So the connection is closed now, as every connection was before

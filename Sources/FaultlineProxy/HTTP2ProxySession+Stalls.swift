@@ -16,9 +16,11 @@ import FaultlineTrace
 ///   open; a connection that makes no progress (no DATA leaves, no stream begins) over a whole
 ///   idle timeout has its waiting streams ended (reason `idle-timeout`, reset CANCEL), GOAWAY
 ///   NO_ERROR goes out and the connection closes.
-/// - A HEADERS without END_HEADERS whose CONTINUATION frames do not complete the block within
-///   `ProxyConfiguration.headerTimeout` (the HTTP/1 header timeout): no other frame can be
-///   processed until the block ends (§6.10), so the connection is over. GOAWAY PROTOCOL_ERROR,
+/// - A header block not complete within `ProxyConfiguration.headerTimeout` (the HTTP/1 header
+///   timeout), counted from its HEADERS frame's header: a HEADERS frame whose payload trickles
+///   in, or a HEADERS without END_HEADERS whose CONTINUATION frames do not complete the block.
+///   No other frame can be processed until the block ends (§4.3, §6.10), so the connection is
+///   over. GOAWAY PROTOCOL_ERROR,
 ///   as nginx sends when a client leaves a frame or header block incomplete past its timeout
 ///   (`client_header_timeout`, "client timed out"); ENHANCE_YOUR_CALM (§10.5) is kept for what
 ///   loads the proxy (the CONTINUATION flood), and a stalled block costs it nothing but the
@@ -136,7 +138,7 @@ extension HTTP2ProxySession {
         guard connection.unfinishedHeaderBlock == block else { return }
         let seconds = JSONNumber(configuration.headerTimeout.inSeconds)
         let message =
-            "The client began a header block (HEADERS without END_HEADERS) and did not finish it with CONTINUATION frames within the header timeout (\(seconds) s); RFC 9113 §6.10 lets no other frame through until it ends."
+            "The client began a header block (a HEADERS frame) and did not finish it (the frame's payload, or CONTINUATION frames up to END_HEADERS) within the header timeout (\(seconds) s); RFC 9113 §6.10 lets no other frame through until it ends."
         output.trace(
             TraceEntry(
                 .protocolError, connection: connectionID,

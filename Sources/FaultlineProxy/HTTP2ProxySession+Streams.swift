@@ -25,6 +25,7 @@ extension HTTP2ProxySession {
                     continue
                 }
                 streams[stream]!.uncredited += bytes.count
+                streams[stream]!.bodyArrived = true
                 if streams[stream]!.carriesTunnelData {
                     if endStream { streams[stream]!.requestEnded = true }
                     streams[stream]!.relayFromClient(bytes[...], endStream: endStream, &output)
@@ -44,6 +45,7 @@ extension HTTP2ProxySession {
                     $0.clientGone(reason: "the client reset stream \(stream) (\(code))")
                 }
             case .streamClosed(let stream, let code):
+                if streams[stream]?.bodyTimerArmed == true { output.append(.cancelTimer(.streamBody(stream))) }
                 if streams[stream]?.isTunnel == true { streams[stream]!.tunnelClientGone(&output) }
                 if streams[stream]?.flow != nil {
                     streams[stream]!.flowInput(&output) { $0.clientGone(reason: "stream \(stream) closed (\(code))") }
@@ -296,6 +298,7 @@ extension HTTP2ProxySession {
                 connection.consumed(stream: id, bytes: stream.uncredited)
                 streams[id]!.uncredited = 0
             }
+            if state != .closed { updateBodyTimer(stream: id, &output) }
         }
         drainOutput(&output)
         // After the client's FIN no WINDOW_UPDATE can come: a stream waiting for the window
@@ -324,7 +327,7 @@ extension HTTP2ProxySession {
 
     /// Takes our frames into one client write. Frames taken may close streams (our END_STREAM,
     /// RST_STREAM): handle what that says, a few rounds.
-    private mutating func drainOutput(_ output: inout SessionOutput) {
+    mutating func drainOutput(_ output: inout SessionOutput) {
         for _ in 0..<4 {
             let bytes = connection.takeOutput()
             if !bytes.isEmpty { output.writeToClient(bytes) }

@@ -136,6 +136,17 @@ extension HTTP2ProxySession: ClientSession {
         return output.finish()
     }
 
+    /// The client stopped reading for the send timeout (see `ClientSession.sendTimedOut`): every
+    /// stream's flow ends; no frame can reach the client any more, so none is written.
+    public mutating func sendTimedOut() -> [ProxyAction] {
+        var output = SessionOutput()
+        guard state != .closed else { return [] }
+        endEveryFlow(reason: "send-timeout", &output)
+        if closeReason == nil { closeReason = "send-timeout" }
+        state = .closed
+        return output.finish()
+    }
+
     public mutating func timerFired(_ timer: SessionTimer) -> [ProxyAction] {
         var output = SessionOutput()
         switch timer {
@@ -147,6 +158,8 @@ extension HTTP2ProxySession: ClientSession {
             streams[id]?.releaseSlice(&output)
         case .requestHead:
             headerTimerFired(&output)
+        case .streamBody(let id):
+            bodyTimerFired(stream: id, &output)
         case .requestBody:
             break  // HTTP/1 only
         }

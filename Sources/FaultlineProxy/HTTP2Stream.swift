@@ -34,6 +34,14 @@ final class HTTP2Stream: UpstreamFlowHost {
     var upstreamBacklog = 0
     /// The flow ended; the session drops the stream after the current input.
     var ended = false
+    /// The body timer (`SessionTimer.streamBody`) runs for this stream
+    /// (HTTP2ProxySession+BodyTimeout.swift).
+    var bodyTimerArmed = false
+    /// DATA arrived since the body timer was last started: the session starts it again.
+    var bodyArrived = false
+    /// The body timer last ran out while the client was out of window: the next run-out starts
+    /// it again as well (the window may have opened just before).
+    var bodyWaitedForWindow = false
     /// A `goaway` fault asked for a GOAWAY, which the session sends after the current input.
     var requestedGoAway: (code: HTTP2ErrorCode, thisStreamProcessed: Bool)?
     /// What the stream carries, and what that role holds.

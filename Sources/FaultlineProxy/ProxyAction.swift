@@ -70,15 +70,30 @@ public enum SessionTimer: Sendable, Hashable {
     /// waited for the client's flow-control window), or a client has not sent its ClientHello
     /// in time after its `CONNECT` was answered.
     case clientIdle
-    /// A request head (on HTTP/2, a header block's CONTINUATION frames) has been arriving for
-    /// longer than the header timeout (`ProxyConfiguration.headerTimeout`).
+    /// A request head (on HTTP/2, a header block: a HEADERS frame's payload and its CONTINUATION
+    /// frames) has been arriving for longer than the header timeout
+    /// (`ProxyConfiguration.headerTimeout`).
     case requestHead
     /// No byte of a request body has arrived for the body timeout (`ProxyConfiguration.bodyTimeout`).
     case requestBody
+    /// No DATA of an HTTP/2 stream's request body has arrived for the body timeout
+    /// (`ProxyConfiguration.bodyTimeout`): the `requestBody` of one stream.
+    case streamBody(Int32)
     /// One of a flow's timers (`FlowTimer`).
     case flow(FlowID, FlowTimer)
     /// The next slice of an HTTP/2 stream's throttled response is due (`HTTP2StreamPacing`).
     case streamPacing(Int32)
+}
+
+extension SessionTimer {
+    /// A body timer (`requestBody`, `streamBody`): it times the client's silence, so the driver
+    /// starts it again rather than delivering it while it has stopped reading the client itself.
+    public var timesRequestBody: Bool {
+        switch self {
+        case .requestBody, .streamBody: return true
+        case .clientIdle, .requestHead, .flow, .streamPacing: return false
+        }
+    }
 }
 
 /// A `CONNECT` whose TLS the driver terminates: where it was going and what the client sent.

@@ -29,7 +29,8 @@ enum RunCommand {
             --response-timeout SECONDS       wait for an upstream response head, 504 after (default 60)
             --idle-timeout SECONDS           close idle client connections after (default 120)
             --header-timeout SECONDS         time from a request head's first byte to its end, 408 after; HTTP/2: an unfinished header block, GOAWAY after (default 10)
-            --body-timeout SECONDS           longest wait for the next byte of a request body being read, 408 after (default 60)
+            --body-timeout SECONDS           longest wait for the next byte of a request body being read, 408 after; HTTP/2: per stream, DATA (default 60)
+            --send-timeout SECONDS           longest a client may read none of the output waiting for it, connection closed after (default 60)
             --shutdown-grace SECONDS         on SIGINT/SIGTERM, let HTTP/2 streams in flight finish for up to this long after GOAWAY (default 5; 0 cuts at once; a second signal cuts at once too)
             --loops N                        event-loop threads (default: one per CPU)
             --max-connections N              most client connections at once; past it HTTP/1 clients get 503 and others are closed (default: from the open-file limit)
@@ -322,6 +323,7 @@ enum RunCommand {
         if let seconds = try duration(parsed, "--idle-timeout") { configuration.proxy.clientIdleTimeout = seconds }
         if let seconds = try duration(parsed, "--header-timeout") { configuration.proxy.headerTimeout = seconds }
         if let seconds = try duration(parsed, "--body-timeout") { configuration.proxy.bodyTimeout = seconds }
+        if let seconds = try duration(parsed, "--send-timeout") { configuration.sendTimeout = seconds }
         configuration.http2PriorKnowledge = !parsed.has("--http1-only")
         if parsed.has("--upstream-h2c") {
             guard !parsed.has("--http1-only") else {

@@ -160,6 +160,7 @@ enum ProxyActionLines {
         case .requestBody: return "requestBody"
         case .flow(_, let timer): return timer.rawValue
         case .streamPacing(let stream): return "streamPacing(\(stream))"
+        case .streamBody(let stream): return "streamBody(\(stream))"
         }
     }
 

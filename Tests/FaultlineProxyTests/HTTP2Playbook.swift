@@ -313,6 +313,10 @@ struct HTTP2Playbook {
     /// The client connection is gone.
     mutating func clientClosed() { record(session.clientDidClose()) }
 
+    /// The client read nothing for the send timeout (`ClientSession.sendTimedOut`); the driver
+    /// closes the connection next (``clientClosed()``).
+    mutating func sendTimedOut() { record(session.sendTimedOut()) }
+
     /// The server is stopping (`ClientSession.shutDown`); pumps.
     mutating func shutDown() {
         record(session.shutDown())

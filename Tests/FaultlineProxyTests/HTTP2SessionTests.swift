@@ -229,7 +229,12 @@ import Testing
         play.upstream(flow: flow, "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
         #expect(play.stream(id).status == 201)
         #expect(play.stream(id).ended)
-        play.expect(Lines.opened(h2: "f1") + Lines.pooled(h2: "f1"))
+        // The body's clock runs from the head until END_STREAM (HTTP2BodyTimeoutTests).
+        play.expect(
+            [
+                Lines.idle, "f1 connect http://127.0.0.1:3000", "arm streamBody(1) 60s", "cancel clientIdle",
+                "arm streamBody(1) 60s", "f1 arm responseHead 60s", "cancel streamBody(1)",
+            ] + Lines.pooled(h2: "f1"))
     }
 
     @Test func postBodyWithoutContentLengthGoesUpstreamChunkedWithItsTrailers() throws {
@@ -245,7 +250,10 @@ import Testing
         #expect(sent.body == "abcdefg")
         #expect(sent.trailers?.values(name: "x-checksum") == ["7"])
         #expect(play.upstreams[flow]?.writtenText.hasSuffix("0\r\nx-checksum: 7\r\n\r\n") == true)
-        play.expect(Lines.opened(h2: "f1"))
+        play.expect([
+            Lines.idle, "f1 connect http://127.0.0.1:3000", "arm streamBody(1) 60s", "cancel clientIdle",
+            "arm streamBody(1) 60s", "f1 arm responseHead 60s", "cancel streamBody(1)",
+        ])
     }
 
     @Test func requestDataIsCreditedBackToTheClientOnceTheFlowTookIt() throws {
@@ -260,7 +268,11 @@ import Testing
         for _ in 0..<3 { play.send(stream: id, chunk) }
         play.send(stream: id, "", endStream: true)
         #expect(try play.upstreamRequest(of: flow).body.count == 4000)
-        play.expect(Lines.opened(h2: "f1"))
+        play.expect([
+            Lines.idle, "f1 connect http://127.0.0.1:3000", "arm streamBody(1) 60s", "cancel clientIdle",
+            "arm streamBody(1) 60s", "arm streamBody(1) 60s", "arm streamBody(1) 60s", "f1 arm responseHead 60s",
+            "cancel streamBody(1)",
+        ])
     }
 
     // MARK: Streams side by side
@@ -396,9 +408,13 @@ import Testing
         play.connected(flow: heldFlow)
         #expect(play.client.bufferedOutboundBytes(stream: held) == 0)
         #expect(try play.upstreamRequest(of: heldFlow).body == String(repeating: "h", count: 8000))
+        // Stream 1's clock starts again with each DATA; stream 3's stops at its END_STREAM.
         play.expect([
-            Lines.idle, "cancel clientIdle", "fired test/gate", "f1 hold g (request)",
-            "f2 connect http://127.0.0.1:3000", "f2 arm responseHead 60s", "f1 connect http://127.0.0.1:3000",
+            Lines.idle, "arm streamBody(1) 60s", "cancel clientIdle", "fired test/gate", "f1 hold g (request)",
+            "arm streamBody(1) 60s", "arm streamBody(1) 60s", "arm streamBody(3) 60s",
+            "f2 connect http://127.0.0.1:3000", "arm streamBody(3) 60s", "f2 arm responseHead 60s",
+            "cancel streamBody(3)", "f1 connect http://127.0.0.1:3000", "arm streamBody(1) 60s",
+            "arm streamBody(1) 60s", "arm streamBody(1) 60s",
         ])
     }
 
@@ -948,8 +964,8 @@ import Testing
         #expect(play.clientConnectionClosed)
         #expect(play.sessionIsClosed)
         play.expect([
-            Lines.idle, "f1 connect http://127.0.0.1:3000", "cancel clientIdle", "f1 close upstream",
-            "cancel clientIdle", "close client after flush",
+            Lines.idle, "f1 connect http://127.0.0.1:3000", "arm streamBody(1) 60s", "cancel clientIdle",
+            "f1 close upstream", "cancel streamBody(1)", "cancel clientIdle", "close client after flush",
         ])
     }
 

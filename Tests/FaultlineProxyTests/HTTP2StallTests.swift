@@ -316,6 +316,53 @@ import Testing
                 + Lines.pooled(h2: "f1"))
     }
 
+    /// A HEADERS frame (END_HEADERS set) whose payload comes one octet at a time: nghttp2 hands
+    /// on nothing until the frame is whole, and the header clock runs from the frame's header.
+    /// Left unfinished, it ends the connection as an unfinished CONTINUATION does.
+    @Test func aTrickledHeadersFrameEndsTheConnectionAfterTheHeaderTimeout() throws {
+        var play = try HTTP2Playbook { $0.headerTimeout = .seconds(3) }
+        _ = try play.client.startRequest(
+            headers: [
+                HTTP2Header(":method", "GET"), HTTP2Header(":scheme", "http"), HTTP2Header(":authority", "app.test"),
+                HTTP2Header(":path", "/trickle"),
+            ], endStream: true)
+        let frame = play.takeClientOutput()
+        #expect(frame.count > 10 && frame[3] == 0x1, "one HEADERS frame")
+        for octet in frame.dropLast() { play.feed([octet]) }
+        #expect(play.isArmed(.requestHead))
+        play.fire(.requestHead)
+        #expect(play.goAways.map(\.code) == [.protocolError])
+        #expect(play.goAways.first?.debug == "header-timeout")
+        #expect(play.clientConnectionClosed)
+        let error = try #require(try play.events().first { $0.kind == .protocolError })
+        #expect(error.string("code") == "header-timeout")
+        #expect(try !play.events().contains { $0.kind == .requestReceived })
+        play.expect([Lines.idle, "arm requestHead 3s", "cancel clientIdle", "close client after flush"])
+    }
+
+    /// The same frame finished in time is served, and its clock stopped.
+    @Test func aTrickledHeadersFrameFinishedInTimeStopsTheClock() throws {
+        var play = try HTTP2Playbook()
+        let id = try play.client.startRequest(
+            headers: [
+                HTTP2Header(":method", "GET"), HTTP2Header(":scheme", "http"), HTTP2Header(":authority", "app.test"),
+                HTTP2Header(":path", "/trickle"),
+            ], endStream: true)
+        for octet in play.takeClientOutput() { play.feed([octet]) }
+        play.pump()
+        #expect(!play.isArmed(.requestHead))
+        let flow = try play.flow(ofStream: id)
+        play.connected(flow: flow)
+        play.upstream(flow: flow, HTTP2SessionTests.ok5)
+        #expect(play.stream(id).bodyText == "hello")
+        play.expect(
+            [
+                Lines.idle, "arm requestHead 10s", "f1 connect http://127.0.0.1:3000", "cancel clientIdle",
+                "cancel requestHead", "f1 arm responseHead 60s",
+            ]
+                + Lines.pooled(h2: "f1"))
+    }
+
     @Test func aWholeHeadersFrameArmsNoHeaderClock() throws {
         var play = try HTTP2Playbook()
         let id = try play.request("GET", "/")

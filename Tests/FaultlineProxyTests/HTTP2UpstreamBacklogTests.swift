@@ -42,8 +42,10 @@ import Testing
         #expect(play.client.bufferedOutboundBytes(stream: upload) == 0)
         #expect(try play.upstreamRequest(of: flow).body == String(repeating: "u", count: 6000))
         play.expect([
-            Lines.idle, "f1 connect http://127.0.0.1:3000", "cancel clientIdle", "f2 connect http://127.0.0.1:3000",
-            "f2 arm responseHead 60s", "f2 cancel responseHead", "f2 release upstream",
+            Lines.idle, "f1 connect http://127.0.0.1:3000", "arm streamBody(1) 60s", "cancel clientIdle",
+            "arm streamBody(1) 60s", "arm streamBody(1) 60s", "f2 connect http://127.0.0.1:3000",
+            "f2 arm responseHead 60s", "f2 cancel responseHead", "f2 release upstream", "arm streamBody(1) 60s",
+            "arm streamBody(1) 60s",
         ])
     }
 }

@@ -23,6 +23,7 @@ struct Playbook {
     /// The session's timers by kind.
     enum Timer: Hashable, Sendable {
         case clientIdle, requestHead, requestBody, responseHead, flowDelay, holdDeadline, stall, streamPacing
+        case streamBody
 
         init(_ timer: SessionTimer) {
             switch timer {
@@ -34,6 +35,7 @@ struct Playbook {
             case .flow(_, .holdDeadline): self = .holdDeadline
             case .flow(_, .stall): self = .stall
             case .streamPacing: self = .streamPacing
+            case .streamBody: self = .streamBody
             }
         }
     }
@@ -112,6 +114,9 @@ struct Playbook {
     }
     mutating func clientEOF() { record(session.clientDidReadEOF()) }
     mutating func clientClosed() { record(session.clientDidClose()) }
+    /// The client read nothing for the send timeout (`ClientSession.sendTimedOut`); the driver
+    /// closes the connection next (``clientClosed()``).
+    mutating func sendTimedOut() { record(session.sendTimedOut()) }
     /// The server is stopping (`ClientSession.shutDown`).
     mutating func shutDown() { record(session.shutDown()) }
 

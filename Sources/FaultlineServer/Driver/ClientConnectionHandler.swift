@@ -54,6 +54,8 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     private var clientPacer: Pacer?
     /// Armed while the client's TLS handshake runs.
     var clientHandshakeTimer: TimerHandle?
+    /// Runs while output waits for the client to read it (ClientConnectionHandler+SendTimeout.swift).
+    var sendClock: SendClock?
     /// The session was told the client's input ended (`close_notify` or EOF, told once).
     var clientInputEnded = false
     /// The `CONNECT` flow whose TLS this connection terminates, for the `tls.*` events.
@@ -145,10 +147,10 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
             case .upstreamFailed(let flow, let failure):
                 actions = session.upstreamDidFailToConnect(flow: flow, failure)
                 scope = .flow(flow)
-            case .timer(.requestBody) where client.socket.isReadingPaused:
+            case .timer(let timer) where timer.timesRequestBody && client.socket.isReadingPaused:
                 // The proxy stopped reading the client (backpressure): its silence is ours, so
                 // the body timeout starts again rather than firing.
-                timers.arm(.requestBody, after: sessionConfiguration.bodyTimeout)
+                timers.arm(timer, after: sessionConfiguration.bodyTimeout)
                 actions = []
             case .timer(let timer):
                 actions = session.timerFired(timer)
@@ -434,6 +436,8 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
         clientPacer = nil
         if let clientHandshakeTimer { context.loop.cancelTimer(clientHandshakeTimer) }
         clientHandshakeTimer = nil
+        if let sendClock { context.loop.cancelTimer(sendClock.timer) }
+        sendClock = nil
         upstreams.closeAll()
         upstreams.owner = nil
         var fields: [TraceField] = [.string("reason", closeReason ?? inspectSession({ $0.closeReason }) ?? "closed")]

@@ -36,6 +36,10 @@ public struct ServerConfiguration: Sendable {
     public var maximumIdlePerEndpoint: Int
     /// Outbound bytes queued on one side before the proxy stops reading the other side.
     public var backpressureHighWatermark: Int
+    /// How long output may wait for a client that reads none of it before its connection is
+    /// closed (`--send-timeout`, as nginx's `send_timeout`): the time between two writes that
+    /// move some of it into the kernel (ClientConnectionHandler+SendTimeout.swift).
+    public var sendTimeout: Duration = .seconds(60)
     /// TLS interception, TLS listeners and `https` upstreams; nil: every `CONNECT` is tunnelled
     /// and an `https` upstream cannot be reached.
     public var tls: ServerTLSConfiguration?
