@@ -9,7 +9,8 @@ import Synchronization
 /// all its reads and writes under it, so concurrent calls are linearizable: with 50 matching
 /// flows at once, a `times: 1` rule fires for exactly one of them and its transition happens
 /// exactly once (Rules/README.md, "when"). Matching also runs under the lock, because compiled regular
-/// expressions are not Sendable; rules are cheap next to a network round trip.
+/// expressions are not Sendable; rules are cheap next to a network round trip, and cheaper
+/// still because an evaluation tests only the rules its `RuleIndex` says may match.
 public final class RuleEngine: Sendable {
     /// The state of a scenario that declares no states and no `initialState`.
     public static let defaultInitialState = "started"
