@@ -1,3 +1,4 @@
+import CNghttp2
 import FaultlineCore
 import Testing
 
@@ -195,5 +196,26 @@ import Testing
         #expect(field.value == "caf\u{E9}")
         #expect(field.valueBytes == [0x63, 0x61, 0x66, 0xE9])
         #expect(HTTP2Header("x", "caf\u{E9}").valueBytes == [0x63, 0x61, 0x66, 0xC3, 0xA9])
+    }
+}
+
+/// What a long-lived connection keeps of the streams it served.
+@Suite struct ClosedStreamTests {
+    /// nghttp2 would keep every closed stream of a server for RFC 7540's priority tree (it is
+    /// never told our concurrency limit), about 220 bytes a request for the connection's life;
+    /// `nghttp2_option_set_no_closed_streams` drops them once closed.
+    @Test func aServerForgetsEveryStreamOnceItIsClosed() throws {
+        let pair = try ConnectionPair()
+        var ids: [Int32] = []
+        for round in 0..<300 {
+            let id = try pair.client.startRequest(headers: request("GET", "/r\(round)"), endStream: true)
+            pair.pump()
+            pair.server.sendResponseHead(stream: id, headers: fields([(":status", "204")]), endStream: true)
+            pair.pump()
+            #expect(pair.serverEvents.about(id).last == .streamClosed(stream: id, code: .noError))
+            ids.append(id)
+        }
+        let kept = ids.filter { nghttp2_session_find_stream(pair.server.session, $0) != nil }
+        #expect(kept.isEmpty, "the server still holds \(kept.count) of \(ids.count) closed streams")
     }
 }
