@@ -213,6 +213,19 @@ class H2Uploader:
             self.offset = end
         self.sock.sendall(self.connection.data_to_send())
 
+    def upload_until_stalled(self):
+        """Uploads until the proxy stops crediting stream 1 (half a second without a frame and
+        less than a frame of window left), within 20 s, short of the whole payload; returns the
+        offset it stalled at."""
+        deadline = time.monotonic() + 20
+        while True:
+            assert time.monotonic() < deadline, f"the upload never stalled ({self.offset} bytes sent)"
+            self.upload()
+            if not self.read(0.5) and self.connection.local_flow_control_window(1) < 16384:
+                break
+        assert self.offset < len(self.payload), "the proxy and the sockets took the whole upload"
+        return self.offset
+
     def read(self, wait):
         """Handles what arrives within `wait` seconds; False if nothing did."""
         if not select.select([self.sock], [], [], wait)[0]:
@@ -252,14 +265,7 @@ def test_an_origin_that_stops_reading_one_upload_leaves_the_other_streams_alone(
     client = H2Uploader(to_origin.reverse.port, f"/slow?key={key}&hold=before-body", payload)
     try:
         gate.wait_arrived()
-        deadline = time.monotonic() + 20
-        while True:  # upload until the proxy stops crediting: half a second without a frame
-            assert time.monotonic() < deadline, f"the upload never stalled ({client.offset} bytes sent)"
-            client.upload()
-            if not client.read(0.5) and client.connection.local_flow_control_window(1) < 16384:
-                break
-        assert client.offset < len(payload), "the proxy and the sockets took the whole upload"
-        stalled_at = client.offset
+        stalled_at = client.upload_until_stalled()
         client.get(3, "/echo?beside-a-stalled-upload")
         started = time.monotonic()
         client.until(lambda: 3 in client.ended, 10, "answer on stream 3")

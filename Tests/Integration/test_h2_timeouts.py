@@ -130,14 +130,7 @@ def test_a_stream_the_proxy_stops_by_flow_control_does_not_time_out(start_faultl
     client = H2Uploader(proxy.reverse.port, f"/slow?key={key}&hold=before-body", payload)
     try:
         gate.wait_arrived()
-        deadline = time.monotonic() + 20
-        while True:  # upload until the proxy stops crediting: half a second without a frame
-            assert time.monotonic() < deadline, f"the upload never stalled ({client.offset} bytes sent)"
-            client.upload()
-            if not client.read(0.5) and client.connection.local_flow_control_window(1) < 16384:
-                break
-        assert client.offset < len(payload), "the proxy and the sockets took the whole upload"
-        stalled_at = client.offset
+        stalled_at = client.upload_until_stalled()
         # H2Uploader.read fails the test on RST_STREAM; a 408 would be a response head.
         end = time.monotonic() + 2.5
         while (remaining := end - time.monotonic()) > 0:
