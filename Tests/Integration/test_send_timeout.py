@@ -53,6 +53,15 @@ def assert_closed_by_peer(sock, timeout=15):
     raise AssertionError(f"the connection was still open after {timeout}s")
 
 
+def wait_for_send_timeout_cut(proxy, sock, started):
+    """Waits for the proxy to close `sock`'s connection for the send timeout, then for the close
+    to reach the socket; returns the seconds since `started`."""
+    proxy.wait_for_event("connection.closed", timeout=15, reason="send-timeout")
+    elapsed = time.monotonic() - started
+    assert_closed_by_peer(sock)
+    return elapsed
+
+
 def assert_cut_by_send_timeout(proxy, flow_aborted=True):
     """The trace of one connection cut by the send timeout; returns its protocol.error."""
     trace = proxy.trace()
@@ -78,9 +87,7 @@ def test_an_http1_client_that_stops_reading_is_closed(start_faultline, nginx):
         with requests_session() as session:
             response = session.get(proxy.reverse.url + "/index.html", timeout=10)
             assert response.status_code == 200
-        proxy.wait_for_event("connection.closed", timeout=15, reason="send-timeout")
-        elapsed = time.monotonic() - started
-        assert_closed_by_peer(sock)
+        elapsed = wait_for_send_timeout_cut(proxy, sock, started)
     assert 0.9 < elapsed < 10, elapsed  # never before the timeout; about 1.25 of it
     assert_cut_by_send_timeout(proxy)
 
@@ -95,9 +102,7 @@ def test_a_close_after_flush_does_not_wait_for_ever(start_faultline, nginx):
         sock.sendall(b"GET /big-1g.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n" + b"x" * 10)
         started = time.monotonic()
         proxy.wait_for_event("protocol.error", timeout=15, code="body-timeout")
-        proxy.wait_for_event("connection.closed", timeout=15, reason="send-timeout")
-        elapsed = time.monotonic() - started
-        assert_closed_by_peer(sock)
+        elapsed = wait_for_send_timeout_cut(proxy, sock, started)
     assert 2.9 < elapsed < 12, elapsed
     error = assert_cut_by_send_timeout(proxy, flow_aborted=False)
     [body] = proxy.trace().of("protocol.error", code="body-timeout")
@@ -115,9 +120,7 @@ def test_an_http2_client_that_stops_reading_is_closed(start_faultline, nginx):
         sock.sendall(h2_raw.PREFACE + h2_raw.settings([(h2_raw.INITIAL_WINDOW_SIZE, largest)])
                      + h2_raw.window_update(0, largest - 65_535) + h2_raw.headers(1, block))
         started = time.monotonic()
-        proxy.wait_for_event("connection.closed", timeout=15, reason="send-timeout")
-        elapsed = time.monotonic() - started
-        assert_closed_by_peer(sock)
+        elapsed = wait_for_send_timeout_cut(proxy, sock, started)
     assert 0.9 < elapsed < 10, elapsed  # never before the timeout; about 1.25 of it
     assert_cut_by_send_timeout(proxy)
 
