@@ -34,6 +34,10 @@ public final class StreamConnection {
     public let localAddress: SocketAddress?
     /// The peer's end of the connection (nil if the kernel could not tell).
     public let remoteAddress: SocketAddress?
+    /// `remoteAddress` as text (`127.0.0.1:8080`, `[::1]:8080`), formatted on first use and kept:
+    /// a pooled upstream connection names its peer in the trace for every request it carries,
+    /// and formatting an address (`inet_ntop`, the port) costs about 2,700 instructions.
+    public private(set) lazy var remoteAddressText: String? = remoteAddress?.description
     /// Receives the connection's events. Set it before `start()`. Held weakly.
     public weak var delegate: (any StreamConnectionDelegate)?
 

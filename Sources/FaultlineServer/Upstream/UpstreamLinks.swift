@@ -197,7 +197,7 @@ final class UpstreamLinks {
             channel.http2 = try? HTTP2UpstreamConnection(scheme: channel.tls == nil ? "http" : "https")
         }
         adopt(channel, flow: flow, endpoint: endpoint)
-        let address = channel.socket.remoteAddress?.description ?? endpoint.hostHeaderValue
+        let address = channel.socket.remoteAddressText ?? endpoint.hostHeaderValue
         owner?.upstreamConnected(
             flow,
             UpstreamConnectionInfo(
