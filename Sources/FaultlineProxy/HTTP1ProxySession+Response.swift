@@ -54,8 +54,8 @@ extension HTTP1ProxySession {
         } else if !clientIsHTTP11 {
             headers.add(name: "Connection", value: "keep-alive")
         }
-        if let via = configuration.viaPseudonym {
-            headers.add(name: "Via", value: "\(head.version.viaProtocol) \(via)")
+        if let via = configuration.via {
+            headers.add(name: "Via", value: via.value(receivedProtocol: head.version.viaProtocol))
         }
         let clientHead = HTTPResponseHead(version: .http1_1, status: head.status, reason: head.reason, headers: headers)
         var bytes: [UInt8] = []

@@ -20,7 +20,7 @@ public struct HTTP1UpstreamCodec {
         case malformed(HTTP1Error)
     }
 
-    private let via: String?
+    private let via: ViaField?
     private var decoder: HTTP1ResponseDecoder
     private var head: OutboundRequest?
     private var framing = BodyFraming.none
@@ -31,7 +31,7 @@ public struct HTTP1UpstreamCodec {
     private var responseHead: HTTPResponseHead?
     private var responseEnded = false
 
-    public init(limits: HTTP1Limits, via: String?) {
+    public init(limits: HTTP1Limits, via: ViaField?) {
         self.via = via
         self.decoder = HTTP1ResponseDecoder(limits: limits)
     }
@@ -64,7 +64,7 @@ public struct HTTP1UpstreamCodec {
             fields.add(name: "Connection", value: "Upgrade")
             for value in request.headers.values(name: "upgrade") { fields.add(name: "Upgrade", value: value) }
         }
-        if let via { fields.add(name: "Via", value: "\(request.receivedProtocol) \(via)") }
+        if let via { fields.add(name: "Via", value: via.value(receivedProtocol: request.receivedProtocol)) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
         HTTP1Encoder.encode(

@@ -116,8 +116,8 @@ final class HTTP2Stream: UpstreamFlowHost {
                 // A stated length holds for HTTP/2 too (RFC 9113 §8.1.1); HTTP/1's framing goes.
                 // Via names the protocol the response came in on (RFC 9110 §7.6.3).
                 var fields = ClientResponseFields.make(from: head.headers, length: length)
-                if let via = configuration.viaPseudonym {
-                    fields.add(name: "Via", value: "\(head.version.viaProtocol) \(via)")
+                if let via = configuration.via {
+                    fields.add(name: "Via", value: via.value(receivedProtocol: head.version.viaProtocol))
                 }
                 connection.sendResponseHead(
                     stream: streamID, headers: HTTP2Headers.responseBlock(status: head.status, fields: fields),

@@ -32,7 +32,7 @@ struct HTTP2UpstreamCodec {
     private var session: HTTP2Connection { connection.session }
 
     /// Opens the stream with the request head (END_STREAM at once when there is no body).
-    init(connection: HTTP2UpstreamConnection, request: OutboundRequest, via: String?) {
+    init(connection: HTTP2UpstreamConnection, request: OutboundRequest, via: ViaField?) {
         self.connection = connection
         self.request = request
         do {
@@ -45,10 +45,10 @@ struct HTTP2UpstreamCodec {
 
     /// The request's header block: `:method`, `:scheme`, `:authority`, `:path`, then the
     /// forwardable fields, `content-length` from the body length and `Via` (RFC 9110 §7.6.3).
-    static func block(of request: OutboundRequest, scheme: String = "https", via: String?) -> [HTTP2Header] {
+    static func block(of request: OutboundRequest, scheme: String = "https", via: ViaField?) -> [HTTP2Header] {
         var fields = HopByHopHeaders.removing(from: request.headers)
         if case .known(let length) = request.body { fields.add(name: "content-length", value: String(length)) }
-        if let via { fields.add(name: "via", value: "\(request.receivedProtocol) \(via)") }
+        if let via { fields.add(name: "via", value: via.value(receivedProtocol: request.receivedProtocol)) }
         var block = HTTP2Headers.requestBlock(
             HTTP2Headers.Request(
                 method: request.method, scheme: scheme, authority: request.authority, path: request.target,

@@ -16,7 +16,7 @@ public struct ProxyConfiguration: Sendable {
         var clientIdleTimeout: Duration
         var headerTimeout: Duration
         var bodyTimeout: Duration
-        var viaPseudonym: String?
+        var via: ViaField?
         var maximumPendingUpstreamBytes: Int
         var rules: (any FlowRules)?
         var interception: InterceptionPolicy?
@@ -77,9 +77,11 @@ public struct ProxyConfiguration: Sendable {
     }
     /// The pseudonym sent in `Via` (RFC 9110 §7.6.3); a request that already carries it is a loop (508).
     public var viaPseudonym: String? {
-        get { shared.settings.viaPseudonym }
-        set { update { $0.viaPseudonym = newValue } }
+        get { shared.settings.via?.pseudonym }
+        set { update { $0.via = newValue.map(ViaField.init(pseudonym:)) } }
     }
+    /// `viaPseudonym` as the field value it makes; nil when no `Via` is added.
+    public var via: ViaField? { shared.settings.via }
     /// Request bytes buffered while the upstream connection is being set up before client reads pause.
     public var maximumPendingUpstreamBytes: Int {
         get { shared.settings.maximumPendingUpstreamBytes }
@@ -138,7 +140,7 @@ public struct ProxyConfiguration: Sendable {
                 clientIdleTimeout: clientIdleTimeout,
                 headerTimeout: headerTimeout,
                 bodyTimeout: bodyTimeout,
-                viaPseudonym: viaPseudonym,
+                via: viaPseudonym.map(ViaField.init(pseudonym:)),
                 maximumPendingUpstreamBytes: maximumPendingUpstreamBytes,
                 rules: rules,
                 interception: interception,

@@ -23,7 +23,7 @@ public struct UpstreamCodec {
         case end(HTTPHeaders?)
     }
 
-    private let via: String?
+    private let via: ViaField?
     private let limits: HTTP1Limits
     // Three optionals rather than one enum: each is read and changed in place (an enum's payload
     // is copied out to be looked at, the HTTP/1.1 codec's buffers with it, on every
@@ -37,7 +37,7 @@ public struct UpstreamCodec {
     /// The connection carrying the request, once there is one.
     public private(set) var connection: UpstreamConnectionInfo?
 
-    public init(limits: HTTP1Limits, via: String?) {
+    public init(limits: HTTP1Limits, via: ViaField?) {
         self.via = via
         self.limits = limits
     }

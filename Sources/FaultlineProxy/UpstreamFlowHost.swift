@@ -41,7 +41,7 @@ extension UpstreamFlowHost {
     mutating func performCommon(_ action: FlowAction, _ output: inout SessionOutput) {
         switch action {
         case .openUpstream(let id, let endpoint):
-            upstream = UpstreamCodec(limits: configuration.limits, via: configuration.viaPseudonym)
+            upstream = UpstreamCodec(limits: configuration.limits, via: configuration.via)
             output.append(.connectUpstream(id, endpoint, fresh: false, http1Only: flowIsUpgrade))
         case .sendRequestHead(let id, let head):
             if let bytes = upstream?.sendHead(head) { output.writeToUpstream(id, bytes) }
