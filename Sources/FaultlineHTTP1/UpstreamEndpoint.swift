@@ -98,6 +98,20 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
         return (String(host), port)
     }
 
+    // Written out rather than synthesized: the pool and the upstream links look an endpoint up
+    // several times per request, and the synthesized versions hash and compare all five strings,
+    // `hostHeaderValue` included, which follows from the others. The hash takes the host and the
+    // port only (equal endpoints have equal ones; endpoints that differ in nothing else are rare).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.port == rhs.port && lhs.host == rhs.host && lhs.scheme == rhs.scheme && lhs.connectHost == rhs.connectHost
+            && lhs.pathPrefix == rhs.pathPrefix
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(host)
+        hasher.combine(port)
+    }
+
     /// The host to resolve and connect to: `connectHost`, else `host`.
     public var dialHost: String { connectHost ?? host }
 

@@ -34,19 +34,31 @@ final class UpstreamPool: StreamConnectionDelegate {
     /// The most recently parked live connection to `endpoint` that `suits` the request, if any.
     func take(_ endpoint: UpstreamEndpoint, where suits: (Channel) -> Bool = { _ in true }) -> Channel? {
         loop.assertInEventLoop()
-        // In place: copying the endpoint's list on every take and put cost O(idle connections).
-        while let index = idle[endpoint]?.lastIndex(where: { suits($0.channel) }) {
-            let entry = idle[endpoint]!.remove(at: index)
-            if idle[endpoint]!.isEmpty { idle[endpoint] = nil }
-            endpointOf[entry.connection.id] = nil
-            if entry.channel.isUsable, entry.parkedAt.duration(to: loop.now) < idleTimeout {
-                entry.connection.delegate = nil
-                return entry.channel
+        // One look-up, the list changed in place (copying it on every take and put cost
+        // O(idle connections)). An emptied list stays, so that the put at the end of the request
+        // appends without allocating; the sweep drops lists left empty.
+        var expired: [Entry] = []
+        let taken = modifyEntries(of: endpoint) { entries -> Channel? in
+            while let index = entries.lastIndex(where: { suits($0.channel) }) {
+                let entry = entries.remove(at: index)
+                if entry.channel.isUsable, entry.parkedAt.duration(to: loop.now) < idleTimeout {
+                    return entry.channel
+                }
+                expired.append(entry)
             }
+            return nil
+        }
+        for entry in expired {
+            endpointOf[entry.connection.id] = nil
             entry.connection.delegate = nil
             entry.connection.close()
         }
-        return nil
+        if let taken {
+            endpointOf[taken.id] = nil
+            taken.socket.delegate = nil
+        }
+        scheduleSweep()  // for the list this may have left empty
+        return taken
     }
 
     /// Parks a connection that sits at a message boundary.
@@ -60,16 +72,29 @@ final class UpstreamPool: StreamConnectionDelegate {
             connection.close()
             return
         }
-        if idle[endpoint, default: []].count >= maximumPerEndpoint {
+        let entry = Entry(channel: channel, parkedAt: loop.now)
+        let parked = modifyEntries(of: endpoint) { entries in
+            guard entries.count < maximumPerEndpoint else { return false }
+            entries.append(entry)
+            return true
+        }
+        guard parked else {
             connection.delegate = nil
             connection.close()
             return
         }
         connection.delegate = self
         if connection.isReadingPaused { connection.setReadingPaused(false) }
-        idle[endpoint, default: []].append(Entry(channel: channel, parkedAt: loop.now))
         endpointOf[connection.id] = endpoint
         scheduleSweep()
+    }
+
+    /// Runs `body` on the endpoint's list of parked connections, in place, made empty if there
+    /// was none. `body` must not call back into the pool.
+    private func modifyEntries<Result>(
+        of endpoint: UpstreamEndpoint, _ body: (inout [Entry]) -> Result
+    ) -> Result {
+        body(&idle[endpoint, default: []])
     }
 
     /// Closes every parked connection (server shutdown).
