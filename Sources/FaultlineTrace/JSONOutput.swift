@@ -99,6 +99,12 @@ struct JSONOutput: ~Copyable, @unchecked Sendable {
     /// U+2029: JSON allows them raw, but some line readers split on them, and a trace line must
     /// stay one line for every reader. The input is valid UTF-8 (it comes from a Swift String).
     mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Most strings need no escape (keys, methods, header names and values): checked a word at
+        // a time, tail included, and copied in one go.
+        if Self.needsNoEscape(utf8) {
+            append(utf8)
+            return
+        }
         let count = utf8.count
         reserve(count)
         guard let raw = UnsafeRawPointer(utf8.baseAddress) else { return }
@@ -155,6 +161,24 @@ struct JSONOutput: ~Copyable, @unchecked Sendable {
             runStart = index
         }
         if runStart < count { append(utf8.slice(runStart, count)) }
+    }
+
+    /// Whether no byte of `utf8` needs escaping; false also for any non-ASCII byte (the caller
+    /// then looks byte by byte).
+    @inline(__always)
+    private static func needsNoEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let raw = UnsafeRawPointer(utf8.baseAddress) else { return true }
+        let whole = utf8.count & ~7
+        var index = 0
+        while index < whole {
+            if mayNeedEscape(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { return false }
+            index += 8
+        }
+        guard whole < utf8.count else { return true }
+        // The last bytes, fewer than eight, in a word padded with a byte that needs no escape.
+        var word: UInt64 = 0x4141_4141_4141_4141  // "AAAAAAAA"
+        withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: UnsafeRawBufferPointer(utf8.slice(whole, utf8.count))) }
+        return !mayNeedEscape(word)
     }
 
     /// Whether any of the eight bytes in `word` is below 0x20, a '"', a '\\' or not ASCII (SWAR:
