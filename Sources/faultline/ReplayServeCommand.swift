@@ -95,8 +95,7 @@ enum ReplayServeCommand {
             if settings.clock != ReplayClock() {
                 var clock = "faultline: answers' times: --clock \(settings.clock.mode)"
                 if let start = settings.clock.startsAt {
-                    clock +=
-                        "; this run's clock starts at \(ReplayClock.Mode.frozen(at: start).description.dropFirst(7))"
+                    clock += "; this run's clock starts at \(RFC3339Date.format(seconds: start) ?? String(start))"
                 }
                 lines.append(clock)
             }
