@@ -82,6 +82,12 @@ struct AnswerTimeShifter {
         if !claims.isEmpty { moved.append("\(place) jwt \(claims.joined(separator: ","))") }
     }
 
+    /// A recorded JWT's `header.claims.` with its time claims moved by `offset`; nil for a value
+    /// that is no JWT.
+    static func movedSigningInput(of value: String, by offset: Int64) -> String? {
+        JSONWebToken(value)?.signingInput(movedBy: offset).text
+    }
+
     // MARK: Fields
 
     private mutating func shiftedDate(_ value: String, label: String) -> String? {
