@@ -95,6 +95,8 @@ public struct ReplaySettings: Sendable {
     /// Which header, query and body field names carry credentials (the same names the trace
     /// redacts, plus the auth profile's).
     public var secrets: RedactionPolicy
+    /// Which time the answers tell (`--clock`, `--now`): by default recorded times move to now.
+    public var clock = ReplayClock()
 
     public init(
         match: [MatchPart] = MatchPart.defaults, ignoredParameters: Set<String> = Set(Self.defaultIgnoredParameters),

@@ -23,22 +23,30 @@ extension ReplaySource {
         }
         let entry = recorded[index]
         let secrets = issued.byFlow[entry.exchange.flow] ?? []
+        // Times move first, on the recorded values; the credentials are replaced after.
+        var shifter = timeShifter(for: entry, issued: secrets)
+        let headers = shifter.shift(entry.response.headers)
+        let shiftedBody = shifter.shift(
+            body: entry.response.body?.bytes ?? [], contentType: entry.response.headers.first(name: "content-type"))
+        for secret in secrets { shifter.noteIssued(secret, place: "response") }
+        if let event = shiftedEvent(shifter, entry) { events.append(event) }
+        let signingInputs = shifter.issuedJWTs
         var minted: [String: String] = [:]
         func fresh(_ bytes: [UInt8]) -> [UInt8] {
             CredentialSubstitution.replace(secrets, in: bytes) { value in
-                guard generation else { return state.mint.fresh(for: value) }
+                guard generation else { return state.mint.fresh(for: value, signingInput: signingInputs[value]) }
                 if let known = minted[value] { return known }
-                let token = state.mint.nextGeneration(for: value)
+                let token = state.mint.nextGeneration(for: value, signingInput: signingInputs[value])
                 minted[value] = token
                 return token
             }
         }
         var head = HTTPResponseHead(status: entry.response.status, reason: entry.response.reason)
         // Framing and connection fields go: the replayed upstream frames its own answer.
-        for field in entry.response.headers {
+        for field in headers {
             head.headers.add(name: field.name, value: String(decoding: fresh(Array(field.value.utf8)), as: UTF8.self))
         }
-        let body = fresh(entry.response.body?.bytes ?? [])
+        let body = fresh(shiftedBody)
         let trailers = entry.response.trailers
         return { .response(head, body: body, trailers: trailers, trace: $0) }
     }

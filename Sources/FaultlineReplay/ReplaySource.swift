@@ -21,6 +21,9 @@ import Synchronization
 /// - **Credentials.** Secrets that recorded responses issued are handed out as fresh random
 ///   values, one per recorded value for the whole run, so a client's auth code runs unchanged and
 ///   no real secret is needed (`IssuedSecrets`).
+/// - **Time.** Each answer's recorded times (`Date`, cookie and token expiry...) move by the
+///   distance between its recorded request and this one, or as `--clock` says (`ReplayClock`,
+///   `AnswerTimeShifter`); `replay.shifted` says which moved and by how much.
 /// - **Order.** With `--order recorded`, an answer waits until every recorded step before its
 ///   delivery has happened in this run (`RecordedOrder`), or until its deadline, when it goes
 ///   anyway and the trace says what was missing (`replay.diverged`).
@@ -40,6 +43,8 @@ public final class ReplaySource: ReplayResponder {
     let routes: [String: [Int]]?
     let notice: @Sendable (String) -> Void
     let state: Mutex<State>
+    /// When this source was made: `--now`'s clock runs on from it.
+    let startedAt = MonotonicInstant.now()
 
     struct Recorded: Sendable {
         let exchange: CapturedExchange
@@ -224,4 +229,7 @@ extension TraceEventKind {
     public static let replayReleased: TraceEventKind = "replay.released"
     /// The run left the recorded order: where, and what was missing.
     public static let replayDiverged: TraceEventKind = "replay.diverged"
+    /// An answer's recorded times moved (`--clock`): which recorded flow, by how many seconds
+    /// (`by_s`), and which fields (names and places, never values).
+    public static let replayShifted: TraceEventKind = "replay.shifted"
 }

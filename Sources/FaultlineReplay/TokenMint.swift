@@ -7,7 +7,10 @@ import FaultlineCore
 ///
 /// Fresh values are `flr` and 40 random base62 characters: valid wherever the recorded value was
 /// (a cookie, a Bearer token, a query or form value, a JSON string), and found again in a request
-/// by their prefix. Not thread-safe: `ReplaySource` guards it.
+/// by their prefix. A recorded JWT keeps its shape: its fresh value is the recorded header and
+/// claims (with the times moved, `AnswerTimeShifter`) and such a value as the signature part, so
+/// a client that decodes the token reads its claims; the signature does not verify (re-signing
+/// is the replay-as-issuer work). Not thread-safe: `ReplaySource` guards it.
 struct TokenMint {
     static let prefix: [UInt8] = Array("flr".utf8)
     static let randomLength = 40
@@ -15,19 +18,23 @@ struct TokenMint {
 
     private var fresh: [String: String] = [:]
     private var recorded: [String: String] = [:]
+    /// Fresh JWTs (`header.claims.flr…`) → the recorded value each stands for.
+    private var shaped: [String: String] = [:]
 
-    /// The fresh value standing for `value` in this run, minted on first use.
-    mutating func fresh(for value: String) -> String {
+    /// The fresh value standing for `value` in this run, minted on first use. `signingInput`: a
+    /// recorded JWT's `header.claims.` to put before the random part (the first use's stays for
+    /// the run, as the fresh value does).
+    mutating func fresh(for value: String, signingInput: String? = nil) -> String {
         if let known = fresh[value] { return known }
-        let token = mint(for: value)
+        let token = mint(for: value, signingInput: signingInput)
         fresh[value] = token
         return token
     }
 
     /// Another fresh value for `value` (a refresh the recording has no answer for issues new
     /// tokens, which stand for the recorded ones they replace); read back as `value`.
-    mutating func nextGeneration(for value: String) -> String {
-        mint(for: value)
+    mutating func nextGeneration(for value: String, signingInput: String? = nil) -> String {
+        mint(for: value, signingInput: signingInput)
     }
 
     /// The fresh values in `text` this run handed out, with the recorded value each stands for.
@@ -50,7 +57,7 @@ struct TokenMint {
         return found
     }
 
-    private mutating func mint(for value: String) -> String {
+    private mutating func mint(for value: String, signingInput: String?) -> String {
         var bytes = Self.prefix
         var random = [UInt8](repeating: 0, count: Self.randomLength)
         Self.fillRandom(&random)
@@ -67,7 +74,9 @@ struct TokenMint {
         }
         let token = String(decoding: bytes, as: UTF8.self)
         recorded[token] = value
-        return token
+        guard let signingInput else { return token }
+        shaped[signingInput + token] = value
+        return signingInput + token
     }
 
     /// The recorded value a fresh one stands for; nil for a value this run never handed out.
@@ -76,13 +85,21 @@ struct TokenMint {
     /// `text` with every fresh value replaced by the recorded one; nil when it holds none.
     func recordedText(_ text: [UInt8]) -> [UInt8]? {
         guard !recorded.isEmpty else { return nil }
+        // A fresh JWT goes whole first: its random part alone would leave its header and claims.
+        var jwtsReplaced: [UInt8]?
+        if !shaped.isEmpty {
+            let replaced = CredentialSubstitution.replace(Array(shaped.keys), in: text) { shaped[$0] ?? $0 }
+            if replaced != text { jwtsReplaced = replaced }
+        }
+        let text = jwtsReplaced ?? text
         let total = Self.prefix.count + Self.randomLength
-        return text.replacingRuns(minimumLength: total) { index in
+        let tokensReplaced = text.replacingRuns(minimumLength: total) { index in
             guard text[index] == Self.prefix[0], text[index + 1] == Self.prefix[1], text[index + 2] == Self.prefix[2],
                 let original = recorded[String(decoding: text[index..<(index + total)], as: UTF8.self)]
             else { return nil }
             return (total, original)
         }
+        return tokensReplaced ?? jwtsReplaced
     }
 
     private static func fillRandom(_ bytes: inout [UInt8]) {

@@ -18,6 +18,8 @@ enum ReplayServeCommand {
         --unmatched WHAT         error (default: 502 naming the nearest recorded request) or forward (send it to the network)
         --order ORDER            free (default) or recorded: hold each answer until what came before its delivery in the capture has happened
         --order-timeout SECONDS  with --order recorded, how long an answer waits for the recorded order before it goes anyway (default 10)
+        --clock CLOCK            the time answers tell: shift (default: recorded times move by the distance from the recorded request to this one), recorded, or frozen=TIME (RFC 3339 or epoch seconds)
+        --now TIME               start this run's clock at TIME (RFC 3339 or epoch seconds) rather than the system's, for tests
         """)
 
     static let help = helpText(
@@ -37,6 +39,7 @@ enum ReplayServeCommand {
               faultline replay serve capture.jsonl --listen 127.0.0.1:8080 --trace replay.jsonl
               faultline replay serve capture.jsonl --listen 127.0.0.1:9000 --mode origin --rules Rules
               faultline replay serve capture.jsonl --order recorded --listen 127.0.0.1:8080
+              faultline replay serve capture.jsonl --clock frozen=2030-01-01T00:00:00Z --listen 127.0.0.1:8080
             """,
         specs: specs + RunCommand.specs + CAOptions.specs)
 
@@ -89,6 +92,13 @@ enum ReplayServeCommand {
                 lines.append(
                     "faultline: answers wait for the recorded order (at most \(settings.orderTimeout.inSeconds)s each)")
             }
+            if settings.clock != ReplayClock() {
+                var clock = "faultline: answers' times: --clock \(settings.clock.mode)"
+                if let start = settings.clock.startsAt {
+                    clock += "; this run's clock starts at \(RFC3339Date.format(seconds: start) ?? String(start))"
+                }
+                lines.append(clock)
+            }
             if capture.secrets == .kept {
                 lines.append("faultline: WARNING: \(capture.source) holds raw secrets")
             }
@@ -133,6 +143,24 @@ enum ReplayServeCommand {
         if let value = try choice("--order", ReplaySettings.Order.self) { settings.order = value }
         if let timeout = try parsed.seconds("--order-timeout", command: "replay serve") {
             settings.orderTimeout = timeout
+        }
+        if let text = parsed.value("--clock") {
+            guard let mode = ReplayClock.Mode(parsing: text) else {
+                throw UsageError(
+                    description:
+                        "faultline replay serve: --clock takes shift, recorded or frozen=TIME (TIME: RFC 3339 like 2026-12-07T10:00:00Z, or epoch seconds), not '\(text)'"
+                )
+            }
+            settings.clock.mode = mode
+        }
+        if let text = parsed.value("--now") {
+            guard let start = ReplayClock.seconds(parsing: text) else {
+                throw UsageError(
+                    description:
+                        "faultline replay serve: --now takes a time, RFC 3339 like 2026-12-07T10:00:00Z or epoch seconds, not '\(text)'"
+                )
+            }
+            settings.clock.startsAt = start
         }
         return settings
     }
