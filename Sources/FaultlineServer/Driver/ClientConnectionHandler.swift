@@ -253,6 +253,7 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     /// each request a few allocations.
     func releaseIdleStorage() {
         upstreams.releaseUnusedStorage()
+        timers.releaseUnusedStorage()
         if queue.isEmpty { queue = [] }
     }
 

@@ -6,8 +6,8 @@ import FaultlineProxy
 /// A timer key, which says whether its timer is armed and cancelled over and over (a keep-alive
 /// connection's idle timer: cancelled when a request starts, armed again when it ends).
 protocol TimerSetKey: Hashable {
-    /// For a key armed over and over, its own place in `TimerSet` (below
-    /// `TimerSet.frequentSlotCount`); nil for a key armed once or seldom.
+    /// For a key armed over and over, its own place in `TimerSet` (0 or 1); nil for a key armed
+    /// once or seldom.
     var frequentSlot: Int? { get }
 }
 
@@ -19,24 +19,23 @@ protocol TimerSetKey: Hashable {
 /// cancelling forgets the deadline only, and arming for a deadline no earlier than the loop
 /// timer's records it. When the loop timer fires, it fires the key if the deadline has come,
 /// schedules itself again for a deadline still ahead, and goes away for a cancelled key. So a
-/// keep-alive request moves its connection's idle deadline (an array write) instead of cancelling
-/// and scheduling a loop timer with a new closure and two dictionary updates, as haproxy and nginx
-/// move their connection timeouts. Other keys get a loop timer per arming, kept by key.
+/// keep-alive request moves its connection's idle deadline instead of cancelling and scheduling
+/// a loop timer with a new closure and two dictionary updates, as haproxy and nginx move their
+/// connection timeouts. Other keys get a loop timer per arming, kept by key.
 final class TimerSet<Key: TimerSetKey> {
-    /// How many keys can have a `frequentSlot`.
-    static var frequentSlotCount: Int { 3 }
-
     private struct Frequent {
-        let handle: TimerHandle
+        /// Nil while no loop timer is set for the slot.
+        var handle: TimerHandle?
         /// When the loop timer fires.
-        let firesAt: MonotonicInstant
+        var firesAt = MonotonicInstant(nanoseconds: 0)
         /// When the key is due; nil once cancelled (the loop timer then only cleans up).
         var deadline: MonotonicInstant?
     }
 
     private let loop: EventLoop
-    /// By `frequentSlot`; made at the first arming of such a key.
-    private var frequent: [Frequent?] = []
+    /// The two frequent slots, inline: every connection has an idle timer, and a separate
+    /// allocation for them would add to each idle connection's memory (Benchmarks/idle).
+    private var frequent = (Frequent(), Frequent())
     private var others: [Key: TimerHandle] = [:]
     /// What a fired timer calls (set by the owner once it is initialised).
     var onFire: (Key) -> Void = { _ in }
@@ -57,41 +56,61 @@ final class TimerSet<Key: TimerSetKey> {
             return
         }
         let deadline = loop.now.advanced(by: delay)
-        if frequent.isEmpty { frequent = Array(repeating: nil, count: Self.frequentSlotCount) }
-        if let armed = frequent[slot], armed.firesAt <= deadline {
-            frequent[slot]?.deadline = deadline
-            return
+        let moved = modifyFrequent(slot) { entry -> Bool in
+            guard let handle = entry.handle else { return false }
+            if entry.firesAt <= deadline {
+                entry.deadline = deadline
+                return true
+            }
+            loop.cancelTimer(handle)
+            return false
         }
-        if let armed = frequent[slot] { loop.cancelTimer(armed.handle) }
-        scheduleFrequent(key, slot: slot, at: deadline)
+        if !moved { scheduleFrequent(key, slot: slot, at: deadline) }
     }
 
     func cancel(_ key: Key) {
         if let slot = key.frequentSlot {
-            if slot < frequent.count { frequent[slot]?.deadline = nil }
+            modifyFrequent(slot) { $0.deadline = nil }
         } else if let handle = others.removeValue(forKey: key) {
             loop.cancelTimer(handle)
         }
     }
 
     func cancelAll() {
-        for armed in frequent { if let armed { loop.cancelTimer(armed.handle) } }
+        for slot in 0..<2 {
+            modifyFrequent(slot) { entry in
+                if let handle = entry.handle { loop.cancelTimer(handle) }
+                entry = Frequent()
+            }
+        }
         for handle in others.values { loop.cancelTimer(handle) }
-        frequent = []
         others = [:]
+    }
+
+    /// Gives back the storage of the other keys' table once it is empty (Swift keeps a
+    /// dictionary's storage when it is emptied); see `ClientConnectionHandler.releaseIdleStorage`.
+    func releaseUnusedStorage() {
+        if others.isEmpty { others = [:] }
+    }
+
+    @discardableResult
+    private func modifyFrequent<Result>(_ slot: Int, _ body: (inout Frequent) -> Result) -> Result {
+        slot == 0 ? body(&frequent.0) : body(&frequent.1)
     }
 
     private func scheduleFrequent(_ key: Key, slot: Int, at deadline: MonotonicInstant) {
         let handle = loop.scheduleTimer(after: loop.now.duration(to: deadline)) { [weak self] in
             self?.frequentTimerFired(key, slot: slot)
         }
-        frequent[slot] = Frequent(handle: handle, firesAt: deadline, deadline: deadline)
+        modifyFrequent(slot) { $0 = Frequent(handle: handle, firesAt: deadline, deadline: deadline) }
     }
 
     private func frequentTimerFired(_ key: Key, slot: Int) {
-        guard slot < frequent.count, let armed = frequent[slot] else { return }
-        frequent[slot] = nil
-        guard let deadline = armed.deadline else { return }  // cancelled since
+        let deadline = modifyFrequent(slot) { entry -> MonotonicInstant? in
+            defer { entry = Frequent() }
+            return entry.deadline
+        }
+        guard let deadline else { return }  // cancelled since
         if loop.now < deadline {
             scheduleFrequent(key, slot: slot, at: deadline)  // moved on since this loop timer was set
         } else {
@@ -101,14 +120,13 @@ final class TimerSet<Key: TimerSetKey> {
 }
 
 extension SessionTimer: TimerSetKey {
-    /// A connection's idle, head and body timers come and go with every request (or every read
-    /// of a body); a flow's or a stream's timers are armed once each.
+    /// A connection's idle and head timers come and go with every request; a body timer only
+    /// with uploads, and a flow's or a stream's timers are armed once each.
     var frequentSlot: Int? {
         switch self {
         case .clientIdle: 0
         case .requestHead: 1
-        case .requestBody: 2
-        case .streamBody, .flow, .streamPacing: nil
+        case .requestBody, .streamBody, .flow, .streamPacing: nil
         }
     }
 }
