@@ -14,7 +14,8 @@ import pytest
 import requests
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -52,6 +53,19 @@ def hs256(secret, header, claims):
     return f"{signing_input}.{b64url(mac.finalize())}"
 
 
+def es256(key, header, claims):
+    """ES256 as JWS wants it: the raw R || S, 32 bytes each (RFC 7518 §3.4), not DER."""
+    signing_input = f"{json_part(header)}.{json_part(claims)}"
+    r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+    return f"{signing_input}.{b64url(r.to_bytes(32, 'big') + s.to_bytes(32, 'big'))}"
+
+
+def ps256(key, header, claims):
+    signing_input = f"{json_part(header)}.{json_part(claims)}"
+    pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
+    return f"{signing_input}.{b64url(key.sign(signing_input.encode(), pss, hashes.SHA256()))}"
+
+
 def public_jwk(key, kid):
     numbers = key.public_key().public_numbers()
     def unsigned(value):
@@ -62,12 +76,14 @@ def public_jwk(key, kid):
 def write_har(path, recorded_at, key):
     """The login as recorded at `recorded_at`: discovery, JWKS, the token answer, a call with the
     access token, and a legacy endpoint whose token is `alg: none`. Returns the recorded tokens."""
-    id_token = rs256(key, {"alg": "RS256", "typ": "JWT", "kid": "recorded-rsa"},
-                     {"iss": ISSUER, "aud": "app", "sub": "ann", "nonce": "n-1", "iat": recorded_at,
-                      "auth_time": recorded_at, "exp": recorded_at + 600})
+    id_claims = {"iss": ISSUER, "aud": "app", "sub": "ann", "nonce": "n-1", "iat": recorded_at,
+                 "auth_time": recorded_at, "exp": recorded_at + 600}
+    id_token = rs256(key, {"alg": "RS256", "typ": "JWT", "kid": "recorded-rsa"}, id_claims)
     access_token = hs256(RECORDED_SECRET, {"alg": "HS256", "typ": "JWT"},
                          {"iss": ISSUER, "sub": "ann", "scope": "read", "iat": recorded_at, "exp": recorded_at + 3600})
     unsigned = f"{json_part({'alg': 'none', 'typ': 'JWT'})}.{json_part({'sub': 'legacy', 'exp': recorded_at + 3600})}."
+    others = {"ES256": es256(ec.generate_private_key(ec.SECP256R1()), {"alg": "ES256", "kid": "recorded-ec"}, id_claims),
+              "PS256": ps256(key, {"alg": "PS256", "kid": "recorded-rsa"}, id_claims)}
     discovery = {"issuer": ISSUER, "authorization_endpoint": f"{ISSUER}/oauth/authorize",
                  "token_endpoint": f"{ISSUER}/oauth/token", "jwks_uri": f"{ISSUER}/oauth/jwks",
                  "id_token_signing_alg_values_supported": ["RS256"]}
@@ -99,7 +115,8 @@ def write_har(path, recorded_at, key):
               json.dumps({"name": "ann"})),
         entry(recorded_at + 3, "POST", f"{ISSUER}/legacy/token", form, "grant_type=client_credentials",
               json.dumps({"access_token": unsigned, "token_type": "Bearer"})),
-    ]
+    ] + [entry(recorded_at + 4, "POST", f"{ISSUER}/oauth/token/{alg.lower()}", form, "grant_type=refresh_token",
+               json.dumps({"id_token": token, "token_type": "Bearer"})) for alg, token in others.items()]
     path.write_text(json.dumps({"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"}, "entries": entries}}))
     return id_token, access_token, unsigned
 
@@ -249,3 +266,37 @@ def test_alg_none_goes_out_unsigned_with_a_warning_and_a_foreign_jwks_is_unmatch
     [warning] = replay.trace().of("replay.minted")
     assert warning["alg"] == "none" and "kid" not in warning and "cannot sign alg none" in warning["warning"]
     assert_nothing_secret_in(replay, token, unsigned)
+
+
+def jwk_public_key(jwk):
+    if jwk["kty"] == "EC":
+        curve = {"P-256": ec.SECP256R1(), "P-384": ec.SECP384R1()}[jwk["crv"]]
+        x, y = (int.from_bytes(unb64url(jwk[c]), "big") for c in ("x", "y"))
+        return ec.EllipticCurvePublicNumbers(x, y, curve).public_key()
+    return rsa.RSAPublicNumbers(int.from_bytes(unb64url(jwk["e"]), "big"),
+                                int.from_bytes(unb64url(jwk["n"]), "big")).public_key()
+
+
+@pytest.mark.parametrize("alg", ["ES256", "PS256"])
+def test_es256_and_ps256_id_tokens_verify_against_the_replayed_jwks_too(start_replay, recording, alg):
+    path, at, _, _ = recording
+    replay = start_replay(path, "--listen", "127.0.0.1:0", "--now", str(at + DAY))
+    session = proxied(replay)
+    answer = session.post(f"{ISSUER}/oauth/token/{alg.lower()}", data={"grant_type": "refresh_token"}, timeout=10)
+    assert answer.status_code == 200, answer.text
+    id_token = answer.json()["id_token"]
+    header, claims, signature = parts(id_token)
+    jwks = session.get(f"{ISSUER}/oauth/jwks", timeout=10).json()
+    [jwk] = [k for k in jwks["keys"] if k["kid"] == header["kid"]]
+    signing_input = id_token.rsplit(".", 1)[0].encode()
+    if alg == "ES256":
+        assert jwk["crv"] == "P-256" and len(signature) == 64  # raw R || S
+        r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
+        jwk_public_key(jwk).verify(encode_dss_signature(r, s), signing_input, ec.ECDSA(hashes.SHA256()))
+    else:
+        pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
+        jwk_public_key(jwk).verify(signature, signing_input, pss, hashes.SHA256())
+    assert claims["exp"] > at + DAY
+    assert replay.stop() == 0
+    [minted] = replay.trace().of("replay.minted")
+    assert (minted["alg"], minted["kid"]) == (alg, header["kid"])
