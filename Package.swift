@@ -86,7 +86,10 @@ let package = Package(
         // Server replay: answers flows from a capture (matching, fresh credentials, recorded order).
         .target(
             name: "FaultlineReplay",
-            dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineServer", "FaultlineTrace"],
+            dependencies: [
+                "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineServer", "FaultlineTLS",
+                "FaultlineTrace",
+            ],
             swiftSettings: strictSettings),
         .target(
             name: "FaultlineBackend",
@@ -201,7 +204,10 @@ let package = Package(
         .testTarget(name: "FaultlineTraceTests", dependencies: ["FaultlineTrace", "FaultlineCore"], swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineReplayTests",
-            dependencies: ["FaultlineReplay", "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineServer", "FaultlineTrace"],
+            dependencies: [
+                "FaultlineReplay", "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineServer",
+                "FaultlineTLS", "FaultlineTrace",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "FaultlineCaptureTests", dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],

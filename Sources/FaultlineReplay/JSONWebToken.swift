@@ -62,7 +62,7 @@ struct JSONWebToken {
     }
 
     /// A base64url part's bytes (RFC 4648 §5; JWS leaves the padding off, RFC 7515 §2).
-    private static func decode(_ part: Substring) -> [UInt8]? {
+    static func decode(_ part: Substring) -> [UInt8]? {
         var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         text += String(repeating: "=", count: (4 - text.count % 4) % 4)
         return Data(base64Encoded: text).map { Array($0) }

@@ -3,6 +3,7 @@ import FaultlineCore
 import FaultlineFlow
 import FaultlineHTTP1
 import FaultlineServer
+import FaultlineTLS
 import FaultlineTrace
 import Synchronization
 
@@ -46,7 +47,30 @@ extension ReplaySource {
         for field in headers {
             head.headers.add(name: field.name, value: String(decoding: fresh(Array(field.value.utf8)), as: UTF8.self))
         }
-        let body = fresh(shiftedBody)
+        var body = fresh(shiftedBody)
+        for note in state.mint.takeNotes() {
+            var fields: [TraceField] = [.int("recorded_flow", entry.exchange.flow), .string("alg", note.alg)]
+            if let kid = note.kid {
+                fields.append(.string("kid", kid))
+            } else {
+                fields.append(
+                    .string(
+                        "warning",
+                        "the replay cannot sign alg \(note.alg): the token goes out with an unsigned placeholder"))
+            }
+            events.append(ReplayTraceEvent(.replayMinted, fields))
+        }
+        if let signer, let keySet = RecordedKeySet(body, contentType: headers.first(name: "content-type")) {
+            let keys = signer.publicKeySet
+            body = keys.jsonBytes()
+            events.append(
+                ReplayTraceEvent(
+                    .replayKeys,
+                    [
+                        .int("recorded_flow", entry.exchange.flow), .int("recorded_keys", Int64(keySet.count)),
+                        .strings("kids", keys["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue } ?? []),
+                    ]))
+        }
         let trailers = entry.response.trailers
         return { .response(head, body: body, trailers: trailers, trace: $0) }
     }

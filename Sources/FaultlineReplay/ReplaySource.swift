@@ -3,6 +3,7 @@ public import FaultlineCore
 import FaultlineFlow
 import FaultlineHTTP1
 public import FaultlineServer
+import FaultlineTLS
 public import FaultlineTrace
 import Synchronization
 
@@ -24,6 +25,11 @@ import Synchronization
 /// - **Time.** Each answer's recorded times (`Date`, cookie and token expiry...) move by the
 ///   distance between its recorded request and this one, or as `--clock` says (`ReplayClock`,
 ///   `AnswerTimeShifter`); `replay.shifted` says which moved and by how much.
+/// - **Issuer.** The run makes its own signing keys (`JWTSigner`, in memory only): a re-issued
+///   JWT is re-signed with the key for its `alg` (`TokenMint`), and a recorded JWK Set answer
+///   carries the run's public keys instead of the recorded ones (`RecordedKeySet`), so a client
+///   that verifies ID tokens against the JWKS accepts the replayed ones; `replay.minted` and
+///   `replay.keys` say so (algorithms and key ids, never a key or a token).
 /// - **Order.** With `--order recorded`, an answer waits until every recorded step before its
 ///   delivery has happened in this run (`RecordedOrder`), or until its deadline, when it goes
 ///   anyway and the trace says what was missing (`replay.diverged`).
@@ -42,6 +48,8 @@ public final class ReplaySource: ReplayResponder {
     /// Recorded indices by `RequestShape.route`, when the match includes every route part.
     let routes: [String: [Int]]?
     let notice: @Sendable (String) -> Void
+    /// The run's signing keys; nil when OpenSSL could not make them.
+    let signer: JWTSigner?
     let state: Mutex<State>
     /// When this source was made: `--now`'s clock runs on from it.
     let startedAt = MonotonicInstant.now()
@@ -61,7 +69,7 @@ public final class ReplaySource: ReplayResponder {
     }
 
     struct State: ~Copyable {
-        var mint = TokenMint()
+        var mint: TokenMint
         var uses: [Int]
         var cycles: [String: Int] = [:]
         var order: RecordedOrder?
@@ -86,6 +94,13 @@ public final class ReplaySource: ReplayResponder {
         self.capture = capture
         self.settings = settings
         self.notice = notice
+        // The keys are the run's: a failure leaves JWTs in the placeholder form, and says so.
+        var signer: JWTSigner?
+        do { signer = try JWTSigner.makeEphemeral() } catch {
+            notice(
+                "faultline replay: no signing keys (\(error.description)): re-issued JWTs keep an unsigned placeholder")
+        }
+        self.signer = signer
         let issued = IssuedSecrets(capture: capture, policy: settings.secrets)
         self.issued = issued
         let refreshTokens = issued.values.filter { capture.credentialKind(of: $0) == "refresh" }
@@ -113,7 +128,7 @@ public final class ReplaySource: ReplayResponder {
         }
         state = Mutex(
             State(
-                uses: Array(repeating: 0, count: recorded.count),
+                mint: TokenMint(signer: signer), uses: Array(repeating: 0, count: recorded.count),
                 order: settings.order == .recorded ? RecordedOrder(capture: capture) : nil))
     }
 
@@ -232,4 +247,10 @@ extension TraceEventKind {
     /// An answer's recorded times moved (`--clock`): which recorded flow, by how many seconds
     /// (`by_s`), and which fields (names and places, never values).
     public static let replayShifted: TraceEventKind = "replay.shifted"
+    /// A re-issued JWT was re-minted: its `alg` and the run key's `kid`; or, with a `warning`, an
+    /// `alg` the replay cannot sign (`none`, an unknown one), passed through unsigned.
+    public static let replayMinted: TraceEventKind = "replay.minted"
+    /// A recorded JWK Set answer went out with the run's public keys: their `kids`, and how many
+    /// keys the recording had.
+    public static let replayKeys: TraceEventKind = "replay.keys"
 }

@@ -1,0 +1,302 @@
+"""`faultline replay serve` as the token issuer (issue 25 item 3): a recorded OpenID Connect login
+(discovery document, JWK Set, token answer with an RS256 ID token and an HS256 access token) is
+replayed a day later, and a client that verifies the ID token as OIDC clients do (the key named
+by the token's `kid` in the JWK Set that the discovery document's `jwks_uri` names, RFC 7515
+§5.2; then `exp` and `iat`) accepts it. The recording's own key and HS256 secret are made here
+and never reach the replay: it signs with keys of its own, which never show in its trace or on
+stderr. The recording is a HAR written here, as another tool would write it (raw tokens)."""
+import base64
+import calendar
+import json
+from datetime import datetime, timezone
+
+import pytest
+import requests
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, hmac
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
+
+pytestmark = pytest.mark.timeout(90)
+
+DAY = 86_400
+ISSUER = "http://idp.issuer.test"
+RECORDED_SECRET = b"recorded-hs256-secret-0123456789abcdef"
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unb64url(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def json_part(data):
+    return b64url(json.dumps(data, separators=(",", ":")).encode())
+
+
+def parts(token):
+    header, claims, signature = token.split(".")
+    return json.loads(unb64url(header)), json.loads(unb64url(claims)), unb64url(signature)
+
+
+def rs256(key, header, claims):
+    signing_input = f"{json_part(header)}.{json_part(claims)}"
+    return f"{signing_input}.{b64url(key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256()))}"
+
+
+def hs256(secret, header, claims):
+    signing_input = f"{json_part(header)}.{json_part(claims)}"
+    mac = hmac.HMAC(secret, hashes.SHA256())
+    mac.update(signing_input.encode())
+    return f"{signing_input}.{b64url(mac.finalize())}"
+
+
+def es256(key, header, claims):
+    """ES256 as JWS wants it: the raw R || S, 32 bytes each (RFC 7518 §3.4), not DER."""
+    signing_input = f"{json_part(header)}.{json_part(claims)}"
+    r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+    return f"{signing_input}.{b64url(r.to_bytes(32, 'big') + s.to_bytes(32, 'big'))}"
+
+
+def ps256(key, header, claims):
+    signing_input = f"{json_part(header)}.{json_part(claims)}"
+    pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
+    return f"{signing_input}.{b64url(key.sign(signing_input.encode(), pss, hashes.SHA256()))}"
+
+
+def public_jwk(key, kid):
+    numbers = key.public_key().public_numbers()
+    def unsigned(value):
+        return b64url(value.to_bytes((value.bit_length() + 7) // 8, "big"))
+    return {"kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid, "n": unsigned(numbers.n), "e": unsigned(numbers.e)}
+
+
+def write_har(path, recorded_at, key):
+    """The login as recorded at `recorded_at`: discovery, JWKS, the token answer, a call with the
+    access token, and a legacy endpoint whose token is `alg: none`. Returns the recorded tokens."""
+    id_claims = {"iss": ISSUER, "aud": "app", "sub": "ann", "nonce": "n-1", "iat": recorded_at,
+                 "auth_time": recorded_at, "exp": recorded_at + 600}
+    id_token = rs256(key, {"alg": "RS256", "typ": "JWT", "kid": "recorded-rsa"}, id_claims)
+    access_token = hs256(RECORDED_SECRET, {"alg": "HS256", "typ": "JWT"},
+                         {"iss": ISSUER, "sub": "ann", "scope": "read", "iat": recorded_at, "exp": recorded_at + 3600})
+    unsigned = f"{json_part({'alg': 'none', 'typ': 'JWT'})}.{json_part({'sub': 'legacy', 'exp': recorded_at + 3600})}."
+    others = {"ES256": es256(ec.generate_private_key(ec.SECP256R1()), {"alg": "ES256", "kid": "recorded-ec"}, id_claims),
+              "PS256": ps256(key, {"alg": "PS256", "kid": "recorded-rsa"}, id_claims)}
+    discovery = {"issuer": ISSUER, "authorization_endpoint": f"{ISSUER}/oauth/authorize",
+                 "token_endpoint": f"{ISSUER}/oauth/token", "jwks_uri": f"{ISSUER}/oauth/jwks",
+                 "id_token_signing_alg_values_supported": ["RS256"]}
+
+    def entry(at, method, url, request_headers, request_body, response_body, mime="application/json"):
+        started = datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        request = {"method": method, "url": url, "httpVersion": "HTTP/1.1", "cookies": [], "queryString": [],
+                   "headers": [{"name": k, "value": v} for k, v in request_headers], "headersSize": -1,
+                   "bodySize": len(request_body)}
+        if request_body:
+            request["postData"] = {"mimeType": "application/x-www-form-urlencoded", "text": request_body}
+        return {"startedDateTime": started, "time": 1, "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0},
+                "request": request,
+                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [],
+                             "headers": [{"name": "Content-Type", "value": mime}],
+                             "content": {"size": len(response_body), "mimeType": mime, "text": response_body},
+                             "redirectURL": "", "headersSize": -1, "bodySize": len(response_body)}}
+
+    form = [("Content-Type", "application/x-www-form-urlencoded")]
+    entries = [
+        entry(recorded_at, "GET", f"{ISSUER}/.well-known/openid-configuration", [], "", json.dumps(discovery)),
+        entry(recorded_at, "GET", f"{ISSUER}/oauth/jwks", [], "",
+              json.dumps({"keys": [public_jwk(key, "recorded-rsa")]}), mime="application/jwk-set+json"),
+        entry(recorded_at + 1, "POST", f"{ISSUER}/oauth/token", form,
+              "grant_type=authorization_code&code=recorded-code&client_id=app",
+              json.dumps({"access_token": access_token, "id_token": id_token, "token_type": "Bearer",
+                          "expires_in": 3600})),
+        entry(recorded_at + 2, "GET", f"{ISSUER}/v1/me", [("Authorization", f"Bearer {access_token}")], "",
+              json.dumps({"name": "ann"})),
+        entry(recorded_at + 3, "POST", f"{ISSUER}/legacy/token", form, "grant_type=client_credentials",
+              json.dumps({"access_token": unsigned, "token_type": "Bearer"})),
+    ] + [entry(recorded_at + 4, "POST", f"{ISSUER}/oauth/token/{alg.lower()}", form, "grant_type=refresh_token",
+               json.dumps({"id_token": token, "token_type": "Bearer"})) for alg, token in others.items()]
+    path.write_text(json.dumps({"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"}, "entries": entries}}))
+    return id_token, access_token, unsigned
+
+
+@pytest.fixture
+def recording(tmp_path):
+    """A HAR recorded at 2026-12-02T00:00:00Z with a fresh RSA key of the recorded issuer's."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    path = tmp_path / "oidc.har"
+    at = calendar.timegm((2026, 12, 2, 0, 0, 0))
+    return path, at, key, write_har(path, at, key)
+
+
+def verified_id_token_claims(session, id_token, now, leeway=60, max_age=600):
+    """What an OIDC client does with an ID token (OIDC Core §3.1.3.7): fetch the discovery
+    document, then the JWK Set it names; verify the RS256 signature with the key the token's `kid`
+    names; then check `iss`, `exp` and `iat`. Raises on any failure; returns the claims."""
+    discovery = session.get(f"{ISSUER}/.well-known/openid-configuration", timeout=10)
+    assert discovery.status_code == 200, discovery.text
+    jwks = session.get(discovery.json()["jwks_uri"], timeout=10)
+    assert jwks.status_code == 200, jwks.text
+    header, claims, signature = parts(id_token)
+    assert header["alg"] == "RS256"
+    [jwk] = [k for k in jwks.json()["keys"] if k["kid"] == header["kid"]]
+    public = rsa.RSAPublicNumbers(int.from_bytes(unb64url(jwk["e"]), "big"),
+                                  int.from_bytes(unb64url(jwk["n"]), "big")).public_key()
+    signing_input = id_token.rsplit(".", 1)[0].encode()
+    public.verify(signature, signing_input, padding.PKCS1v15(), hashes.SHA256())  # raises InvalidSignature
+    assert claims["iss"] == ISSUER and claims["aud"] == "app"
+    assert claims["exp"] > now - leeway, "expired"
+    assert now - max_age <= claims["iat"] <= now + leeway, "iat too far from now"
+    return claims
+
+
+def log_in(session):
+    answer = session.post(f"{ISSUER}/oauth/token", timeout=10,
+                          data={"grant_type": "authorization_code", "code": "live-code", "client_id": "app"})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def proxied(replay):
+    session = requests.Session()
+    session.proxies = {"http": replay.listeners[0].url}
+    return session
+
+
+def assert_nothing_secret_in(replay, *secrets):
+    text = open(replay.trace_file, encoding="utf-8").read() + "\n".join(replay.stderr)
+    for secret in secrets:
+        assert secret not in text
+    assert "PRIVATE KEY" not in text
+
+
+@pytest.mark.parametrize("days", [1, 30])
+def test_an_oidc_client_verifies_the_replayed_id_token_against_the_replayed_jwks(start_replay, recording, days):
+    path, at, key, (recorded_id_token, recorded_access_token, _) = recording
+    later = at + days * DAY
+    replay = start_replay(path, "--listen", "127.0.0.1:0", "--now", str(later))
+    session = proxied(replay)
+    tokens = log_in(session)
+    id_token = tokens["id_token"]
+    # The client's clock reads what the replay's does: --now, and the moments since it started.
+    claims = verified_id_token_claims(session, id_token, now=later + 5)
+    assert claims["sub"] == "ann" and claims["exp"] - claims["iat"] == 600
+    # Recorded a second before the token request that issued it; moved by that request's distance.
+    assert later - 1 <= claims["iat"] < later + 30
+
+    # The recorded key does not verify the replayed token: the replay signed it with its own.
+    header, _, signature = parts(id_token)
+    assert header["kid"] != "recorded-rsa" and id_token != recorded_id_token
+    with pytest.raises(InvalidSignature):
+        key.public_key().verify(signature, id_token.rsplit(".", 1)[0].encode(), padding.PKCS1v15(), hashes.SHA256())
+    # The JWK Set is the replay's public keys: no recorded key, no private member.
+    jwks = session.get(f"{ISSUER}/oauth/jwks", timeout=10).json()
+    assert "recorded-rsa" not in json.dumps(jwks)
+    assert all(not {"d", "p", "q", "k"} & set(k) for k in jwks["keys"])
+    assert {k["kty"] for k in jwks["keys"]} == {"RSA", "EC"}
+    assert replay.stop() == 0
+
+    trace = replay.trace()
+    minted = trace.of("replay.minted")
+    assert sorted((e["alg"], e["kid"][:3]) for e in minted) == [("HS256", "hs-"), ("RS256", "rsa")]
+    [rs] = [e for e in minted if e["alg"] == "RS256"]
+    assert rs["kid"] == header["kid"]
+    # Each JWK Set answer (the client's fetch and the one above) says so.
+    keys = trace.of("replay.keys")
+    assert len(keys) == 2 and all(e["recorded_keys"] == 1 and header["kid"] in e["kids"] for e in keys)
+    signature_text = id_token.rsplit(".", 1)[1]
+    assert_nothing_secret_in(replay, recorded_id_token, recorded_access_token, id_token, tokens["access_token"],
+                             signature_text, RECORDED_SECRET.decode(), recorded_id_token.rsplit(".", 1)[1])
+
+
+def test_with_the_recorded_clock_the_signature_verifies_but_the_token_has_expired(start_replay, recording):
+    path, at, _, _ = recording
+    later = at + DAY
+    replay = start_replay(path, "--listen", "127.0.0.1:0", "--now", str(later), "--clock", "recorded")
+    session = proxied(replay)
+    id_token = log_in(session)["id_token"]
+    with pytest.raises(AssertionError, match="expired"):
+        verified_id_token_claims(session, id_token, now=later + 5)
+    assert replay.stop() == 0
+
+
+def test_an_hs256_token_is_re_signed_with_a_secret_only_the_replay_knows_and_accepted_on_the_next_request(
+        start_replay, recording):
+    path, at, _, _ = recording
+    replay = start_replay(path, "--listen", "127.0.0.1:0", "--now", str(at + DAY))
+    session = proxied(replay)
+    access_token = log_in(session)["access_token"]
+    header, claims, signature = parts(access_token)
+    assert header["alg"] == "HS256" and header["kid"].startswith("hs-")
+    assert claims["exp"] - claims["iat"] == 3600 and claims["iat"] >= at + DAY - 1
+    # A real HMAC-SHA256 (32 bytes), and not with the recorded secret.
+    assert len(signature) == 32
+    mac = hmac.HMAC(RECORDED_SECRET, hashes.SHA256())
+    mac.update(access_token.rsplit(".", 1)[0].encode())
+    with pytest.raises(InvalidSignature):
+        mac.verify(signature)
+    # The replay reads the token it issued back as the recorded one: the call matches.
+    me = session.get(f"{ISSUER}/v1/me", headers={"Authorization": f"Bearer {access_token}"}, timeout=10)
+    assert me.status_code == 200 and me.json() == {"name": "ann"}
+    # A token it never issued does not match.
+    forged = access_token.rsplit(".", 1)[0] + "." + b64url(b"\0" * 32)
+    other = session.get(f"{ISSUER}/v1/me", headers={"Authorization": f"Bearer {forged}"}, timeout=10)
+    assert other.status_code != 200
+    assert replay.stop() == 0
+    # (The forged call's unmatched explanation names the recorded credential it differs from, as
+    # for any token since item 1: so only the replay's own token is checked here.)
+    assert_nothing_secret_in(replay, access_token, access_token.rsplit(".", 1)[1])
+
+
+def test_alg_none_goes_out_unsigned_with_a_warning_and_a_foreign_jwks_is_unmatched(start_replay, recording):
+    path, at, _, (_, _, unsigned) = recording
+    replay = start_replay(path, "--listen", "127.0.0.1:0", "--now", str(at + DAY))
+    session = proxied(replay)
+    legacy = session.post(f"{ISSUER}/legacy/token", data={"grant_type": "client_credentials"}, timeout=10)
+    assert legacy.status_code == 200, legacy.text
+    token = legacy.json()["access_token"]
+    header, claims, _ = parts(token)
+    assert header == {"alg": "none", "typ": "JWT"} and claims["sub"] == "legacy"
+    assert token.split(".")[2].startswith("flr")  # the placeholder: the replay cannot sign alg none
+    # A JWK Set on an origin the recording does not have is unmatched, as any request.
+    foreign = session.get("http://keys.elsewhere.test/oauth/jwks", timeout=10)
+    assert foreign.status_code == 502 and foreign.headers.get("X-Faultline-Error") == "replay-unmatched"
+    assert replay.stop() == 0
+    [warning] = replay.trace().of("replay.minted")
+    assert warning["alg"] == "none" and "kid" not in warning and "cannot sign alg none" in warning["warning"]
+    assert_nothing_secret_in(replay, token, unsigned)
+
+
+def jwk_public_key(jwk):
+    if jwk["kty"] == "EC":
+        curve = {"P-256": ec.SECP256R1(), "P-384": ec.SECP384R1()}[jwk["crv"]]
+        x, y = (int.from_bytes(unb64url(jwk[c]), "big") for c in ("x", "y"))
+        return ec.EllipticCurvePublicNumbers(x, y, curve).public_key()
+    return rsa.RSAPublicNumbers(int.from_bytes(unb64url(jwk["e"]), "big"),
+                                int.from_bytes(unb64url(jwk["n"]), "big")).public_key()
+
+
+@pytest.mark.parametrize("alg", ["ES256", "PS256"])
+def test_es256_and_ps256_id_tokens_verify_against_the_replayed_jwks_too(start_replay, recording, alg):
+    path, at, _, _ = recording
+    replay = start_replay(path, "--listen", "127.0.0.1:0", "--now", str(at + DAY))
+    session = proxied(replay)
+    answer = session.post(f"{ISSUER}/oauth/token/{alg.lower()}", data={"grant_type": "refresh_token"}, timeout=10)
+    assert answer.status_code == 200, answer.text
+    id_token = answer.json()["id_token"]
+    header, claims, signature = parts(id_token)
+    jwks = session.get(f"{ISSUER}/oauth/jwks", timeout=10).json()
+    [jwk] = [k for k in jwks["keys"] if k["kid"] == header["kid"]]
+    signing_input = id_token.rsplit(".", 1)[0].encode()
+    if alg == "ES256":
+        assert jwk["crv"] == "P-256" and len(signature) == 64  # raw R || S
+        r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
+        jwk_public_key(jwk).verify(encode_dss_signature(r, s), signing_input, ec.ECDSA(hashes.SHA256()))
+    else:
+        pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
+        jwk_public_key(jwk).verify(signature, signing_input, pss, hashes.SHA256())
+    assert claims["exp"] > at + DAY
+    assert replay.stop() == 0
+    [minted] = replay.trace().of("replay.minted")
+    assert (minted["alg"], minted["kid"]) == (alg, header["kid"])
