@@ -11,6 +11,11 @@ struct IssuedSecrets {
     let values: Set<String>
     /// Per recorded flow, the issued values its response carries.
     let byFlow: [Int64: [String]]
+    /// What `canonical` calls each issued value: a Faultline pseudonym (`flp.access.L1.2`) as it
+    /// is, any other value (a HAR from another tool holds the real token) after the recorded flow
+    /// that issued it (`flow7.1`). Canonical forms end up in unmatched explanations, which the
+    /// trace and the 502 body carry: they must never hold a secret.
+    private let names: [String: String]
 
     /// A secret is issued by the first response that carries it, unless a request presented it
     /// before (an echo of the client's own token is not the server's). Requests and responses are
@@ -40,6 +45,13 @@ struct IssuedSecrets {
         }
         values = all
         self.byFlow = byFlow
+        var names: [String: String] = [:]
+        for flow in byFlow.keys.sorted() {
+            for (index, value) in byFlow[flow]!.enumerated() where names[value] == nil {
+                names[value] = Pseudonym.isPseudonym(value) ? value : "flow\(flow).\(index + 1)"
+            }
+        }
+        self.names = names
     }
 
     /// The secrets a response carries: pseudonyms anywhere, Set-Cookie values, secret headers, and
@@ -114,6 +126,6 @@ struct IssuedSecrets {
     /// How a secret takes part in a match: an issued one by its recorded value, the client's own
     /// by its kind alone.
     func canonical(_ value: String, kind: String) -> String {
-        values.contains(value) ? "issued:\(value)" : "secret:\(kind.lowercased())"
+        names[value].map { "issued:\($0)" } ?? "secret:\(kind.lowercased())"
     }
 }
