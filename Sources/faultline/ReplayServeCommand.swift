@@ -126,17 +126,18 @@ enum ReplayServeCommand {
             settings.match = parts
         }
         settings.ignoredParameters.formUnion(parsed.values("--ignore-param").map { $0.lowercased() })
+        /// The option's value as `read` takes it; a usage error naming `expected` when it does not.
+        func option<Value>(_ name: String, expected: String, _ read: (String) -> Value?) throws(UsageError) -> Value? {
+            guard let text = parsed.value(name) else { return nil }
+            guard let value = read(text) else {
+                throw UsageError(description: "faultline replay serve: \(name) takes \(expected), not '\(text)'")
+            }
+            return value
+        }
         func choice<Value: RawRepresentable & CaseIterable>(_ name: String, _ type: Value.Type) throws(UsageError)
             -> Value?
         where Value.RawValue == String {
-            guard let text = parsed.value(name) else { return nil }
-            guard let value = Value(rawValue: text) else {
-                throw UsageError(
-                    description:
-                        "faultline replay serve: \(name) takes \(Value.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'"
-                )
-            }
-            return value
+            try option(name, expected: Value.allCases.map(\.rawValue).joined(separator: ", "), Value.init(rawValue:))
         }
         if let value = try choice("--repeat", ReplaySettings.Repeat.self) { settings.repeatPolicy = value }
         if let value = try choice("--unmatched", ReplaySettings.Unmatched.self) { settings.unmatched = value }
@@ -144,22 +145,13 @@ enum ReplayServeCommand {
         if let timeout = try parsed.seconds("--order-timeout", command: "replay serve") {
             settings.orderTimeout = timeout
         }
-        if let text = parsed.value("--clock") {
-            guard let mode = ReplayClock.Mode(parsing: text) else {
-                throw UsageError(
-                    description:
-                        "faultline replay serve: --clock takes shift, recorded or frozen=TIME (TIME: RFC 3339 like 2026-12-07T10:00:00Z, or epoch seconds), not '\(text)'"
-                )
-            }
+        let time = "RFC 3339 like 2026-12-07T10:00:00Z, or epoch seconds"
+        if let mode = try option(
+            "--clock", expected: "shift, recorded or frozen=TIME (TIME: \(time))", ReplayClock.Mode.init)
+        {
             settings.clock.mode = mode
         }
-        if let text = parsed.value("--now") {
-            guard let start = ReplayClock.seconds(parsing: text) else {
-                throw UsageError(
-                    description:
-                        "faultline replay serve: --now takes a time, RFC 3339 like 2026-12-07T10:00:00Z or epoch seconds, not '\(text)'"
-                )
-            }
+        if let start = try option("--now", expected: "a time, \(time)", ReplayClock.seconds) {
             settings.clock.startsAt = start
         }
         return settings
