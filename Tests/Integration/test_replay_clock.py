@@ -13,6 +13,8 @@ from datetime import datetime, timezone
 import pytest
 import requests
 
+from harness.har import har_entry, write_har_log
+
 pytestmark = pytest.mark.timeout(90)
 
 DAY = 86_400
@@ -52,31 +54,16 @@ def write_har(path, recorded_at, max_age="; Max-Age=3600"):
     login = {"access_token": token, "id_token": id_token, "token_type": "Bearer", "expires_in": 3600,
              "expires_at": recorded_at + 3600}
 
-    def entry(at, method, url, request_headers, request_body, response_headers, response_body):
-        started = datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        request = {"method": method, "url": url, "httpVersion": "HTTP/1.1", "cookies": [], "queryString": [],
-                   "headers": [{"name": k, "value": v} for k, v in request_headers], "headersSize": -1,
-                   "bodySize": len(request_body)}
-        if request_body:
-            request["postData"] = {"mimeType": "application/x-www-form-urlencoded", "text": request_body}
-        return {"startedDateTime": started, "time": 1, "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0},
-                "request": request,
-                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [],
-                             "headers": [{"name": k, "value": v} for k, v in response_headers],
-                             "content": {"size": len(response_body), "mimeType": "application/json", "text": response_body},
-                             "redirectURL": "", "headersSize": -1, "bodySize": len(response_body)}}
-
     entries = [
-        entry(recorded_at, "POST", "http://api.clock.test/oauth/token", [("Content-Type", "application/x-www-form-urlencoded")],
-              "grant_type=password&username=ann&password=recorded-password",
-              [("Content-Type", "application/json"), ("Date", http_date(recorded_at)),
-               ("Set-Cookie", f"sid={COOKIE}; Path=/; Expires={http_date(recorded_at + 3600)}{max_age}; HttpOnly")],
-              json.dumps(login)),
+        har_entry(recorded_at, "POST", "http://api.clock.test/oauth/token", [("Content-Type", "application/x-www-form-urlencoded")],
+                  "grant_type=password&username=ann&password=recorded-password", json.dumps(login),
+                  [("Content-Type", "application/json"), ("Date", http_date(recorded_at)),
+                   ("Set-Cookie", f"sid={COOKIE}; Path=/; Expires={http_date(recorded_at + 3600)}{max_age}; HttpOnly")]),
         # A second later: the token and the cookie were issued before they were presented.
-        entry(recorded_at + 1, "GET", "http://api.clock.test/v1/me", [("Authorization", f"Bearer {token}"), ("Cookie", f"sid={COOKIE}")], "",
-              [("Content-Type", "application/json"), ("Date", http_date(recorded_at + 1))], json.dumps({"name": "ann"})),
+        har_entry(recorded_at + 1, "GET", "http://api.clock.test/v1/me", [("Authorization", f"Bearer {token}"), ("Cookie", f"sid={COOKIE}")], "",
+                  json.dumps({"name": "ann"}), [("Content-Type", "application/json"), ("Date", http_date(recorded_at + 1))]),
     ]
-    path.write_text(json.dumps({"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"}, "entries": entries}}))
+    write_har_log(path, entries)
     return token
 
 

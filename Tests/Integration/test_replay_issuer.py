@@ -8,7 +8,6 @@ stderr. The recording is a HAR written here, as another tool would write it (raw
 import base64
 import calendar
 import json
-from datetime import datetime, timezone
 
 import pytest
 import requests
@@ -16,6 +15,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
+
+from harness.har import har_entry, write_har_log
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -88,36 +89,22 @@ def write_har(path, recorded_at, key):
                  "token_endpoint": f"{ISSUER}/oauth/token", "jwks_uri": f"{ISSUER}/oauth/jwks",
                  "id_token_signing_alg_values_supported": ["RS256"]}
 
-    def entry(at, method, url, request_headers, request_body, response_body, mime="application/json"):
-        started = datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        request = {"method": method, "url": url, "httpVersion": "HTTP/1.1", "cookies": [], "queryString": [],
-                   "headers": [{"name": k, "value": v} for k, v in request_headers], "headersSize": -1,
-                   "bodySize": len(request_body)}
-        if request_body:
-            request["postData"] = {"mimeType": "application/x-www-form-urlencoded", "text": request_body}
-        return {"startedDateTime": started, "time": 1, "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0},
-                "request": request,
-                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [],
-                             "headers": [{"name": "Content-Type", "value": mime}],
-                             "content": {"size": len(response_body), "mimeType": mime, "text": response_body},
-                             "redirectURL": "", "headersSize": -1, "bodySize": len(response_body)}}
-
     form = [("Content-Type", "application/x-www-form-urlencoded")]
     entries = [
-        entry(recorded_at, "GET", f"{ISSUER}/.well-known/openid-configuration", [], "", json.dumps(discovery)),
-        entry(recorded_at, "GET", f"{ISSUER}/oauth/jwks", [], "",
+        har_entry(recorded_at, "GET", f"{ISSUER}/.well-known/openid-configuration", [], "", json.dumps(discovery)),
+        har_entry(recorded_at, "GET", f"{ISSUER}/oauth/jwks", [], "",
               json.dumps({"keys": [public_jwk(key, "recorded-rsa")]}), mime="application/jwk-set+json"),
-        entry(recorded_at + 1, "POST", f"{ISSUER}/oauth/token", form,
+        har_entry(recorded_at + 1, "POST", f"{ISSUER}/oauth/token", form,
               "grant_type=authorization_code&code=recorded-code&client_id=app",
               json.dumps({"access_token": access_token, "id_token": id_token, "token_type": "Bearer",
                           "expires_in": 3600})),
-        entry(recorded_at + 2, "GET", f"{ISSUER}/v1/me", [("Authorization", f"Bearer {access_token}")], "",
+        har_entry(recorded_at + 2, "GET", f"{ISSUER}/v1/me", [("Authorization", f"Bearer {access_token}")], "",
               json.dumps({"name": "ann"})),
-        entry(recorded_at + 3, "POST", f"{ISSUER}/legacy/token", form, "grant_type=client_credentials",
+        har_entry(recorded_at + 3, "POST", f"{ISSUER}/legacy/token", form, "grant_type=client_credentials",
               json.dumps({"access_token": unsigned, "token_type": "Bearer"})),
-    ] + [entry(recorded_at + 4, "POST", f"{ISSUER}/oauth/token/{alg.lower()}", form, "grant_type=refresh_token",
+    ] + [har_entry(recorded_at + 4, "POST", f"{ISSUER}/oauth/token/{alg.lower()}", form, "grant_type=refresh_token",
                json.dumps({"id_token": token, "token_type": "Bearer"})) for alg, token in others.items()]
-    path.write_text(json.dumps({"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"}, "entries": entries}}))
+    write_har_log(path, entries)
     return id_token, access_token, unsigned
 
 

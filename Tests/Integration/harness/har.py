@@ -1,11 +1,13 @@
 """HAR 1.2 documents: the JSON Schema in fixtures/har-1.2.schema.json (written from the spec),
-`validate_har` that fails a test with every problem and where it is, and small readers for what
-tests look at (entries, headers, cookies, bodies)."""
+`validate_har` that fails a test with every problem and where it is, small readers for what
+tests look at (entries, headers, cookies, bodies), and `har_entry`/`write_har_log` for tests that
+write a recording by hand."""
 import base64
 import functools
 import json
 import math
 import os
+from datetime import datetime, timezone
 
 from jsonschema import Draft202012Validator
 
@@ -124,3 +126,30 @@ def response_body(entry):
         return base64.b64decode(content["text"], validate=True)
     assert "encoding" not in content, f"unknown content.encoding {content['encoding']!r}"
     return content["text"].encode("utf-8")
+
+
+def har_entry(at, method, url, request_headers, request_body, response_body, response_headers=None,
+              mime="application/json"):
+    """One 200 exchange started at `at` (epoch seconds): headers as (name, value) pairs, a form
+    body when `request_body` is not empty, and a response of `mime` (its only header a matching
+    Content-Type unless `response_headers` says otherwise)."""
+    if response_headers is None:
+        response_headers = [("Content-Type", mime)]
+    started = datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    request = {"method": method, "url": url, "httpVersion": "HTTP/1.1", "cookies": [], "queryString": [],
+               "headers": [{"name": k, "value": v} for k, v in request_headers], "headersSize": -1,
+               "bodySize": len(request_body)}
+    if request_body:
+        request["postData"] = {"mimeType": "application/x-www-form-urlencoded", "text": request_body}
+    return {"startedDateTime": started, "time": 1, "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0},
+            "request": request,
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [],
+                         "headers": [{"name": k, "value": v} for k, v in response_headers],
+                         "content": {"size": len(response_body), "mimeType": mime, "text": response_body},
+                         "redirectURL": "", "headersSize": -1, "bodySize": len(response_body)}}
+
+
+def write_har_log(path, entries):
+    """A HAR 1.2 file at `path` (a pathlib.Path) holding `entries`."""
+    path.write_text(json.dumps({"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"},
+                                        "entries": entries}}))
