@@ -15,20 +15,22 @@ extension TimelineDrawing {
             start = cut.x1
         }
         parts.append(Self.line(start, axisY, width - Self.margin - 4, axisY, className: "fl-axis-line"))
-        for cut in scale.breaks {
-            let middle = (cut.x0 + cut.x1) / 2
-            let label = placeCentred(cut.label, at: middle, rows: labelRows, fontSize: Font.axis, force: true)
+        // Every break is labelled (it is the only place the time it leaves out is said), so two
+        // breaks closer than their labels are wide push their labels apart rather than lose one.
+        let breakWidths = scale.breaks.map { TimelineLabelPlacer.width($0.label, fontSize: Font.axis) }
+        let breakLefts = placer.spread(centres: scale.breaks.map { ($0.x0 + $0.x1) / 2 }, widths: breakWidths)
+        for (cut, (left, labelWidth)) in zip(scale.breaks, zip(breakLefts, breakWidths)) {
+            placer.claim(.init(x0: left, x1: left + labelWidth, y0: labelRows.0, y1: labelRows.1))
             parts.append(
                 "<g class=\"fl-break\" data-from-ns=\"\(cut.from)\" data-to-ns=\"\(cut.to)\">"
                     + Self.line(cut.x0 - 3, axisY + 5, cut.x0 + 3, axisY - 5)
                     + Self.line(cut.x1 - 3, axisY + 5, cut.x1 + 3, axisY - 5)
-                    + (label.map { Self.text(cut.label, x: $0, baseline: labelBaseline, className: "fl-axis") } ?? "")
-                    + "</g>")
+                    + Self.text(cut.label, x: left, baseline: labelBaseline, className: "fl-axis") + "</g>")
         }
         for tick in scale.ticks {
             let mark = Self.line(tick.x, axisY, tick.x, axisY + 5)
             let attributes = "data-ns=\"\(tick.nanoseconds)\" data-x=\"\(Self.number(tick.x))\""
-            if let left = placeCentred(tick.label, at: tick.x, rows: labelRows, fontSize: Font.axis, force: false) {
+            if let left = placeCentred(tick.label, at: tick.x, rows: labelRows, fontSize: Font.axis) {
                 parts.append(
                     "<g class=\"fl-tick\" \(attributes)>" + mark
                         + Self.text(tick.label, x: left, baseline: labelBaseline, className: "fl-axis") + "</g>")
@@ -55,18 +57,7 @@ extension TimelineDrawing {
                 seq: seq, x: x, text: "seq \(seq)", width: TimelineLabelPlacer.width("seq \(seq)", fontSize: Font.seq)
             )
         }
-        // Left to right each label takes its place or the first one after its left neighbour;
-        // right to left each gives back what it took past its right neighbour or the edge.
-        var lefts = labels.map { $0.x - $0.width / 2 }
-        let gap = TimelineLabelPlacer.clearance
-        for index in lefts.indices {
-            let floor = index == 0 ? placer.minX : lefts[index - 1] + labels[index - 1].width + gap
-            lefts[index] = max(lefts[index], floor)
-        }
-        for index in lefts.indices.reversed() {
-            let ceiling = index == lefts.count - 1 ? placer.maxX : lefts[index + 1] - gap
-            lefts[index] = min(lefts[index], ceiling - labels[index].width)
-        }
+        let lefts = placer.spread(centres: labels.map(\.x), widths: labels.map(\.width))
         var parts: [String] = []
         for (label, left) in zip(labels, lefts) {
             let centre = left + label.width / 2
@@ -83,14 +74,14 @@ extension TimelineDrawing {
     }
 
     /// Claims a `text` centred at `x` (moved inwards at the picture's edges) and returns its left
-    /// edge, or nil when it would cover a label placed before; with `force` it is placed anyway.
-    private mutating func placeCentred(
-        _ text: String, at x: Double, rows: (Double, Double), fontSize: Double, force: Bool
-    ) -> Double? {
+    /// edge, or nil when it would cover a label placed before.
+    private mutating func placeCentred(_ text: String, at x: Double, rows: (Double, Double), fontSize: Double)
+        -> Double?
+    {
         let width = TimelineLabelPlacer.width(text, fontSize: fontSize)
         let left = min(max(x - width / 2, placer.minX), placer.maxX - width)
         let box = TimelineLabelPlacer.Box(x0: left, x1: left + width, y0: rows.0, y1: rows.1)
-        guard force || placer.isFree(box) else { return nil }
+        guard placer.isFree(box) else { return nil }
         placer.claim(box)
         return left
     }

@@ -113,6 +113,24 @@ struct TimelineLabelPlacer {
         return low...high
     }
 
+    /// Left edges for labels of `widths` that belong at `centres` (in increasing order), in one
+    /// row: each centred on its place unless its neighbours need the room, then pushed aside just
+    /// enough, order kept (so leaders to the places never cross), inside the picture. Left to
+    /// right each label takes its place or the first one after its left neighbour; right to left
+    /// each gives back what it took past its right neighbour or the edge.
+    func spread(centres: [Double], widths: [Double]) -> [Double] {
+        var lefts = zip(centres, widths).map { $0 - $1 / 2 }
+        for index in lefts.indices {
+            let floor = index == 0 ? minX : lefts[index - 1] + widths[index - 1] + Self.clearance
+            lefts[index] = max(lefts[index], floor)
+        }
+        for index in lefts.indices.reversed() {
+            let ceiling = index == lefts.count - 1 ? maxX : lefts[index + 1] - Self.clearance
+            lefts[index] = min(lefts[index], ceiling - widths[index])
+        }
+        return lefts
+    }
+
     /// `text`, or as much of it as `width` holds ending in `…` (empty when not even that fits).
     static func shortened(_ text: String, toFit width: Double, fontSize: Double) -> String {
         guard Self.width(text, fontSize: fontSize) > width else { return text }

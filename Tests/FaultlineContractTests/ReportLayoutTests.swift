@@ -121,6 +121,30 @@ import Testing
         #expect(x[4]! - x[3]! < 3 * before)  // 1.2 s drawn shorter than 3 ms
     }
 
+    /// Two gaps cut with one instant between them put their breaks side by side, closer than their
+    /// labels are wide: both labels are drawn, in the breaks' order, clear of each other and of
+    /// every tick label (a trace with a 4 ms and a 331 µs gap drew them on top of each other).
+    @Test func breaksSideBySideKeepBothLabelsApart() throws {
+        let violation = Self.violation(offsetsMicroseconds: [0, 10, 20, 4_020, 4_351, 4_361])
+        let root = try XMLCheck.parse(SVGTimelineRenderer.document(ViolationTimeline(violation: violation)))
+        let breaks = root.all { $0.attributes["class"] == "fl-break" }
+        #expect(breaks.map { $0.all { $0.name == "text" }.map(\.text) } == [["gap 4.0 ms"], ["gap 331 µs"]])
+        let axis = try #require(root.all { $0.attributes["class"] == "fl-time-axis" }.first)
+        let boxes = axis.all { $0.name == "text" }.map {
+            (text: $0.text, box: SVGPictures.estimatedBox($0, fontSize: 12))
+        }
+        #expect(boxes.count >= 3)
+        for (index, first) in boxes.enumerated() {
+            for second in boxes[(index + 1)...] {
+                #expect(
+                    first.box.x1 <= second.box.x0 || second.box.x1 <= first.box.x0,
+                    "'\(first.text)' \(first.box) and '\(second.text)' \(second.box) overlap")
+            }
+        }
+        let lefts = breaks.compactMap { $0.all { $0.name == "text" }.first?.attributes["x"] }.compactMap(Double.init)
+        #expect(lefts.count == 2 && lefts[0] < lefts[1])
+    }
+
     /// A failed dependency's answer is the boundary of a dependency-respected violation: drawn as
     /// a line across the lanes, not only as the end of its request's bar.
     @Test func aFailedDependencysAnswerIsDrawnAsABoundary() throws {
@@ -183,13 +207,17 @@ import Testing
     /// A violation whose witnesses are requests of lineage L1 received at `offsetsMilliseconds`
     /// (seq 1, 2, …), the first a logout (the boundary), the last the offending one.
     static func violation(offsetsMilliseconds: [UInt64]) -> Violation {
-        let events = offsetsMilliseconds.enumerated().map { index, milliseconds in
+        violation(offsetsMicroseconds: offsetsMilliseconds.map { $0 * 1_000 })
+    }
+
+    static func violation(offsetsMicroseconds: [UInt64]) -> Violation {
+        let events = offsetsMicroseconds.enumerated().map { index, microseconds in
             WitnessEvent(
-                seq: UInt64(index + 1), offsetNanoseconds: milliseconds * 1_000_000,
+                seq: UInt64(index + 1), offsetNanoseconds: microseconds * 1_000,
                 event: index == 0 ? "lineage.logout" : "request.received", lineage: "L1",
                 method: index == 0 ? nil : "GET", path: index == 0 ? nil : "/v1/item/\(index)",
                 status: index == 0 ? nil : 401, note: index == 0 ? "logout" : "late",
-                marker: index == 0 ? .boundary : index == offsetsMilliseconds.count - 1 ? .offending : .context)
+                marker: index == 0 ? .boundary : index == offsetsMicroseconds.count - 1 ? .offending : .context)
         }
         return Violation(clause: .logoutBoundary, summary: "used after logout", lineage: "L1", timeline: events)
     }
@@ -219,12 +247,14 @@ enum SVGPictures {
         return pictures
     }
 
-    /// A generous box for a text element: 14-pixel characters 0.62 em wide (wider than any font
-    /// the picture uses), placed by `x`, `y` and `text-anchor`.
-    static func estimatedBox(_ text: XMLCheck.Element) -> (x0: Double, x1: Double, y0: Double, y1: Double) {
+    /// A box for a text element: `fontSize`-pixel characters 0.62 em wide (by default 14, wider
+    /// than any font the picture uses), placed by `x`, `y` and `text-anchor`.
+    static func estimatedBox(_ text: XMLCheck.Element, fontSize: Double = 14) -> (
+        x0: Double, x1: Double, y0: Double, y1: Double
+    ) {
         let x = Double(text.attributes["x"] ?? "") ?? 0
         let y = Double(text.attributes["y"] ?? "") ?? 0
-        let width = Double(text.text.count) * 14 * 0.62
+        let width = Double(text.text.count) * fontSize * 0.62
         let x0: Double =
             switch text.attributes["text-anchor"] {
             case "middle": x - width / 2
