@@ -58,7 +58,7 @@ let package = Package(
             name: "FaultlineHTTP2", dependencies: ["FaultlineCore", "FaultlineHTTP1", "CNghttp2"],
             swiftSettings: strictSettings),
         .target(
-            name: "FaultlineContract", dependencies: ["FaultlineCore", "FaultlineConfig", "FaultlineTrace"],
+            name: "FaultlineContract", dependencies: ["FaultlineCapture", "FaultlineCore", "FaultlineConfig", "FaultlineTrace"],
             swiftSettings: strictSettings),
         // Exploration, sans-I/O: schedules, strategies and the scheduler's state machine, which
         // the server drives.

@@ -38,12 +38,14 @@ public struct ClauseID: RawRepresentable, Hashable, Comparable, Sendable, CaseIt
     public static let dependencyRespected = ClauseID("dependency-respected")
     /// A retried non-idempotent request carries its full body again, or an idempotency key.
     public static let replaySafeRetry = ClauseID("replay-safe-retry")
+    /// A request is not sent again before the `Retry-After` of its 429 or 503 has elapsed.
+    public static let retryAfterRespected = ClauseID("retry-after-respected")
 
     /// Every clause, in the order of the clause table in Rules/contracts/README.md (the order
     /// reports list them in).
     public static let allCases: [ClauseID] = [
         singleFlightRefresh, noStaleRefresh, boundedRetry, logoutBoundary, accountIsolation, noReactivation,
-        exactlyOnce, dependencyRespected, replaySafeRetry,
+        exactlyOnce, dependencyRespected, replaySafeRetry, retryAfterRespected,
     ]
 
     /// What must hold, in one sentence, for reports and `--help`.
@@ -61,7 +63,9 @@ public struct ClauseID: RawRepresentable, Hashable, Comparable, Sendable, CaseIt
         case "exactly-once": "a declared completion or callback request happens exactly once per key"
         case "dependency-respected":
             "a dependent step is never requested before its dependency succeeded, nor a commit after a cancel mark"
-        default: "a retried non-idempotent request carries its full body again, or an idempotency key"
+        case "replay-safe-retry":
+            "a retried non-idempotent request carries its full body again, or an idempotency key"
+        default: "a request is not sent again before the Retry-After of its 429 or 503 has elapsed"
         }
     }
 

@@ -1,3 +1,4 @@
+import FaultlineCapture
 import FaultlineCore
 import FaultlineTrace
 
@@ -108,16 +109,16 @@ struct ClientRequest: Sendable {
             else { continue }
             if name.equalsIgnoringASCIICase("cookie") {
                 for piece in value.split(separator: ";") {
-                    let trimmed = piece.trimmingSpaces
+                    let trimmed = piece.trimmingOWS
                     guard let equals = trimmed.firstIndex(of: "=") else { continue }
                     cookies.append((String(trimmed[..<equals]), String(trimmed[trimmed.index(after: equals)...])))
                 }
             } else if name.equalsIgnoringASCIICase("content-length") {
-                contentLength = Int64(value.trimmingSpaces)
+                contentLength = Int64(value.trimmingOWS)
             } else if name.equalsIgnoringASCIICase("transfer-encoding") {
                 chunked = true
             } else if let wantedIdentity, identityKey == nil, name.equalsIgnoringASCIICase(wantedIdentity) {
-                identityKey = String(value.trimmingSpaces)
+                identityKey = String(value.trimmingOWS)
             }
         }
         self.cookies = cookies
@@ -174,6 +175,8 @@ struct TracedOutcome: Sendable {
     var body: BodySummary?
     /// Its first bytes, when the trace is a capture.
     var captured: CapturedPrefix?
+    /// A 429's or 503's `Retry-After` (`response.delivered`'s `retry_after`).
+    var retryAfter: RetryAfter?
 
     var succeeded: Bool { ending == .answered && (status.map { $0 < 400 } ?? false) }
 }
@@ -183,18 +186,5 @@ extension String {
     func equalsIgnoringASCIICase(_ lowercase: String) -> Bool {
         guard utf8.count == lowercase.utf8.count else { return false }
         return zip(utf8, lowercase.utf8).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0) == $1 }
-    }
-}
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs.
-    var trimmingSpaces: SubSequence {
-        var start = startIndex
-        var end = endIndex
-        while start < end, self[start] == " " || self[start] == "\t" { start = index(after: start) }
-        while end > start, self[index(before: end)] == " " || self[index(before: end)] == "\t" {
-            end = index(before: end)
-        }
-        return self[start..<end]
     }
 }

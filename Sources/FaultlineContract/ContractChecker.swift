@@ -39,6 +39,7 @@ public struct ContractChecker {
     private var credentials = CredentialClauses()
     private var retries: RetryClauses
     private var pipeline: PipelineClauses
+    private var backoff = RetryAfterClause()
     private var eventCount = 0
     private var profile = ProfileEvidence()
     private var lastSeq: UInt64 = 0
@@ -173,6 +174,7 @@ public struct ContractChecker {
         case .exactlyOnce: "no request matched a declared callback"
         case .dependencyRespected: "no request matched a dependent or commit step"
         case .replaySafeRetry: "no non-idempotent request with a body failed in a way clients retry"
+        case .retryAfterRespected: "no 429 or 503 answer said Retry-After"
         default: "the trace has nothing this clause judges"
         }
     }
@@ -194,10 +196,12 @@ public struct ContractChecker {
         _ flow: UInt64, _ ending: TracedOutcome.Ending, _ event: TraceEvent, status: Int?, synthetic: Bool
     ) {
         guard
-            let (request, outcome) = flows.end(
+            let (request, ended) = flows.end(
                 flow: flow, ending: ending, status: status, synthetic: synthetic, seq: event.seq,
                 mono: event.monoNanoseconds)
         else { return }
+        var outcome = ended
+        outcome.retryAfter = event.string("retry_after").flatMap { RetryAfter($0, delivered: event.wall) }
         flowEnded(request, outcome)
     }
 
@@ -206,5 +210,6 @@ public struct ContractChecker {
         refreshes.flowEnded(request, outcome, ledger: ledger)
         retries.flowEnded(request, outcome, ledger: ledger, log: &log)
         pipeline.flowEnded(request, outcome, log: &log)
+        backoff.flowEnded(request, outcome, ledger: ledger, log: &log)
     }
 }

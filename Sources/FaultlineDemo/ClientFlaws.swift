@@ -30,6 +30,8 @@ public struct ClientFlaws: OptionSet, Sendable, Hashable {
     /// after the refresh's await is off: unlike `noGenerationCheck`, no refresh starts once the
     /// logout is known.
     public static let adoptLateTokens = ClientFlaws(rawValue: 1 << 10)
+    /// A 429's or 503's `Retry-After` is not waited for: the request is sent again at once.
+    public static let ignoreRetryAfter = ClientFlaws(rawValue: 1 << 11)
 
     /// The spelling used in reports and on the command line.
     public var name: String {
@@ -42,7 +44,7 @@ public struct ClientFlaws: OptionSet, Sendable, Hashable {
         (.sharedCookieStore, "shared-cookie-store"), (.keepCookiesAfterLogout, "reuse-late-set-cookie"),
         (.duplicateCompletion, "duplicate-completion"), (.convertAfterFailedDownload, "convert-after-failed-download"),
         (.writeAfterCancel, "write-after-cancel"), (.retryWithEmptyBody, "retry-with-empty-body"),
-        (.adoptLateTokens, "adopt-late-tokens"),
+        (.adoptLateTokens, "adopt-late-tokens"), (.ignoreRetryAfter, "ignore-retry-after"),
     ]
 }
 

@@ -41,6 +41,7 @@ public struct DemoCase: Sendable, Equatable {
             DemoCase(.writeAfterCancel, .pipeline, expected: [.dependencyRespected]),
             DemoCase(.retryWithEmptyBody, .noteRetry, expected: [.replaySafeRetry]),
             DemoCase(.adoptLateTokens, .lateRefresh, expected: [.noReactivation]),
+            DemoCase(.ignoreRetryAfter, .rateLimited, expected: [.retryAfterRespected]),
         ]
 
     /// What `faultline demo` runs by default: the token-refresh and logout races, correct and broken.

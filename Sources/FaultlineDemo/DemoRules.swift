@@ -115,6 +115,18 @@ enum DemoRules {
         """
 
     /// The first download fails.
+    /// The first call to /v1/count is refused for a second.
+    static let rateLimited = """
+        // /v1/count answers its first call 429 with Retry-After: 1: a correct client waits a
+        // second before it asks again.
+        {
+          rules: [{
+            name: "count-rate-limited", match: { path: "/v1/count" }, when: { times: 1 },
+            actions: [{ rateLimit: 1 }],
+          }],
+        }
+        """
+
     static let failedDownload = """
         // The first job's download fails: convert and write must be skipped, the callback still
         // reports the job once.
@@ -142,6 +154,7 @@ enum DemoRules {
             "exactly-once": true,
             "dependency-respected": true,
             "replay-safe-retry": true,
+            "retry-after-respected": true,
           },
 
           retryIdentity: { header: "Idempotency-Key" },

@@ -20,7 +20,7 @@ extension DemoScenario {
     public var dependsOnOrder: Bool {
         switch self {
         case .tokenRace, .late401, .logoutRace, .lateSetCookie, .lateRefresh: true
-        case .alwaysRejected, .twoAccounts, .pipeline, .noteRetry: false
+        case .alwaysRejected, .twoAccounts, .pipeline, .noteRetry, .rateLimited: false
         }
     }
 
@@ -31,14 +31,14 @@ extension DemoScenario {
     public var sendsOnATimer: Bool {
         switch self {
         case .logoutRace, .lateSetCookie, .lateRefresh: true
-        case .tokenRace, .late401, .alwaysRejected, .twoAccounts, .pipeline, .noteRetry: false
+        case .tokenRace, .late401, .alwaysRejected, .twoAccounts, .pipeline, .noteRetry, .rateLimited: false
         }
     }
 
     /// The rule files kept when explored.
     var exploreRuleFiles: [String: String] {
         switch self {
-        case .alwaysRejected, .pipeline: ruleFiles
+        case .alwaysRejected, .pipeline, .rateLimited: ruleFiles
         case .lateSetCookie: ["late-set-cookie.json5": DemoRules.lateSetCookieExplored]
         case .tokenRace, .late401, .logoutRace, .twoAccounts, .noteRetry, .lateRefresh: [:]
         }
@@ -77,7 +77,7 @@ extension DemoScenario {
             await Self.loggingOut(
                 ann, after: logoutAfter, during: { await attempt { _ = try await ann.call("GET", "/v1/messages") } })
             await attempt { try await ann.call("GET", "/v1/me") }
-        case .tokenRace, .late401, .alwaysRejected, .twoAccounts, .pipeline, .noteRetry:
+        case .tokenRace, .late401, .alwaysRejected, .twoAccounts, .pipeline, .noteRetry, .rateLimited:
             try await play(client, proxy: proxy, backend: backend)
         }
     }

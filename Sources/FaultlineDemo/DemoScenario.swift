@@ -24,6 +24,8 @@ public enum DemoScenario: String, Sendable, CaseIterable {
     case noteRetry = "note-retry"
     /// A refresh whose response arrives after the user logged out.
     case lateRefresh = "late-refresh"
+    /// A request answered 429 with `Retry-After: 1`.
+    case rateLimited = "rate-limited"
 
     /// The scenario's rule files (the auth profile is always added).
     var ruleFiles: [String: String] {
@@ -34,6 +36,7 @@ public enum DemoScenario: String, Sendable, CaseIterable {
         case .lateSetCookie: return ["late-set-cookie.json5": DemoRules.lateSetCookie]
         case .pipeline: return ["failed-download.json5": DemoRules.failedDownload]
         case .lateRefresh: return ["late-refresh.json5": DemoRules.lateRefresh]
+        case .rateLimited: return ["rate-limited.json5": DemoRules.rateLimited]
         case .tokenRace, .twoAccounts, .noteRetry: return [:]
         }
     }
@@ -50,6 +53,7 @@ public enum DemoScenario: String, Sendable, CaseIterable {
         case .pipeline: return "a job pipeline with a failed download and a cancelled job"
         case .noteRetry: return "a POST retried after its token expired"
         case .lateRefresh: return "a refresh answered after the user logged out"
+        case .rateLimited: return "a request answered 429 with Retry-After: 1"
         }
     }
 
@@ -121,6 +125,9 @@ public enum DemoScenario: String, Sendable, CaseIterable {
             await attempt { try await ann.logout() }  // its forwarding releases the refresh response
             await messages  // a correct client revokes the late tokens (RFC 7009) and gives up
             await attempt { try await ann.call("GET", "/v1/me") }
+        case .rateLimited:
+            let ann = try await client.signIn("ann")
+            await attempt { try await ann.call("GET", "/v1/count") }
         }
     }
 }

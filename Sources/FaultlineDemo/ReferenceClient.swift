@@ -1,3 +1,4 @@
+import FaultlineHTTP1
 import FaultlinePosix
 public import Foundation
 import Synchronization
@@ -50,7 +51,8 @@ public final class ReferenceClient: Sendable {
         var http: DemoHTTPClient { stack.current }
 
         /// A business call: on 401, one refresh (shared with concurrent calls) and one retry; a
-        /// second 401 surfaces as the result (`.retryLoop` keeps going).
+        /// second 401 surfaces as the result (`.retryLoop` keeps going). A 429 or 503 that says
+        /// `Retry-After` in seconds is waited out, then sent once more (`.ignoreRetryAfter`: at once).
         public func call(_ method: String, _ path: String, json: Data? = nil, idempotencyKey: String? = nil)
             async throws -> Int
         {
@@ -60,6 +62,12 @@ public final class ReferenceClient: Sendable {
             var headers: [String: String] = [:]
             if let idempotencyKey { headers["Idempotency-Key"] = idempotencyKey }
             var response = try await http.send(method, path, bearer: token, json: json, headers: headers)
+            if response.status == 429 || response.status == 503,
+                let seconds = response.headers.first(name: "Retry-After").flatMap(UInt64.init), seconds <= 60
+            {
+                if !flaws.contains(.ignoreRetryAfter) { try await Task.sleep(for: .seconds(seconds)) }
+                response = try await http.send(method, path, bearer: token, json: json, headers: headers)
+            }
             var attempts = 1
             let limit = flaws.contains(.retryLoop) ? 4 : 2
             while response.status == 401, attempts < limit {

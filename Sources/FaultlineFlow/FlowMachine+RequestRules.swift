@@ -99,9 +99,9 @@ extension FlowMachine {
         pendingBody = []
         collected = nil
         sendSynthetic(response, source: .rule, &output)
-        output.trace(
-            id, .responseDelivered,
-            [.int("status", response.status), .bool("synthetic", true), .body("body", responseDigest.finish())])
+        traceResponseDelivered(
+            status: response.status, headers: response.head.headers, synthetic: true, body: responseDigest.finish(),
+            &output)
         observe(.delivered, &output)
         end(.answered, &output)
     }

@@ -212,7 +212,8 @@ extension FlowMachine {
             return
         }
         output.append(.sendResponseEnd(id, trailers: trailers))
-        output.trace(id, .responseDelivered, [.int("status", status), .body("body", summary)])
+        traceResponseDelivered(
+            status: Int(status), headers: responseStream?.headers ?? HTTPHeaders(), body: summary, &output)
         responseDelivered(&output)
         if request.kind == .upgrade, status == 101 {
             end(.tunnelled, &output)

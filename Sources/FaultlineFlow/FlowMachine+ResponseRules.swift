@@ -115,8 +115,7 @@ extension FlowMachine {
         guard case .streaming = state else { return }
         let outcome: FlowOutcome = source == .rule ? .answered : .finished
         if duplicateOf == nil { output.append(.sendResponseEnd(id, trailers: nil)) }
-        output.trace(
-            id, .responseDelivered, [.int("status", Int64(head.status)), .body("body", responseDigest.finish())])
+        traceResponseDelivered(status: head.status, headers: head.headers, body: responseDigest.finish(), &output)
         responseDelivered(&output)
         if pending.ended {
             output.append(.releaseUpstream(id))

@@ -64,6 +64,22 @@ extension FlowMachine {
         return fields
     }
 
+    /// `response.delivered`, with `retry_after` when the answer is a 429 or a 503 that says when
+    /// to come back (RFC 9110 §10.2.3, RFC 6585 §4): the value as sent, for the contract's
+    /// retry-after-respected clause. Other statuses never look at the headers.
+    func traceResponseDelivered(
+        status: Int, headers: @autoclosure () -> HTTPHeaders, synthetic: Bool = false, body: BodySummary,
+        _ output: inout FlowOutput
+    ) {
+        var fields: [TraceField] = [.int("status", status)]
+        if synthetic { fields.append(.bool("synthetic", true)) }
+        fields.append(.body("body", body))
+        if status == 429 || status == 503, let retryAfter = headers().first(name: "retry-after") {
+            fields.append(.string("retry_after", retryAfter))
+        }
+        output.trace(id, .responseDelivered, fields)
+    }
+
     func traceResponseReceived(_ head: HTTPResponseHead, _ output: inout FlowOutput) {
         var fields: [TraceField] = [
             .int("status", head.status),

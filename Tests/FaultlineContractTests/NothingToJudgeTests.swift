@@ -48,7 +48,7 @@ import Testing
         let declared = ReportFormatter.text(try Self.quietSession().check(try Self.declaringContract()))
         #expect(
             declared.hasPrefix(
-                "contract: session.contract.json5 (all 9 clauses on; declares 1 callback, 2 steps, 1 dependency; retry identity Idempotency-Key)\n"
+                "contract: session.contract.json5 (all 10 clauses on; declares 1 callback, 2 steps, 1 dependency; retry identity Idempotency-Key)\n"
             ), "\(declared)")
         #expect(!declared.contains("/home/ann"), "a report must not carry the contract's local path")
         var off = Contract.default
@@ -57,7 +57,7 @@ import Testing
         let builtIn = ReportFormatter.text(try Self.quietSession().check(off))
         #expect(
             builtIn.hasPrefix(
-                "contract: built-in default (8 of 9 clauses on, bounded-retry off; declares no callbacks, steps or dependencies; no retry identity header)\n"
+                "contract: built-in default (9 of 10 clauses on, bounded-retry off; declares no callbacks, steps or dependencies; no retry identity header)\n"
             ), "\(builtIn)")
     }
 
@@ -68,7 +68,7 @@ import Testing
         #expect(decoded.contract.name == "session.contract.json5")
         #expect(decoded.clausesUnexercised.map(\.clause).contains(.exactlyOnce))
         let junit = ReportFormatter.junit(report, traceName: "t.jsonl")
-        #expect(junit.contains(#"<property name="contract" value="session.contract.json5 (all 9 clauses on; "#))
+        #expect(junit.contains(#"<property name="contract" value="session.contract.json5 (all 10 clauses on; "#))
         #expect(
             junit.contains(
                 #"name="exactly-once">"# + "\n"
@@ -107,7 +107,7 @@ import Testing
             access: "a3", refresh: "r3", afterLogout: true)
         let note = trace.request("POST", "/v1/notes", lineage: "L2", credentials: ["access:b1"], bodyLength: 19)
         trace.forward(note.flow, body: (19, "note"))
-        trace.deliver(note.flow, 503)
+        trace.deliver(note.flow, 503, retryAfter: "1")
         trace.exchange("POST", "/jobs/7/download", status: 200, lineage: "L2", credentials: ["access:b1"])
         trace.exchange("POST", "/jobs/7/convert", status: 200, lineage: "L2", credentials: ["access:b1"])
         trace.exchange("POST", "/jobs/7/complete", status: 200, lineage: "L2", credentials: ["access:b1"])

@@ -82,7 +82,7 @@ import FoundationXML
         trace.exchange("GET", "/", status: 200)
         let xml = ReportFormatter.junit(try trace.check())
         #expect(!xml.contains("<failure"))
-        #expect(xml.contains(#"<testsuite name="session-boundary-contract" tests="9" failures="0""#))
+        #expect(xml.contains(#"<testsuite name="session-boundary-contract" tests="10" failures="0""#))
     }
 
     @Test func jsonRoundTrips() throws {
@@ -130,7 +130,7 @@ import FoundationXML
         let lines = text.split(separator: "\n").map(String.init)
         #expect(
             lines[0]
-                == "contract: built-in default (8 of 9 clauses on, replay-safe-retry off; declares no callbacks, steps or dependencies; retry identity Idempotency-Key)"
+                == "contract: built-in default (9 of 10 clauses on, replay-safe-retry off; declares no callbacks, steps or dependencies; retry identity Idempotency-Key)"
         )
         #expect(lines[1].hasPrefix("t.jsonl: FAILED: 1 violation of logout-boundary and 1 trace problem"))
         let boundary = try #require(lines.first { $0.contains("─▶") })
@@ -152,7 +152,7 @@ import FoundationXML
         let verdict = try #require(text.split(separator: "\n").dropFirst().first)
         #expect(
             verdict.hasPrefix(
-                "PASSED IN PART: 2 enabled clauses could not be checked (exactly-once, dependency-respected); 0 clauses held (7 had nothing to judge ("
+                "PASSED IN PART: 2 enabled clauses could not be checked (exactly-once, dependency-respected); 0 clauses held (8 had nothing to judge ("
             ), "\(verdict)")
         #expect(!text.contains("✗"))
         #expect(!text.contains("✓"), "a clause with nothing to judge is never shown as held")

@@ -148,10 +148,10 @@ import FoundationXML
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("contract: built-in default (") == true)
         let first = try #require(lines.dropFirst().first)
-        // The three clauses checked met nothing to judge: one GET answered 200, no credential.
+        // The four clauses checked met nothing to judge: one GET answered 200, no credential.
         #expect(
             first.hasPrefix(
-                "t.jsonl: PASSED IN PART: 6 enabled clauses could not be checked (single-flight-refresh, no-stale-refresh, logout-boundary, no-reactivation, exactly-once, dependency-respected); 0 clauses held (3 had nothing to judge (bounded-retry, account-isolation, replay-safe-retry); "
+                "t.jsonl: PASSED IN PART: 6 enabled clauses could not be checked (single-flight-refresh, no-stale-refresh, logout-boundary, no-reactivation, exactly-once, dependency-respected); 0 clauses held (4 had nothing to judge (bounded-retry, account-isolation, replay-safe-retry, retry-after-respected); "
             ), "\(first)")
         #expect(!first.hasPrefix("t.jsonl: PASSED:"))
         #expect(
@@ -179,7 +179,7 @@ import FoundationXML
         // A login alone exercises no clause: each is named as having had nothing to judge.
         #expect(
             verdict.hasPrefix(
-                "PASSED: the trace holds the contract (0 clauses held; 7 had nothing to judge (single-flight-refresh, no-stale-refresh, bounded-retry, logout-boundary, account-isolation, no-reactivation, replay-safe-retry); 2 disabled; "
+                "PASSED: the trace holds the contract (0 clauses held; 8 had nothing to judge (single-flight-refresh, no-stale-refresh, bounded-retry, logout-boundary, account-isolation, no-reactivation, replay-safe-retry, retry-after-respected); 2 disabled; "
             ), "\(verdict)")
     }
 
@@ -217,7 +217,7 @@ import FoundationXML
         #expect(reader.skipMessages["exactly-once"] == "the contract declares no callbacks")
         // One GET answered 200 gives bounded-retry nothing to judge: skipped too, never passed.
         #expect(reader.skipMessages["bounded-retry"] == "nothing to judge: no business request was answered 401")
-        #expect(xml.contains(#"<testsuites name="faultline check" tests="10" failures="0" skipped="9">"#))
+        #expect(xml.contains(#"<testsuites name="faultline check" tests="11" failures="0" skipped="10">"#))
 
         // A 401 gives it something to judge: a plain test case then.
         var rejected = Self.profileWithoutLogin()

@@ -33,6 +33,9 @@ struct TraceBuilder {
         }
     }
 
+    /// Lets `milliseconds` pass before the next event (on top of its own 1 ms).
+    mutating func elapse(milliseconds: UInt64) { mono += milliseconds * 1_000_000 }
+
     /// Appends one event line; returns its seq.
     @discardableResult
     mutating func event(_ kind: String, flow: UInt64? = nil, conn: UInt64? = nil, _ fields: [String: Any] = [:])
@@ -104,9 +107,12 @@ struct TraceBuilder {
 
     /// The client got its answer.
     @discardableResult
-    mutating func deliver(_ flow: UInt64, _ status: Int, synthetic: Bool = false) -> UInt64 {
+    mutating func deliver(_ flow: UInt64, _ status: Int, synthetic: Bool = false, retryAfter: String? = nil)
+        -> UInt64
+    {
         var fields: [String: Any] = ["status": status, "body": ["length": 0, "fp": Self.fp("empty")]]
         if synthetic { fields["synthetic"] = true }
+        if let retryAfter { fields["retry_after"] = retryAfter }
         return event("response.delivered", flow: flow, conn: connection(of: flow), fields)
     }
 

@@ -20,7 +20,7 @@ struct FlowActionRenderer {
         "request.received": ["role", "lineage", "duplicate_of"],
         "request.forwarded": ["body", "duplicate_of"],
         "response.received": ["status", "duplicate_of"],
-        "response.delivered": ["status", "synthetic", "code", "body"],
+        "response.delivered": ["status", "synthetic", "code", "body", "retry_after"],
         "response.discarded": ["status", "length", "duplicate_of"],
         "rule.fired": ["rule", "phase"],
         "rule.skipped": ["action"],

@@ -91,6 +91,37 @@ import Testing
         play.expectNothing()
     }
 
+    /// `rateLimit: 2` answers 429 with `Retry-After: 2` and a JSON body, and the delivery says
+    /// what it asked of the client (the retry-after-respected clause reads it).
+    @Test func aRateLimitAnswers429WithRetryAfterAndTracesIt() {
+        let play = StrictPlaybook(FlowFixtures.get(), rules: #"{ name: "busy", actions: [{ rateLimit: 2 }] }"#)
+        play.expect([
+            "decide request", "trace request.received role=business", "trace rule.fired rule=s/busy phase=request",
+            "fired s/busy",
+            "client head 429 known(40) rule", "client body 40", "client end",
+            "trace response.delivered status=429 synthetic=true body=40 retry_after=2", "ended answered",
+        ])
+        #expect(play.responseHeads.first?.reason == "Too Many Requests")
+        #expect(play.responseHeads.first?.headers.values(name: "retry-after") == ["2"])
+        #expect(play.clientText == #"{"error":"rate_limited","retry_after":2}"#)
+    }
+
+    /// An upstream's 503 says when to come back; a 200 carrying the field asks nothing.
+    @Test(arguments: [(503, true), (200, false)])
+    func anUpstreamRetryAfterIsTracedOnlyOnA429Or503(status: Int, traced: Bool) {
+        let play = StrictPlaybook(FlowFixtures.get())
+        play.expect(["trace request.received"] + Lines.sendGet)
+        play.connected()
+        play.expect(Lines.forwarded())
+        play.upstreamHead(status, [("Retry-After", "Fri, 31 Dec 1999 23:59:59 GMT")], length: .known(0))
+        play.expect(Lines.responded(status) + ["client head \(status) known(0) upstream"])
+        play.upstreamEnd()
+        let delivered = "trace response.delivered status=\(status) body=0"
+        play.expect(
+            ["client end", traced ? delivered + " retry_after=Fri, 31 Dec 1999 23:59:59 GMT" : delivered]
+                + ["release upstream", "ended finished"])
+    }
+
     @Test func aHoldReleasedWithAStatusAnswers() {
         let play = StrictPlaybook(FlowFixtures.get(), rules: #"{ name: "h", actions: [{ hold: { name: "gate" } }] }"#)
         play.expect([

@@ -10,7 +10,7 @@ import Testing
             "actions: [⟨'delay']", #"each action must be an object with one key, such as { delay: 1 }, found "delay""#),
         ValidationCase.rule(
             "actions: [⟨{}]",
-            "an action object needs one key: respond, rewrite, route, hold, setCookie, stripCookie, duplicate, delay, throttle, fault"
+            "an action object needs one key: respond, rateLimit, rewrite, route, hold, setCookie, stripCookie, duplicate, delay, throttle, fault"
         ),
         ValidationCase.rule(
             "actions: [{ delay: 1, ⟨throttle: 5 }]",
@@ -20,11 +20,27 @@ import Testing
             "actions: [{ ⟨SetCookie: 'a=b' }]", "unknown action 'SetCookie' (did you mean 'setCookie'?)"),
         ValidationCase.rule(
             "actions: [{ ⟨explode: 1 }]",
-            "unknown action 'explode'; actions are respond, rewrite, route, hold, setCookie, stripCookie, duplicate, delay, throttle, fault"
+            "unknown action 'explode'; actions are respond, rateLimit, rewrite, route, hold, setCookie, stripCookie, duplicate, delay, throttle, fault"
         ),
     ]
 
     static let responses: [ValidationCase] = [
+        ValidationCase.rule(
+            "actions: [{ rateLimit: ⟨-1 }]", "'rateLimit' must be whole seconds to wait, 0 to 86400, found -1"),
+        ValidationCase.rule(
+            "actions: [{ rateLimit: ⟨'soon' }]",
+            #"'rateLimit' must be seconds to wait, or an object such as { retryAfter: 2, status: 503 }, found "soon""#),
+        ValidationCase.rule(
+            "actions: [{ rateLimit: ⟨{ status: 503 } }]",
+            "missing required key 'retryAfter' in 'rateLimit'"),
+        ValidationCase.rule(
+            "actions: [{ rateLimit: { retryAfter: 1, status: ⟨500 } }]", "'status' must be 429 or 503, found 500"),
+        ValidationCase.rule(
+            "actions: [{ rateLimit: { retryAfter: ⟨90000 } }]",
+            "'retryAfter' must be whole seconds to wait, 0 to 86400, found 90000"),
+        ValidationCase.rule(
+            "actions: [{ rateLimit: 1 }, { ⟨respond: { status: 200 } }]",
+            "'respond' cannot be combined with 'rateLimit': a rule answers once: give the 429 or 503 by one of them"),
         ValidationCase.rule("actions: [{ respond: ⟨{} }]", "missing required key 'status' in 'respond'"),
         ValidationCase.rule("actions: [{ respond: ⟨401 }]", "'respond' must be an object, found 401"),
         ValidationCase.rule(

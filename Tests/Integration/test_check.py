@@ -38,6 +38,7 @@ PROFILE = """
 CLAUSES = [
     "single-flight-refresh", "no-stale-refresh", "bounded-retry", "logout-boundary", "account-isolation",
     "no-reactivation", "exactly-once", "dependency-respected", "replay-safe-retry",
+    "retry-after-respected",
 ]
 
 

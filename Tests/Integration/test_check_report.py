@@ -14,7 +14,8 @@ from harness.clients import clean_env, run
 
 SVG = "{http://www.w3.org/2000/svg}"
 CLAUSES = ["single-flight-refresh", "no-stale-refresh", "bounded-retry", "logout-boundary", "account-isolation",
-           "no-reactivation", "exactly-once", "dependency-respected", "replay-safe-retry"]
+           "no-reactivation", "exactly-once", "dependency-respected", "replay-safe-retry",
+           "retry-after-respected"]
 
 
 @pytest.fixture(scope="module")

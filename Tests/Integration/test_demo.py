@@ -76,19 +76,19 @@ def test_a_kept_trace_checked_with_the_kept_contract_gives_the_demos_verdict(fau
     assert f"  faultline check --contract {contract} TRACE" in out, out
     [path] = [path for path in trace_paths(out) if path.endswith("late-401-refresh-on-stale-401.jsonl")]
     demo_report = out.split("verdict: contract broken: no-stale-refresh\n", 1)[1].split("  expected:", 1)[0]
-    assert demo_report.lstrip().startswith(f"contract: {CONTRACT} (all 9 clauses on; "), demo_report
+    assert demo_report.lstrip().startswith(f"contract: {CONTRACT} (all 10 clauses on; "), demo_report
 
     done = run([faultline_binary, "check", "--contract", contract, path], timeout=30)
     text = done.stdout.decode()
     assert done.returncode == 1, text
-    assert text.startswith(f"contract: {CONTRACT} (all 9 clauses on; "), text
+    assert text.startswith(f"contract: {CONTRACT} (all 10 clauses on; "), text
     assert clause_lines(text) == clause_lines(demo_report), (text, demo_report)
     assert "○ exactly-once: nothing to judge, no request matched a declared callback" in clause_lines(text)
     assert "✓ exactly-once" not in text
 
     done = run([faultline_binary, "check", path], timeout=30)
     default = done.stdout.decode()
-    assert default.startswith("contract: built-in default (all 9 clauses on; declares no callbacks, steps or "
+    assert default.startswith("contract: built-in default (all 10 clauses on; declares no callbacks, steps or "
                               "dependencies; retry identity Idempotency-Key)\n"), default
     assert "? exactly-once: not checked, the contract declares no callbacks" in clause_lines(default)
 
@@ -99,16 +99,16 @@ def test_over_http2_the_same_clauses_catch_the_same_clients(faultline_binary, tm
     assert code == 0, f"exit {code}: {out}\n{err}"
     assert out.startswith("Faultline demo: reference backend and proxy in this process; the client speaks HTTP/2"), out
     assert "Every verdict is the expected one" in out, out
-    # The whole mutation table: the correct client through 9 races, 11 broken variants, each
+    # The whole mutation table: the correct client through 10 races, 12 broken variants, each
     # caught by the clause the HTTP/1.1 table names (Tests/FaultlineDemoTests checks the clauses).
-    assert out.count("expected: no violation ✓") == 9, out
-    assert out.count(" ✓\n") == 20 and "✗ (unexpected)" not in out, out
+    assert out.count("expected: no violation ✓") == 10, out
+    assert out.count(" ✓\n") == 22 and "✗ (unexpected)" not in out, out
     for clause in ["single-flight-refresh", "no-stale-refresh", "bounded-retry", "logout-boundary",
                    "account-isolation", "no-reactivation", "exactly-once", "dependency-respected",
-                   "replay-safe-retry"]:
+                   "replay-safe-retry", "retry-after-respected"]:
         assert f"expected: {clause} ✓" in out, f"{clause} not caught over HTTP/2:\n{out}"
     paths = trace_paths(out)
-    assert len(paths) == 20, out
+    assert len(paths) == 22, out
     for path in paths:
         trace = Trace.load(path)
         trace.assert_well_formed()

@@ -35,7 +35,8 @@ WINDOWS = ("--settle", "10", "--max-wait", "100")
 # replay in 60 decided before a retry arrived), so the tests of sameness settle for 50 ms.
 REPLAYABLE = ("--settle", "50", "--max-wait", "100")
 CLAUSES = ["single-flight-refresh", "no-stale-refresh", "bounded-retry", "logout-boundary", "account-isolation",
-           "no-reactivation", "exactly-once", "dependency-respected", "replay-safe-retry"]
+           "no-reactivation", "exactly-once", "dependency-respected", "replay-safe-retry",
+           "retry-after-respected"]
 
 
 def ordered_race(backend, *options):

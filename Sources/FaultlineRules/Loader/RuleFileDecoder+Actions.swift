@@ -24,7 +24,8 @@ struct DecodedAction {
 /// The `actions` list: objects with exactly one key each.
 extension RuleFileDecoder {
     static let actionNames = [
-        "respond", "rewrite", "route", "hold", "setCookie", "stripCookie", "duplicate", "delay", "throttle", "fault",
+        "respond", "rateLimit", "rewrite", "route", "hold", "setCookie", "stripCookie", "duplicate", "delay",
+        "throttle", "fault",
     ]
     static let faultKinds = [
         "reset", "close-before-response", "close-mid-body", "truncate", "stall", "malformed-chunk", "goaway",
@@ -83,6 +84,7 @@ extension RuleFileDecoder {
     private func action(_ name: String, _ value: ConfigNode) -> RuleAction? {
         switch name {
         case "respond": return respond(value).map(RuleAction.respond)
+        case "rateLimit": return rateLimit(value).map(RuleAction.respond)
         case "route": return route(value).map(RuleAction.route)
         case "hold": return hold(value).map(RuleAction.hold)
         case "setCookie": return diagnostics.attempt { .setCookie(try setCookie(value)) }

@@ -7,6 +7,10 @@ extension RuleFileDecoder {
         ("respond", "duplicate", "a synthetic response never reaches upstream, so there is nothing to duplicate"),
         ("respond", "rewrite", "put the changes in the synthetic response"),
         ("respond", "route", "a synthetic response never reaches upstream, so there is nothing to route"),
+        ("rateLimit", "duplicate", "a synthetic response never reaches upstream, so there is nothing to duplicate"),
+        ("rateLimit", "rewrite", "put the changes in the rateLimit's headers or body"),
+        ("rateLimit", "route", "a synthetic response never reaches upstream, so there is nothing to route"),
+        ("respond", "rateLimit", "a rule answers once: give the 429 or 503 by one of them"),
     ]
     /// Actions a rule may list more than once.
     static let repeatableActions = ["setCookie", "stripCookie"]

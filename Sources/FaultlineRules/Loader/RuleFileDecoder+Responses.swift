@@ -1,7 +1,7 @@
 import FaultlineConfig
 import FaultlineCore
 
-/// `respond`, and the headers and bodies `respond` and `rewrite` share.
+/// `respond` and `rateLimit`, and the headers and bodies they and `rewrite` share.
 extension RuleFileDecoder {
     /// Statuses a rule may make a client see as the final response. A 1xx is interim (RFC 9110
     /// §15.2) and would leave the client waiting, so synthetic and rewritten statuses start at 200.
@@ -31,10 +31,79 @@ extension RuleFileDecoder {
         }
         let body = body(reader)
         response.body = body.bytes ?? []
-        if body.isJSON, !response.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
-            response.headers.append((name: "Content-Type", value: "application/json"))
-        }
+        if body.isJSON { Self.typeAsJSON(&response.headers) }
         return response
+    }
+
+    /// Statuses that tell a client when to come back: 429 Too Many Requests (RFC 6585 §4) and 503
+    /// Service Unavailable (RFC 9110 §15.6.4).
+    static let rateLimitStatuses = [429, 503]
+    /// The longest `retryAfter` a rule may give: a day.
+    static let longestRetryAfter = 86_400
+
+    /// `rateLimit: 2`, or `{ retryAfter: 2, status: 503, headers, body | json | bodyFile }`: a
+    /// 429 (or 503) with `Retry-After: 2`, in delta-seconds (RFC 9110 §10.2.3), and unless the
+    /// rule gives one, a JSON body saying so. What the retry-after-respected clause judges.
+    func rateLimit(_ node: ConfigNode) -> SyntheticResponse? {
+        let retryAfterExpected = "whole seconds to wait, 0 to \(Self.longestRetryAfter)"
+        if case .number = node.kind {
+            return diagnostics.attempt {
+                let seconds = try node.int(
+                    "'rateLimit'", in: 0...Self.longestRetryAfter, expected: retryAfterExpected)
+                return Self.rateLimited(status: 429, retryAfter: seconds, headers: [], body: nil)
+            }
+        }
+        guard case .object = node.kind else {
+            diagnostics.report(
+                ConfigError.mismatch(
+                    "'rateLimit'", expected: "seconds to wait, or an object such as { retryAfter: 2, status: 503 }",
+                    found: node))
+            return nil
+        }
+        let keys = ["retryAfter", "status", "headers"] + Self.bodyKeys
+        guard let reader = diagnostics.object(node, name: "'rateLimit'", context: "'rateLimit'", allowed: keys) else {
+            return nil
+        }
+        var status = 429
+        if let statusNode = reader.node("status"),
+            let value = diagnostics.attempt({ () throws(ConfigError) -> Int in
+                let value = try statusNode.int("'status'", expected: "429 or 503")
+                guard Self.rateLimitStatuses.contains(value) else {
+                    throw ConfigError.mismatch("'status'", expected: "429 or 503", found: statusNode)
+                }
+                return value
+            })
+        {
+            status = value
+        }
+        let headers = reader.node("headers").map { headerList($0, name: "'headers'", allowLists: true) } ?? []
+        let body = body(reader)
+        guard
+            let seconds = diagnostics.attempt({
+                try reader.requiredInt("retryAfter", in: 0...Self.longestRetryAfter, expected: retryAfterExpected)
+            })
+        else { return nil }
+        return Self.rateLimited(
+            status: status, retryAfter: seconds, headers: headers, body: body.bytes.map { ($0, body.isJSON) })
+    }
+
+    /// A 429 or 503 with `Retry-After`, the rule's headers, and its body or a JSON one saying
+    /// when to come back (`Content-Type` added for JSON unless the rule gives one).
+    private static func rateLimited(
+        status: Int, retryAfter: Int, headers: [(name: String, value: String)], body: (bytes: [UInt8], isJSON: Bool)?
+    ) -> SyntheticResponse {
+        let error = status == 429 ? "rate_limited" : "unavailable"
+        let (bytes, isJSON) = body ?? (Array(#"{"error":"\#(error)","retry_after":\#(retryAfter)}"#.utf8), true)
+        var response = SyntheticResponse(
+            status: status, headers: [(name: "Retry-After", value: String(retryAfter))] + headers, body: bytes)
+        if isJSON { typeAsJSON(&response.headers) }
+        return response
+    }
+
+    /// Adds `Content-Type: application/json` for a JSON body, unless the rule gave a type.
+    private static func typeAsJSON(_ headers: inout [(name: String, value: String)]) {
+        guard !headers.contains(where: { $0.name.lowercased() == "content-type" }) else { return }
+        headers.append((name: "Content-Type", value: "application/json"))
     }
 
     /// `{ "Name": "value" }`, with `[values]` for repeated fields when `allowLists`, in file order.
