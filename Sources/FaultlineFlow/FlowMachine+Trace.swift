@@ -71,9 +71,11 @@ extension FlowMachine {
         status: Int, headers: @autoclosure () -> HTTPHeaders, synthetic: Bool = false, body: BodySummary,
         _ output: inout FlowOutput
     ) {
-        var fields: [TraceField] = [.int("status", status)]
-        if synthetic { fields.append(.bool("synthetic", true)) }
-        fields.append(.body("body", body))
+        // One array literal: no growth on the common path (a 429 or 503 pays for its field).
+        var fields: [TraceField] =
+            synthetic
+            ? [.int("status", status), .bool("synthetic", true), .body("body", body)]
+            : [.int("status", status), .body("body", body)]
         if status == 429 || status == 503, let retryAfter = headers().first(name: "retry-after") {
             fields.append(.string("retry_after", retryAfter))
         }
