@@ -105,13 +105,27 @@ struct PipelineClauses {
     }
 
     mutating func mark(seq: UInt64, mono: UInt64, label: String) {
-        guard let cancel = contract.cancel, let cancelled = cancel.cancelledKey(label: label) else { return }
+        guard let cancel = contract.cancel,
+            let cancelled = cancel.cancelledKey(label: label) ?? Self.cancelledStep(label: label, key: cancel.key)
+        else { return }
         let entry = Cancel(seq: seq, mono: mono, label: label)
         if let key = cancelled {
             if cancels[key] == nil { cancels[key] = entry }
         } else if cancelAll == nil {
             cancelAll = entry
         }
+    }
+
+    /// The key a step mark of the testing library cancels (`step write job=7 outcome=cancelled`,
+    /// written by `TestProxy.step`): the app's own step ended cancelled, so the job is cancelled
+    /// as a cancel mark would say. `.some(nil)` cancels every key (the mark names no `key=`
+    /// word); nil when the label is no cancelled step.
+    static func cancelledStep(label: String, key: String?) -> String?? {
+        let words = label.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.first == "step", words.contains("outcome=cancelled") else { return nil }
+        guard let key else { return .some(nil) }
+        let prefix = "\(key)="
+        return .some(words.first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
     }
 
     /// Whether a callback attempt counts as delivered (see the type's notes).

@@ -1,0 +1,97 @@
+import FaultlineTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// The `.faultline(...)` trait on one test: the reference backend and a proxy made for it, the
+/// contract checked when the body returns, everything stopped when it ends.
+@Test(.faultline(ruleSet: FixtureRules.raceRules, backend: .reference))
+func aRefreshRaceUnderTheTrait() async throws {
+    let faultline = try #require(Faultline.current)
+    let client = Client(baseURL: faultline.baseURL)
+    let first = try await client.login()
+    #expect(try await client.me(first) == 401, "the proxy answers the first business request 401")
+    async let refreshed = client.refresh(first)
+    let held = try await faultline.proxy.waitForHold("refresh-response")
+    #expect(held.release())
+    let second = try await refreshed
+    #expect(try await client.me(second) == 200)
+    #expect(try await client.logout(second) == 204)
+    #expect(faultline.backend?.stats() != nil, "the trait started the reference backend")
+}
+
+/// Ports of every proxy the trait made in this process: a second test seeing a port already
+/// taken means two tests shared a proxy.
+enum ProxyRegistry {
+    static let ports = Mutex<Set<String>>([])
+
+    /// Registers the current scope's proxy; false when another test registered it first.
+    static func claim(_ faultline: Faultline) -> Bool {
+        ports.withLock { $0.insert(faultline.proxy.proxyURL.absoluteString).inserted }
+    }
+}
+
+/// What every test under the trait checks of its own scope: a proxy no other test had, its
+/// own rule state (the first business request is answered 401 in every test, so no other
+/// test's request used up `times: 1`), and a trace holding its own requests alone.
+func runOwnRace(_ faultline: Faultline) async throws {
+    #expect(ProxyRegistry.claim(faultline), "a proxy shared with another test")
+    let client = Client(baseURL: faultline.baseURL)
+    let first = try await client.login()
+    #expect(try await client.me(first) == 401, "the rule's state was used up by another test")
+    async let refreshed = client.refresh(first)
+    #expect(try await faultline.proxy.waitForHold("refresh-response").release())
+    let second = try await refreshed
+    #expect(try await client.me(second) == 200)
+    #expect(try await client.logout(second) == 204)
+    let requests = try faultline.proxy.trace().events.filter { $0.kind.rawValue == "request.received" }
+    #expect(requests.count == 5, "login, me, refresh, me, logout and nothing from another test")
+}
+
+/// The trait on a suite: each test gets its own proxy and backend, made inside its own scope.
+@Suite(.faultline(ruleSet: FixtureRules.raceRules, backend: .reference))
+struct TraitSuiteTests {
+    @Test func first() async throws { try await runOwnRace(try #require(Faultline.current)) }
+    @Test func second() async throws { try await runOwnRace(try #require(Faultline.current)) }
+    @Test func third() async throws { try await runOwnRace(try #require(Faultline.current)) }
+}
+
+/// Fifty tests under the trait, run in parallel (Swift Testing runs a parameterized test's
+/// cases in parallel): no port clash, no shared rule state, no trace mixing.
+@Test(.faultline(ruleSet: FixtureRules.raceRules, backend: .reference), arguments: 0..<50)
+func fiftyInParallel(index: Int) async throws {
+    try await runOwnRace(try #require(Faultline.current))
+}
+
+/// A contract failure inside `withKnownIssue`: the test passes, and its trace, HTML report and
+/// HAR are attachments named after it, which Scripts/test finds on disk after `swift test
+/// --attachments-path` (they are matched by this test's name: keep the two in step).
+@Test(.faultline(backend: .reference, checksContract: false))
+func attachmentsOfAKnownIssue() async throws {
+    let faultline = try #require(Faultline.current)
+    let client = Client(baseURL: faultline.baseURL)
+    let tokens = try await client.login()
+    #expect(try await client.me(tokens) == 200)
+    // No auth profile: the lineage clauses cannot be checked, which fails the expectation.
+    withKnownIssue("no profile: logout-boundary cannot be checked") {
+        try faultline.proxy.expectContractHolds()
+    }
+}
+
+/// The scope stops the proxy and the backend when the body throws (the trait runs the same
+/// scope), and leaves the thrown error to the test.
+@Test func aThrowingBodyStopsTheProxy() async throws {
+    struct Boom: Error {}
+    let seen = Mutex<Faultline?>(nil)
+    await #expect(throws: Boom.self) {
+        try await Faultline.withScope(Faultline.Configuration(upstream: .reference)) { faultline in
+            seen.withLock { $0 = faultline }
+            #expect(!faultline.proxy.server.boundAddresses.isEmpty)
+            throw Boom()
+        }
+    }
+    let faultline = try #require(seen.withLock { $0 })
+    #expect(faultline.proxy.server.boundAddresses.isEmpty, "the proxy still listens after the body threw")
+    #expect(faultline.backend?.address == nil, "the backend still listens after the body threw")
+    #expect(Faultline.current == nil)
+}
