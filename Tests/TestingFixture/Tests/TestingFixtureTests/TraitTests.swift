@@ -25,9 +25,9 @@ func aRefreshRaceUnderTheTrait() async throws {
 enum ProxyRegistry {
     static let ports = Mutex<Set<String>>([])
 
-    /// Registers the current scope's proxy; false when another test registered it first.
-    static func claim(_ faultline: Faultline) -> Bool {
-        ports.withLock { $0.insert(faultline.proxy.proxyURL.absoluteString).inserted }
+    /// Registers a proxy's forward listener; false when another test registered it first.
+    static func claim(_ proxyURL: String) -> Bool {
+        ports.withLock { $0.insert(proxyURL).inserted }
     }
 }
 
@@ -35,7 +35,8 @@ enum ProxyRegistry {
 /// own rule state (the first business request is answered 401 in every test, so no other
 /// test's request used up `times: 1`), and a trace holding its own requests alone.
 func runOwnRace(_ faultline: Faultline) async throws {
-    #expect(ProxyRegistry.claim(faultline), "a proxy shared with another test")
+    let proxyURL = faultline.proxy.proxyURL.absoluteString
+    #expect(ProxyRegistry.claim(proxyURL), "a proxy shared with another test")
     let client = Client(baseURL: faultline.baseURL)
     let first = try await client.login()
     #expect(try await client.me(first) == 401, "the rule's state was used up by another test")
