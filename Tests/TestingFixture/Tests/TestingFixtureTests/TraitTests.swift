@@ -96,3 +96,21 @@ func attachmentsOfAKnownIssue() async throws {
     #expect(faultline.backend?.address == nil, "the backend still listens after the body threw")
     #expect(Faultline.current == nil)
 }
+
+/// A cancelled test (its task cancelled while the body waits) stops the proxy and the backend
+/// too: the body's `CancellationError` takes the path a throw takes.
+@Test func aCancelledBodyStopsTheProxy() async throws {
+    let seen = Mutex<Faultline?>(nil)
+    let running = Task {
+        try await Faultline.withScope(Faultline.Configuration(upstream: .reference)) { faultline in
+            seen.withLock { $0 = faultline }
+            try await Task.sleep(for: .seconds(60))
+        }
+    }
+    while seen.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+    running.cancel()
+    await #expect(throws: CancellationError.self) { try await running.value }
+    let faultline = try #require(seen.withLock { $0 })
+    #expect(faultline.proxy.server.boundAddresses.isEmpty, "the proxy still listens after the cancel")
+    #expect(faultline.backend?.address == nil, "the backend still listens after the cancel")
+}
