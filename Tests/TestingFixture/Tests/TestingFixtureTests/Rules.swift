@@ -16,12 +16,17 @@ enum FixtureRules {
         }
         """
 
+    /// The Faultline checkout this package sits in.
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The checkout's Rules folder, as README's `.faultline(rules: "Rules")` reads it.
+    static let folder = repository.appendingPathComponent("Rules").path
+
     /// Rules/auth-profile.json5 of the Faultline checkout this package sits in.
     static func profile() throws -> String {
-        let repository = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return try String(contentsOf: repository.appendingPathComponent("Rules/auth-profile.json5"), encoding: .utf8)
+        try String(contentsOf: repository.appendingPathComponent("Rules/auth-profile.json5"), encoding: .utf8)
     }
 
     /// A download's response held until the test lets it go (or its client goes away).

@@ -114,3 +114,18 @@ func attachmentsOfAKnownIssue() async throws {
     #expect(faultline.proxy.server.boundAddresses.isEmpty, "the proxy still listens after the cancel")
     #expect(faultline.backend?.address == nil, "the backend still listens after the cancel")
 }
+
+/// README's shortest test, with the repository's Rules folder: the first business request is
+/// answered 401, the refresh's response is held until the logout is forwarded, and a client
+/// that drops the late tokens keeps the contract, checked by the trait when the body returns.
+@Test(.faultline(rules: FixtureRules.folder, backend: .reference))
+func readmeLogoutWinsOverALateRefresh() async throws {
+    let faultline = try #require(Faultline.current)
+    let client = Client(baseURL: faultline.baseURL)
+    let first = try await client.login()
+    #expect(try await client.me(first) == 401)
+    async let refresh = client.refresh(first)
+    _ = try await faultline.proxy.waitForHold("refresh-response")
+    #expect(try await client.logout(first) == 204)
+    _ = try? await refresh  // the late tokens, which a correct client drops
+}
