@@ -6,8 +6,8 @@ import Testing
 /// What fifty scopes running at once cost, and that they leave nothing behind: descriptors
 /// (`/proc/self/fd`) and threads (`/proc/self/task`) are counted before and after, and the
 /// resident memory of fifty idle proxies is printed. Other tests open descriptors and threads
-/// of their own, so this runs alone: Scripts/test runs it in a process of its own with
-/// `FAULTLINE_FIXTURE_RESOURCES=1 swift test --filter ResourceTests`.
+/// of their own, so this runs alone, in a process of its own:
+/// `FAULTLINE_FIXTURE_RESOURCES=1 swift test --package-path Tests/TestingFixture --filter ResourceTests`.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["FAULTLINE_FIXTURE_RESOURCES"] == "1"))
 struct ResourceTests {
     static let scopes = 50
