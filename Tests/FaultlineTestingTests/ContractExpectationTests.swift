@@ -55,6 +55,7 @@ import FoundationNetworking
             defer {
                 try? FileManager.default.removeItem(atPath: String(path))
                 try? FileManager.default.removeItem(atPath: String(path.dropLast(".jsonl".count)) + ".html")
+                try? FileManager.default.removeItem(atPath: String(path.dropLast(".jsonl".count)) + ".har")
             }
             return text.hasPrefix("FAILED: the contract was not checked in full; not checked: ")
                 && text.contains("logout-boundary: \(skipped.reason)") && text.contains("acceptingUnchecked")

@@ -35,7 +35,7 @@ final class XCTestFixtureTests: XCTestCase {
         XCTAssertTrue(report.passed, "no violation: only the unchecked clauses fail it")
         XCTAssertEqual(captured.count, 1)
         XCTAssertTrue(captured.first?.contains("logout-boundary:") == true, captured.first ?? "nothing recorded")
-        for prefix in ["trace: /", "report: /"] {
+        for prefix in ["trace: /", "report: /", "har: /"] {
             if let line = captured.first?.split(separator: "\n").last(where: { $0.hasPrefix(prefix) }) {
                 let path = String(line.dropFirst(prefix.count - 1))
                 XCTAssertTrue(FileManager.default.fileExists(atPath: path), path)
