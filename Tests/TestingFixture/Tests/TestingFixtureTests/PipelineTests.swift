@@ -90,3 +90,28 @@ struct PipelineTests {
         #expect(violation.summary.contains("cancel job=\(job)"))
     }
 }
+
+extension PipelineTests {
+    /// The app commits in process (no request): its own step mark after the cancel is judged.
+    @Test func aWriteStepRunInTheAppAfterACancelBreaksTheContract() async throws {
+        let faultline = try #require(Faultline.current)
+        faultline.proxy.step("download", job: 9, outcome: .started)
+        faultline.proxy.step("download", job: 9, outcome: .cancelled)
+        faultline.proxy.step("write", job: 9, outcome: .started)
+        let violation = try #require(try Self.commitAfterCancel(faultline.proxy))
+        #expect(violation.summary.contains("write of job 9"))
+        #expect(violation.summary.contains("'step download job=9 outcome=cancelled'"))
+    }
+
+    /// A write step before the cancel, or of another job, is no commit after a cancel.
+    @Test func aWriteStepBeforeTheCancelKeepsTheContract() async throws {
+        let faultline = try #require(Faultline.current)
+        faultline.proxy.step("write", job: 10, outcome: .started)
+        faultline.proxy.step("write", job: 10, outcome: .succeeded)
+        faultline.proxy.mark("cancel job=10")
+        faultline.proxy.step("write", job: 11, outcome: .started)
+        #expect(try Self.commitAfterCancel(faultline.proxy) == nil)
+        let report = try faultline.proxy.checkContract(FixtureRules.pipeline)
+        #expect(report.clausesChecked.contains(.dependencyRespected))
+    }
+}
