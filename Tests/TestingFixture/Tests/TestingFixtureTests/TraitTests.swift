@@ -61,7 +61,21 @@ struct TraitSuiteTests {
 /// cases in parallel): no port clash, no shared rule state, no trace mixing.
 @Test(.faultline(ruleSet: FixtureRules.raceRules, backend: .reference), arguments: 0..<50)
 func fiftyInParallel(index: Int) async throws {
+    Overlap.state.withLock {
+        $0.running += 1
+        $0.peak = max($0.peak, $0.running)
+    }
+    defer { Overlap.state.withLock { $0.running -= 1 } }
     try await runOwnRace(try #require(Faultline.current))
+    // Run in parallel, another case starts while this one still runs (this wait included); run
+    // one at a time, none does and the first case fails here.
+    for _ in 0..<100 where Overlap.state.withLock({ $0.peak }) < 2 { try await Task.sleep(for: .milliseconds(50)) }
+    #expect(Overlap.state.withLock { $0.peak } >= 2, "the cases ran one at a time")
+}
+
+/// How many of the fifty cases run now, and the most that ever ran at once.
+enum Overlap {
+    static let state = Mutex<(running: Int, peak: Int)>((0, 0))
 }
 
 /// A contract failure inside `withKnownIssue`: the test passes, and its trace, HTML report and
