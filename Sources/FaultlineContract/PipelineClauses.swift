@@ -8,7 +8,10 @@
 /// succeeded for `k` already, and not failed since: requesting it after the dependency failed,
 /// while the dependency is still running, or before any success breaks the clause. A commit step
 /// arriving after a cancel mark for its key (or a cancel of every key) breaks it too; a cancel
-/// after the commit does not (a committed job stays committed).
+/// after the commit does not (a committed job stays committed). The app's own steps count too,
+/// through the testing library's step marks (`TestProxy.step`): `step write job=7
+/// outcome=cancelled` cancels job 7 as a cancel mark does, and `step write job=7 outcome=started`
+/// (or `succeeded`) of a commit step after a cancel of job 7 breaks the clause as a request would.
 ///
 /// **exactly-once.** A callback attempt *counts* when it was answered below 400, or 409 (a
 /// server that saw it before), or forwarded upstream without a complete answer (the server may
@@ -48,6 +51,11 @@ struct PipelineClauses {
     private var tallies: [Int: [String: Tally]] = [:]
     private var cancels: [String: Cancel] = [:]
     private var cancelAll: Cancel?
+    /// Commit steps the app ran itself (`step write job=7 outcome=started` marks) after a cancel
+    /// of their key: the mark and the cancel before it, reported by `finish`.
+    private var committedAfterCancel: [(step: Cancel, name: String, key: String, cancel: Cancel)] = []
+    /// Whether the app marked a commit step of its own at all (the clause met a case then).
+    private var sawCommitStepMark = false
 
     init(contract: Contract) { self.contract = contract }
 
@@ -105,13 +113,45 @@ struct PipelineClauses {
     }
 
     mutating func mark(seq: UInt64, mono: UInt64, label: String) {
-        guard let cancel = contract.cancel, let cancelled = cancel.cancelledKey(label: label) else { return }
+        guard let cancel = contract.cancel else { return }
         let entry = Cancel(seq: seq, mono: mono, label: label)
+        if let (name, key) = Self.committingStep(label: label, key: cancel.key), contract.commitSteps.contains(name) {
+            sawCommitStepMark = true
+            if let before = [cancels[key], cancelAll].compactMap({ $0 }).min(by: { $0.seq < $1.seq }) {
+                committedAfterCancel.append((entry, name, key, before))
+            }
+        }
+        guard let cancelled = cancel.cancelledKey(label: label) ?? Self.cancelledStep(label: label, key: cancel.key)
+        else { return }
         if let key = cancelled {
             if cancels[key] == nil { cancels[key] = entry }
         } else if cancelAll == nil {
             cancelAll = entry
         }
+    }
+
+    /// The key a step mark of the testing library cancels (`step write job=7 outcome=cancelled`,
+    /// written by `TestProxy.step`): the app's own step ended cancelled, so the job is cancelled
+    /// as a cancel mark would say. `.some(nil)` cancels every key (the mark names no `key=`
+    /// word); nil when the label is no cancelled step.
+    static func cancelledStep(label: String, key: String?) -> String?? {
+        let words = label.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.first == "step", words.contains("outcome=cancelled") else { return nil }
+        guard let key else { return .some(nil) }
+        let prefix = "\(key)="
+        return .some(words.first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+    }
+
+    /// The step and key of a step mark saying the app started or finished a step itself
+    /// (`step write job=7 outcome=started`, or `succeeded`); nil for any other label.
+    static func committingStep(label: String, key: String?) -> (name: String, key: String)? {
+        let words = label.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.count >= 2, words[0] == "step",
+            words.contains("outcome=started") || words.contains("outcome=succeeded")
+        else { return nil }
+        let prefix = "\(key ?? "")="
+        let value = key == nil ? nil : words.first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        return (String(words[1]), value ?? "")
     }
 
     /// Whether a callback attempt counts as delivered (see the type's notes).
@@ -183,6 +223,24 @@ struct PipelineClauses {
     /// Reports callbacks counted twice or more, and required keys with none. Call once, at the
     /// end; `endSeq`/`endMono` are the trace's last event, the witness for "never sent".
     func finish(endSeq: UInt64, endMono: UInt64, log: inout ViolationLog) {
+        for (step, name, key, cancel) in committedAfterCancel {
+            let distance = step.seq - cancel.seq
+            log.record(
+                .dependencyRespected,
+                "The app ran \(name)\(key.isEmpty ? "" : " of \(contract.cancel?.key ?? "key") \(key)") (a commit) itself at seq \(step.seq), \(distance) event\(distance == 1 ? "" : "s") after the mark '\(cancel.label)' at seq \(cancel.seq)",
+                details: [
+                    "mark_seq": String(cancel.seq), "step_seq": String(step.seq), "step": name, "key": key,
+                ],
+                witnesses: [
+                    log.event(
+                        seq: cancel.seq, mono: cancel.mono, kind: "mark", lineage: nil, note: "mark '\(cancel.label)'",
+                        marker: .boundary),
+                    log.event(
+                        seq: step.seq, mono: step.mono, kind: "mark", lineage: nil, note: "mark '\(step.label)'",
+                        marker: .offending),
+                ])
+        }
+        if sawCommitStepMark { log.exercise(.dependencyRespected) }
         for (index, callback) in contract.callbacks.enumerated() {
             let byKey = tallies[index] ?? [:]
             for key in byKey.keys.sorted() {

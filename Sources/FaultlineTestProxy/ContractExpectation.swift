@@ -1,3 +1,4 @@
+import FaultlineCapture
 package import FaultlineContract
 import FaultlineTrace
 package import Foundation
@@ -25,6 +26,9 @@ package struct ContractExpectation: Sendable {
     /// The HTML report (`faultline check --format html`) written beside the trace, under the same
     /// name with `.html`: one timeline picture per violation.
     package let reportFile: URL?
+    /// The test's traffic as HAR 1.2 (`faultline har export`), beside the trace with `.har`, for
+    /// HAR viewers and the replay.
+    package let harFile: URL?
     /// What to record as the test's failure; nil when the expectation holds.
     package let failureMessage: String?
 
@@ -40,6 +44,7 @@ package struct ContractExpectation: Sendable {
         guard !report.passed || !unchecked.isEmpty else {
             traceFile = nil
             reportFile = nil
+            harFile = nil
             failureMessage = nil
             return
         }
@@ -48,11 +53,14 @@ package struct ContractExpectation: Sendable {
             let file = try Self.write(trace, label: label, environment: environment)
             traceFile = file
             reportFile = try? Self.writeReport(report, beside: file)
+            harFile = try? Self.writeHAR(trace, beside: file)
             if let reportFile { fileLines.append("report: \(reportFile.path)") }
+            if let harFile { fileLines.append("har: \(harFile.path)") }
             fileLines.append("trace: \(file.path)")
         } catch {
             traceFile = nil
             reportFile = nil
+            harFile = nil
             fileLines.append("trace: not written (\(error))")
         }
         var lines: [String] = []
@@ -94,6 +102,13 @@ package struct ContractExpectation: Sendable {
         let file = traceFile.deletingPathExtension().appendingPathExtension("html")
         let page = ReportFormatter.html(report, traceName: traceFile.lastPathComponent, spans: spans)
         try Data(page.utf8).write(to: file, options: .atomic)
+        return file
+    }
+
+    /// Writes the exchanges of `trace` as HAR beside `traceFile` (same name, `.har`).
+    static func writeHAR(_ trace: String, beside traceFile: URL) throws -> URL {
+        let file = traceFile.deletingPathExtension().appendingPathExtension("har")
+        try Data(TestProxy.har(fromTrace: trace)).write(to: file, options: .atomic)
         return file
     }
 

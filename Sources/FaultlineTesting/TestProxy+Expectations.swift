@@ -11,8 +11,9 @@ extension TestProxy {
     /// The failure carries the readable report, the unchecked clauses with the missing data, and
     /// the paths of the files it wrote (the folder `$FAULTLINE_ARTIFACTS`, else `faultline-traces`
     /// in the temporary directory): the trace, which the report's `seq` numbers point into, and
-    /// beside it the HTML report with a timeline picture per violation, which is also attached to
-    /// the test (a Swift Testing attachment).
+    /// beside it the HTML report with a timeline picture per violation and a HAR of the traffic
+    /// (`har:`). The three are also attached to the test (Swift Testing attachments named after
+    /// it, which `swift test --attachments-path DIR` saves).
     /// Returns the report either way.
     @discardableResult
     public func expectContractHolds(
@@ -20,21 +21,43 @@ extension TestProxy {
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ContractReport {
         let label = Test.current?.name ?? "\(sourceLocation.fileName)-\(sourceLocation.line)"
+        return try expectContractHolds(
+            contract, acceptingUnchecked: acceptingUnchecked, label: label, sourceLocation: sourceLocation)
+    }
+
+    /// ``expectContractHolds(_:acceptingUnchecked:sourceLocation:)`` with the files and
+    /// attachments named after `label`.
+    @discardableResult
+    func expectContractHolds(
+        _ contract: Contract, acceptingUnchecked: Set<ClauseID>, label: String, sourceLocation: SourceLocation
+    ) throws -> ContractReport {
         let verdict = try expectation(contract, acceptingUnchecked: acceptingUnchecked, label: label)
         if let message = verdict.failureMessage {
+            // Attached first: a `withKnownIssue` matcher may look at the files, even remove them.
+            recordAttachments(label: label, reportFile: verdict.reportFile, sourceLocation: sourceLocation)
             Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
-            // Swift Testing keeps attachments with the test's result (and exports them with
-            // `swift test --attachments-path`), so the picture travels with a CI run.
-            if let reportFile = verdict.reportFile, let page = try? Data(contentsOf: reportFile) {
-                Attachment.record(Array(page), named: reportFile.lastPathComponent, sourceLocation: sourceLocation)
-            }
         }
         return verdict.report
     }
 
+    /// Records the trace, the HTML report (when there is one) and a HAR of the traffic as
+    /// attachments of the current test, named after `label`. Swift Testing keeps attachments
+    /// with the test's result and `swift test --attachments-path DIR` saves them, so what a CI
+    /// run saw travels with it.
+    func recordAttachments(label: String, reportFile: URL?, sourceLocation: SourceLocation) {
+        let name = ContractExpectation.fileName(label)
+        Attachment.record(Array(traceText.utf8), named: "\(name).jsonl", sourceLocation: sourceLocation)
+        if let reportFile, let page = try? Data(contentsOf: reportFile) {
+            Attachment.record(Array(page), named: "\(name).html", sourceLocation: sourceLocation)
+        }
+        if let har = try? har() {
+            Attachment.record(har, named: "\(name).har", sourceLocation: sourceLocation)
+        }
+    }
+
     /// The XCTest twin of ``expectContractHolds(_:acceptingUnchecked:sourceLocation:)``: fails the
     /// current test with the same message, on the same conditions; where XCTest has attachments
-    /// (Apple platforms) the HTML report is attached too.
+    /// (Apple platforms) the HTML report, the HAR and the trace are attached too.
     @discardableResult
     public func assertContractHolds(
         _ contract: Contract = .default, acceptingUnchecked: Set<ClauseID> = [], file: StaticString = #filePath,
@@ -47,10 +70,9 @@ extension TestProxy {
             #if canImport(Darwin)
             // Apple's XCTest keeps attachments with the result bundle; swift-corelibs-xctest
             // (Linux) has none, and the message's `report:` path is what there is there.
-            if let reportFile = verdict.reportFile {
-                XCTContext.runActivity(named: "Contract report") { activity in
-                    activity.add(XCTAttachment(contentsOfFile: reportFile))
-                }
+            let files = [verdict.reportFile, verdict.harFile, verdict.traceFile].compactMap { $0 }
+            XCTContext.runActivity(named: "Contract report") { activity in
+                for file in files { activity.add(XCTAttachment(contentsOfFile: file)) }
             }
             #endif
         }

@@ -55,6 +55,7 @@ import FoundationNetworking
             defer {
                 try? FileManager.default.removeItem(atPath: String(path))
                 try? FileManager.default.removeItem(atPath: String(path.dropLast(".jsonl".count)) + ".html")
+                try? FileManager.default.removeItem(atPath: String(path.dropLast(".jsonl".count)) + ".har")
             }
             return text.hasPrefix("FAILED: the contract was not checked in full; not checked: ")
                 && text.contains("logout-boundary: \(skipped.reason)") && text.contains("acceptingUnchecked")
@@ -70,7 +71,7 @@ import FoundationNetworking
         try proxy.expectContractHolds(acceptingUnchecked: Set(skipped))
         let verdict = try proxy.expectation(.default, acceptingUnchecked: Set(skipped.dropLast()), label: "one-left")
         #expect(verdict.unchecked.map(\.clause) == [skipped.last!])
-        for file in [verdict.traceFile, verdict.reportFile].compactMap({ $0 }) {
+        for file in [verdict.traceFile, verdict.reportFile, verdict.harFile].compactMap({ $0 }) {
             try? FileManager.default.removeItem(at: file)
         }
     }
@@ -87,7 +88,7 @@ import FoundationNetworking
             report: ContractReport(clausesSkipped: [nothingDeclared, missingData]), acceptingUnchecked: [], trace: "",
             label: "missing-data")
         #expect(strict.unchecked.map(\.clause) == [.logoutBoundary])
-        for file in [strict.traceFile, strict.reportFile].compactMap({ $0 }) {
+        for file in [strict.traceFile, strict.reportFile, strict.harFile].compactMap({ $0 }) {
             try? FileManager.default.removeItem(at: file)
         }
     }
@@ -137,7 +138,9 @@ import FoundationNetworking
         #expect(!page.contains(folder.path))
         let message = try #require(verdict.failureMessage)
         #expect(message.contains("\(trace.lastPathComponent): FAILED"))
-        #expect(message.contains("\nreport: \(report.path)\ntrace: \(trace.path)"))
+        let har = try #require(verdict.harFile)
+        #expect(har.deletingPathExtension().lastPathComponent == trace.deletingPathExtension().lastPathComponent)
+        #expect(message.contains("\nreport: \(report.path)\nhar: \(har.path)\ntrace: \(trace.path)"))
     }
 
     @Test func anExpectationThatHoldsWritesNothing() async throws {
@@ -148,7 +151,9 @@ import FoundationNetworking
         let verdict = ContractExpectation(
             report: report, acceptingUnchecked: Set(report.clausesSkipped.map(\.clause)), trace: proxy.traceText,
             label: "holds", environment: [ContractExpectation.artifactsVariable: folder.path])
-        #expect(verdict.failureMessage == nil && verdict.traceFile == nil && verdict.reportFile == nil)
+        #expect(
+            verdict.failureMessage == nil && verdict.traceFile == nil && verdict.reportFile == nil
+                && verdict.harFile == nil)
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 }

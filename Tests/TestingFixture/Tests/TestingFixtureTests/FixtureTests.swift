@@ -55,15 +55,18 @@ import Testing
             let text = issue.comments.map(\.rawValue).joined(separator: "\n")
             let lines = text.split(separator: "\n")
             guard let line = lines.last(where: { $0.hasPrefix("trace: /") }),
-                let reportLine = lines.last(where: { $0.hasPrefix("report: /") })
+                let reportLine = lines.last(where: { $0.hasPrefix("report: /") }),
+                let harLine = lines.last(where: { $0.hasPrefix("har: /") })
             else { return false }
             let file = String(line.dropFirst("trace: ".count))
             let report = String(reportLine.dropFirst("report: ".count))
-            defer { for path in [file, report] { try? FileManager.default.removeItem(atPath: path) } }
-            // The HTML report sits beside the trace and is a page a browser opens.
+            let har = String(harLine.dropFirst("har: ".count))
+            defer { for path in [file, report, har] { try? FileManager.default.removeItem(atPath: path) } }
+            // The HTML report sits beside the trace and is a page a browser opens; the HAR too.
             let page = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+            let archive = (try? String(contentsOfFile: har, encoding: .utf8)) ?? ""
             return text.contains("logout-boundary:") && FileManager.default.fileExists(atPath: file)
-                && report.hasSuffix(".html") && page.hasPrefix("<!DOCTYPE html>")
+                && report.hasSuffix(".html") && page.hasPrefix("<!DOCTYPE html>") && archive.contains("\"entries\"")
         }
     }
 

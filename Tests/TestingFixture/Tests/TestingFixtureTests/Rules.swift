@@ -16,13 +16,54 @@ enum FixtureRules {
         }
         """
 
+    /// The Faultline checkout this package sits in.
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The checkout's Rules folder, as README's `.faultline(rules: "Rules")` reads it.
+    static let folder = repository.appendingPathComponent("Rules").path
+
     /// Rules/auth-profile.json5 of the Faultline checkout this package sits in.
     static func profile() throws -> String {
-        let repository = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return try String(contentsOf: repository.appendingPathComponent("Rules/auth-profile.json5"), encoding: .utf8)
+        try String(contentsOf: repository.appendingPathComponent("Rules/auth-profile.json5"), encoding: .utf8)
     }
+
+    /// A download's response held until the test lets it go (or its client goes away).
+    static let heldDownload = """
+        {
+          rules: [
+            { name: "hold-download", phase: "response", match: { method: "POST", path: "/jobs/*/download" },
+              actions: [{ hold: { name: "download-response", timeout: 10, onTimeout: "release" } }] },
+          ],
+        }
+        """
+
+    /// A pipeline contract: `write` commits, and a mark `cancel job=N` cancels job N.
+    static let pipelineContract = """
+        {
+          steps: [
+            { name: "download", match: { method: "POST", path: "/jobs/{job}/download" } },
+            { name: "write", match: { method: "POST", path: "/jobs/{job}/write" } },
+          ],
+          cancel: { mark: "cancel", key: "job" },
+          commit: ["write"],
+        }
+        """
+
+    /// ``pipelineContract`` decoded; the fixture's own text, so a failure is a fixture bug.
+    static var pipeline: Contract {
+        let (contract, errors) = ContractLoader.load(text: pipelineContract, file: "pipeline.json5")
+        precondition(errors.isEmpty, "\(errors)")
+        return contract!
+    }
+
+    /// The race rules with the profile, for traits (an attribute cannot throw: a missing profile
+    /// leaves the profile out, and the tests that need it fail on the unchecked clauses).
+    static let raceRules: TestProxy.Rules = .files(["auth-profile.json5": (try? profile()) ?? "{}", "race.json5": race])
+
+    /// The held download, for traits.
+    static let downloadRules: TestProxy.Rules = .files(["download.json5": heldDownload])
 
     static func withProfile() throws -> TestProxy.Rules {
         .files(["auth-profile.json5": try profile(), "race.json5": race])

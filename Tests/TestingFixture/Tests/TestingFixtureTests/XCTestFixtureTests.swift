@@ -35,7 +35,7 @@ final class XCTestFixtureTests: XCTestCase {
         XCTAssertTrue(report.passed, "no violation: only the unchecked clauses fail it")
         XCTAssertEqual(captured.count, 1)
         XCTAssertTrue(captured.first?.contains("logout-boundary:") == true, captured.first ?? "nothing recorded")
-        for prefix in ["trace: /", "report: /"] {
+        for prefix in ["trace: /", "report: /", "har: /"] {
             if let line = captured.first?.split(separator: "\n").last(where: { $0.hasPrefix(prefix) }) {
                 let path = String(line.dropFirst(prefix.count - 1))
                 XCTAssertTrue(FileManager.default.fileExists(atPath: path), path)
@@ -45,5 +45,30 @@ final class XCTestFixtureTests: XCTestCase {
             }
         }
         XCTAssertNoThrow(try proxy.assertContractHolds(acceptingUnchecked: Set(report.clausesSkipped.map(\.clause))))
+    }
+
+    /// `Faultline.withXCTestScope`, the trait's XCTest counterpart: a backend and a proxy for
+    /// the body, the contract asserted when it returns, both stopped after.
+    func testTheScopeRunsARaceAndStopsTheProxy() async throws {
+        var seen: Faultline?
+        try await Faultline.withXCTestScope(Faultline.Configuration(rules: try FixtureRules.withProfile())) {
+            faultline in
+            seen = faultline
+            XCTAssertTrue(Faultline.current != nil)
+            let client = Client(baseURL: faultline.baseURL)
+            let first = try await client.login()
+            let expired = try await client.me(first)
+            XCTAssertEqual(expired, 401)
+            async let refreshed = client.refresh(first)
+            let released = try await faultline.proxy.waitForHold("refresh-response").release()
+            XCTAssertTrue(released)
+            let second = try await refreshed
+            let afterRefresh = try await client.me(second)
+            XCTAssertEqual(afterRefresh, 200)
+            let logout = try await client.logout(second)
+            XCTAssertEqual(logout, 204)
+        }
+        XCTAssertEqual(seen?.proxy.server.boundAddresses.isEmpty, true, "the proxy still listens")
+        XCTAssertNil(seen?.backend?.address, "the backend still listens")
     }
 }
