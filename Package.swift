@@ -83,12 +83,14 @@ let package = Package(
         .target(
             name: "FaultlineCapture", dependencies: ["FaultlineCore", "FaultlineHTTP1", "FaultlineTrace"],
             swiftSettings: strictSettings),
-        // Server replay: answers flows from a capture (matching, fresh credentials, recorded order).
+        // Server replay: answers flows from a capture (matching, fresh credentials, recorded order,
+        // credential state). FaultlineRules for the lineage book the live tracker uses too (already
+        // below it through FaultlineFlow, so no new edge in the build graph).
         .target(
             name: "FaultlineReplay",
             dependencies: [
-                "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineServer", "FaultlineTLS",
-                "FaultlineTrace",
+                "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineRules", "FaultlineServer",
+                "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .target(
@@ -205,8 +207,8 @@ let package = Package(
         .testTarget(
             name: "FaultlineReplayTests",
             dependencies: [
-                "FaultlineReplay", "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineServer",
-                "FaultlineTLS", "FaultlineTrace",
+                "FaultlineReplay", "FaultlineCapture", "FaultlineCore", "FaultlineFlow", "FaultlineHTTP1", "FaultlineRules",
+                "FaultlineServer", "FaultlineTLS", "FaultlineTrace",
             ],
             swiftSettings: strictSettings),
         .testTarget(

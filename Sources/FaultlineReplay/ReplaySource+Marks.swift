@@ -1,13 +1,16 @@
+import FaultlineServer
 public import FaultlineTrace
 import Foundation
 
 /// Marks are recorded steps too: with `--order recorded` the source hears this run's marks from
 /// the trace as they are written.
 extension ReplaySource {
-    /// Subscribes to `trace`'s marks when answers follow the recorded order (else does nothing).
-    /// The observer runs on a recording thread, one line at a time in `seq` order: it reads the
-    /// line, takes the source's own lock and never records.
+    /// Writes the capture's own warnings to `trace` (`replay.clock-backwards`), then subscribes
+    /// to its marks when answers follow the recorded order. The observer runs on a recording
+    /// thread, one line at a time in `seq` order: it reads the line, takes the source's own lock
+    /// and never records.
     public func follow(_ trace: TraceRecorder) {
+        for event in loadEvents { trace.record(event.kind, event.fields) }
         guard settings.order == .recorded else { return }
         _ = trace.addObserver { [weak self] line in
             guard let self, let label = Self.markLabel(line) else { return }

@@ -2,6 +2,7 @@ public import FaultlineCapture
 public import FaultlineCore
 import FaultlineFlow
 import FaultlineHTTP1
+import FaultlineRules
 public import FaultlineServer
 import FaultlineTLS
 public import FaultlineTrace
@@ -22,6 +23,11 @@ import Synchronization
 /// - **Credentials.** Secrets that recorded responses issued are handed out as fresh random
 ///   values, one per recorded value for the whole run, so a client's auth code runs unchanged and
 ///   no real secret is needed (`IssuedSecrets`).
+/// - **Credential state.** Each recorded credential's history (`CredentialHistory`: issued,
+///   accepted, rejected from a point on, and why) and this run's progress through it
+///   (`CredentialRun`): a credential rejected at this point of the run gets its recorded
+///   rejection on any path, and an accepted one stands in for another of its kind on a route
+///   recorded only with that other (`replay.matched` with `by: "credential-state"`).
 /// - **Time.** Each answer's recorded times (`Date`, cookie and token expiry...) move by the
 ///   distance between its recorded request and this one, or as `--clock` says (`ReplayClock`,
 ///   `AnswerTimeShifter`); `replay.shifted` says which moved and by how much.
@@ -50,6 +56,13 @@ public final class ReplaySource: ReplayResponder {
     let notice: @Sendable (String) -> Void
     /// The run's signing keys; nil when OpenSSL could not make them.
     let signer: JWTSigner?
+    /// Warnings about the capture itself, for standard error after the banner (which tools read
+    /// as the first `faultline ` line): a recorded clock that runs backwards.
+    public let loadWarnings: [String]
+    /// Events about the capture itself (`replay.clock-backwards`), written by `follow(_:)`.
+    let loadEvents: [ReplayTraceEvent]
+    /// Each recorded credential's history (`CredentialHistory`).
+    let history: CredentialHistory
     let state: Mutex<State>
     /// When this source was made: `--now`'s clock runs on from it.
     let startedAt = MonotonicInstant.now()
@@ -64,6 +77,14 @@ public final class ReplaySource: ReplayResponder {
         /// The request presents a refresh token a recorded response issued: a refresh.
         let presentsRefresh: Bool
 
+        /// Issued credentials the request presents, and the ones its answer issues (fingerprints).
+        let credentials: [Credential]
+        let issuedCredentials: [Credential]
+        /// The answer is a rejection: a 401, or RFC 6749 §5.2's `invalid_grant`.
+        let rejects: Bool
+
+        /// The answer accepted the request's credentials.
+        var accepts: Bool { !rejects && response.status < 400 }
         var isSuccessfulRefresh: Bool { presentsRefresh && issuesRefresh }
         var isRejectedRefresh: Bool { presentsRefresh && !(200..<300).contains(response.status) }
     }
@@ -78,6 +99,8 @@ public final class ReplaySource: ReplayResponder {
         var parked: [Parked] = []
         /// Fresh refresh tokens a successful refresh has rotated: presenting one again is refused.
         var spentRefreshTokens: Set<String> = []
+        /// This run's side of the credential state.
+        var run = CredentialRun()
     }
 
     struct Parked {
@@ -101,6 +124,24 @@ public final class ReplaySource: ReplayResponder {
                 "faultline replay: no signing keys (\(error.description)): re-issued JWTs keep an unsigned placeholder")
         }
         self.signer = signer
+        // A clock that ran backwards is worth a warning, not a refusal: `seq` keeps the order.
+        let backwards = BackwardsClock.entries(in: capture)
+        if !backwards.isEmpty {
+            loadWarnings = [
+                "faultline replay: WARNING: \(capture.source): the recorded clock runs backwards at \(backwards.count) "
+                    + "entr\(backwards.count == 1 ? "y" : "ies") (answers' times move by a clock that jumped): "
+                    + backwards.prefix(5).map(\.summary).joined(separator: "; ")
+                    + (backwards.count > 5 ? "; and \(backwards.count - 5) more" : "")
+            ]
+            loadEvents = [
+                ReplayTraceEvent(
+                    .replayClockBackwards,
+                    [.int("count", backwards.count), .strings("entries", backwards.map(\.summary))])
+            ]
+        } else {
+            loadWarnings = []
+            loadEvents = []
+        }
         let issued = IssuedSecrets(capture: capture, policy: settings.secrets)
         self.issued = issued
         let refreshTokens = issued.values.filter { capture.credentialKind(of: $0) == "refresh" }
@@ -109,6 +150,11 @@ public final class ReplaySource: ReplayResponder {
             let response = exchange.response!
             let keptBody = request.body.flatMap { $0.truncated ? nil : $0.bytes } ?? (capture.hasBodies ? [] : nil)
             let requestText = Self.text(of: request)
+            let issuedValues = issued.byFlow[exchange.flow] ?? []
+            let presentedValues = Self.issuedValues(in: requestText, issued: issued).filter {
+                !issuedValues.contains($0)
+            }
+            let body = response.body.map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
             return Recorded(
                 exchange: exchange, request: request, response: response,
                 shape: RequestShape(
@@ -117,8 +163,12 @@ public final class ReplaySource: ReplayResponder {
                     issued: issued),
                 issuesRefresh: (200..<300).contains(response.status)
                     && (issued.byFlow[exchange.flow] ?? []).contains { refreshTokens.contains($0) },
-                presentsRefresh: refreshTokens.contains { requestText.contains($0) })
+                presentsRefresh: refreshTokens.contains { requestText.contains($0) },
+                credentials: presentedValues.map { Self.credential($0, capture: capture, issued: issued) },
+                issuedCredentials: issuedValues.map { Self.credential($0, capture: capture, issued: issued) },
+                rejects: response.status == 401 || (response.status == 400 && body.contains("invalid_grant")))
         }
+        history = Self.credentialHistory(of: recorded)
         self.recorded = recorded
         let routeParts: [ReplaySettings.MatchPart] = [.method, .scheme, .host, .port, .path]
         if routeParts.allSatisfy(settings.match.contains) {
@@ -143,14 +193,28 @@ public final class ReplaySource: ReplayResponder {
         var lines: [String] = []
         let (immediate, wait) = state.withLock { state -> (ReplayAnswer?, ReplayWait?) in
             let shape = liveShape(request, &state)
-            let refreshTokens = state.mint.presented(in: Self.text(of: request))
-                .filter { capture.credentialKind(of: $0.recorded) == "refresh" }.map(\.fresh)
-            guard let choice = choose(shape, presentingRefresh: refreshTokens, &state) else {
+            let presented = state.mint.presented(in: Self.text(of: request))
+            let refreshTokens = presented.filter { capture.credentialKind(of: $0.recorded) == "refresh" }.map(\.fresh)
+            var credentials: [Credential] = []
+            for value in presented.map(\.recorded) {
+                let credential = Self.credential(value, capture: capture, issued: issued)
+                if !credentials.contains(credential) { credentials.append(credential) }
+            }
+            guard
+                let choice = rejectedChoice(shape, presenting: credentials, &state)
+                    ?? choose(shape, presentingRefresh: refreshTokens, &state)
+                    ?? standInChoice(shape, presenting: credentials, &state)
+            else {
                 let (answer, line) = unmatched(request, shape, state.order)
                 lines.append(line)
                 return (answer, nil)
             }
             var events = choice.events
+            if choice.recorded >= 0 {
+                state.run.answered(
+                    choice.recorded, issuing: recorded[choice.recorded].issuedCredentials.map(\.fingerprint),
+                    at: runTime())
+            }
             let response = makeResponse(choice.recorded, generation: choice.newGeneration, &state, events: &events)
             guard var order = state.order else { return (response(events), nil) }
             let recordedFlow = recorded[choice.recorded].exchange.flow
@@ -250,6 +314,10 @@ extension TraceEventKind {
     /// A re-issued JWT was re-minted: its `alg` and the run key's `kid`; or, with a `warning`, an
     /// `alg` the replay cannot sign (`none`, an unknown one), passed through unsigned.
     public static let replayMinted: TraceEventKind = "replay.minted"
+    /// The capture's wall clock runs backwards: how many entries (`count`) and which, each with
+    /// the earlier entry it comes after by `seq` but before by the clock (`entries`). The capture
+    /// still loads.
+    public static let replayClockBackwards: TraceEventKind = "replay.clock-backwards"
     /// A recorded JWK Set answer went out with the run's public keys: their `kids`, and how many
     /// keys the recording had.
     public static let replayKeys: TraceEventKind = "replay.keys"

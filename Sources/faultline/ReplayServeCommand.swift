@@ -99,6 +99,7 @@ enum ReplayServeCommand {
                 }
                 lines.append(clock)
             }
+            lines += source.loadWarnings
             if capture.secrets == .kept {
                 lines.append("faultline: WARNING: \(capture.source) holds raw secrets")
             }

@@ -11,7 +11,12 @@
 /// use is attributed to it. A successful revocation (RFC 7009) of `L`'s credentials is reported
 /// but changes nothing: only a logout closes a lineage, and a revoked token presented later is
 /// still `L`'s. One func per input, each returning the events to trace.
-struct LineageBook {
+///
+/// One implementation for both sides: the live proxy's `LineageTracker` drives it from the
+/// traffic it sees, and `faultline replay serve` drives it from a recording (FaultlineReplay's
+/// `CredentialHistory`), so both agree on which lineage issued a credential, which credentials a
+/// refresh rotated, and which lineages a logout closed.
+public struct LineageBook: Sendable {
     private struct Record {
         let id: LineageID
         var isOpen = true
@@ -25,25 +30,34 @@ struct LineageBook {
     /// Fingerprint → the newest lineage it was issued to, and as which kind.
     private var owners: [String: (id: LineageID, kind: CredentialKind)] = [:]
 
+    /// An empty book: no lineage yet.
+    public init() {}
+
+    /// False once a logout presenting one of `id`'s credentials was sent; false for a lineage
+    /// the book does not have.
+    public func isOpen(_ id: LineageID) -> Bool {
+        records.indices.contains(id.rawValue - 1) && records[id.rawValue - 1].isOpen
+    }
+
     /// The lineage owning any of `credentials`; the newest when they belong to several.
-    func lineage(of credentials: [Credential]) -> LineageID? {
+    public func lineage(of credentials: [Credential]) -> LineageID? {
         credentials.compactMap { owners[$0.fingerprint]?.id }.max()
     }
 
     /// The kind a fingerprint was last issued as; nil when no lineage was ever issued it.
-    func kind(of fingerprint: String) -> CredentialKind? {
+    public func kind(of fingerprint: String) -> CredentialKind? {
         owners[fingerprint]?.kind
     }
 
     /// A logout request was sent upstream.
-    mutating func logoutSent(presented: [Credential]) -> [LineageEvent] {
+    public mutating func logoutSent(presented: [Credential]) -> [LineageEvent] {
         guard let id = lineage(of: presented), records[id.rawValue - 1].isOpen else { return [] }
         records[id.rawValue - 1].isOpen = false
         return [.logout(id, presented: presented)]
     }
 
     /// A login answered 2xx and issued credentials; it starts the lineage `reserved` for it, if any.
-    mutating func loginSucceeded(issued: [Credential], reserved: LineageID? = nil) -> [LineageEvent] {
+    public mutating func loginSucceeded(issued: [Credential], reserved: LineageID? = nil) -> [LineageEvent] {
         if let reserved, records.indices.contains(reserved.rawValue - 1), records[reserved.rawValue - 1].isReserved {
             records[reserved.rawValue - 1].isReserved = false
             _ = adopt(issued, into: reserved)
@@ -55,7 +69,7 @@ struct LineageBook {
     /// Numbers the lineage a login will start before its response is complete, so that a capture
     /// can name the credentials of the response after it as they are written. A reservation its
     /// login never uses stays a gap in the numbering and is not listed.
-    mutating func reserve() -> LineageID {
+    public mutating func reserve() -> LineageID {
         let id = LineageID(records.count + 1)
         records.append(Record(id: id, isReserved: true))
         return id
@@ -64,7 +78,7 @@ struct LineageBook {
     /// A refresh answered 2xx and issued credentials. The owner is found from the presented
     /// refresh-kind credentials; when the request presented none of that kind (a cookie-based
     /// refresh), from any presented credential.
-    mutating func refreshSucceeded(presented: [Credential], issued: [Credential]) -> [LineageEvent] {
+    public mutating func refreshSucceeded(presented: [Credential], issued: [Credential]) -> [LineageEvent] {
         let refreshCredentials = presented.filter { $0.kind == .refresh }
         guard let id = lineage(of: refreshCredentials.isEmpty ? presented : refreshCredentials) else {
             return [.unknownRefresh(start(with: issued), presented: presented, issued: issued)]
@@ -77,7 +91,7 @@ struct LineageBook {
     /// A revocation naming `revoked` was answered 2xx (RFC 7009 §2.2: the token is invalid from
     /// now on, or was already). Reported for the lineage owning them, flagged `afterLogout` when
     /// it is closed; a token no lineage owns is not followed.
-    func revocationSucceeded(revoked: [Credential]) -> [LineageEvent] {
+    public func revocationSucceeded(revoked: [Credential]) -> [LineageEvent] {
         guard let id = lineage(of: revoked) else { return [] }
         return [.revoked(id, revoked: revoked, afterLogout: !records[id.rawValue - 1].isOpen)]
     }
@@ -85,7 +99,7 @@ struct LineageBook {
     /// Some other response issued credentials. Reported when the request belongs to a lineage
     /// and the credentials are new to it, or the lineage is closed; a request with no lineage
     /// (a pre-login anonymous cookie) is not followed.
-    mutating func credentialsIssued(presented: [Credential], issued: [Credential]) -> [LineageEvent] {
+    public mutating func credentialsIssued(presented: [Credential], issued: [Credential]) -> [LineageEvent] {
         guard let id = lineage(of: presented) else { return [] }
         let record = records[id.rawValue - 1]
         let isNew = issued.contains { record.current[$0.kind]?.fingerprint != $0.fingerprint }
@@ -95,7 +109,7 @@ struct LineageBook {
     }
 
     /// Every lineage in order.
-    func infos() -> [LineageInfo] {
+    public func infos() -> [LineageInfo] {
         records.filter { !$0.isReserved }.map { record in
             LineageInfo(
                 id: record.id, isOpen: record.isOpen,
