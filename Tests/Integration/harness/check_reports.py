@@ -39,14 +39,14 @@ def check(binary, trace, *args):
 
 
 def demo_traces(binary, folder):
-    """The traces of `faultline demo --all --traces FOLDER/traces` (20: 9 correct runs, 11 broken
+    """The traces of `faultline demo --all --traces FOLDER/traces` (22: 10 correct runs, 12 broken
     variants), in the demo's order."""
     done = run([binary, "demo", "--all", "--traces", os.path.join(folder, "traces")], timeout=120,
                env=clean_env(TMPDIR=str(folder)))
     out = done.stdout.decode(errors="replace")
     assert done.returncode == 0, f"demo exit {done.returncode}:\n{out}\n{done.stderr.decode(errors='replace')}"
     paths = re.findall(r"^  trace: (\S+)$", out, re.MULTILINE)
-    assert len(paths) == 20, f"the mutation table is 9 correct runs and 11 broken variants:\n{out}"
+    assert len(paths) == 22, f"the mutation table is 10 correct runs and 12 broken variants:\n{out}"
     return paths
 
 
