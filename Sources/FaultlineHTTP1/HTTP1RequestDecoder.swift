@@ -55,6 +55,13 @@ public struct HTTP1RequestDecoder: Sendable {
     /// Allocated size of the internal buffer, for memory-bound tests.
     var bufferCapacity: Int { decoder.bufferCapacity }
 
+    /// Gives back the storage of the input buffer when no byte waits in it: a keep-alive
+    /// connection between requests then holds none (the driver calls it on idle connections
+    /// every few seconds, not per request, where the next request would allocate it again).
+    public mutating func releaseIdleStorage() {
+        decoder.releaseIdleStorage()
+    }
+
     /// Decodes the next event from the buffered bytes. Returns nil when more bytes are needed, in a
     /// tunnel, or at EOF on a message boundary. Throws the client's protocol error, with the status
     /// to answer; after an error every call throws that same error.

@@ -40,6 +40,14 @@ struct InputBuffer: Sendable {
         }
     }
 
+    /// Gives the storage back when every byte was consumed (emptying keeps an array's capacity,
+    /// which an idle keep-alive connection would otherwise carry until its next request).
+    mutating func releaseStorageIfEmpty() {
+        guard readableCount == 0, storage.capacity > 0 else { return }
+        storage = []
+        readIndex = 0
+    }
+
     /// Marks the next `count` bytes as decoded.
     mutating func consume(_ count: Int) {
         precondition(count >= 0 && count <= readableCount, "consumed more than was buffered")

@@ -1,4 +1,5 @@
 public import FaultlineCore
+import FaultlineHTTP1
 public import FaultlineFlow
 public import FaultlineRules
 
@@ -51,6 +52,15 @@ public protocol ClientSession {
     var isClosed: Bool { get }
     /// Why the session ended, for `connection.closed`.
     var closeReason: String? { get }
+    /// Gives back buffer storage that past requests left empty, so an idle connection holds
+    /// none. The driver calls it every few seconds on idle connections, not at every request's
+    /// end, where the next request would only allocate it again.
+    mutating func releaseIdleStorage()
+}
+
+extension ClientSession {
+    /// Nothing to give back by default.
+    public mutating func releaseIdleStorage() {}
 }
 
 extension HTTP1ProxySession: ClientSession {
@@ -61,4 +71,7 @@ extension HTTP1ProxySession: ClientSession {
     public var pausesClientForUpstreamBacklog: Bool { true }
 
     public mutating func upstreamBacklogChanged(flow id: FlowID, bytes: Int) -> [ProxyAction] { [] }
+
+    /// The request decoder's input buffer, which keeps its capacity between requests.
+    public mutating func releaseIdleStorage() { requestDecoder.releaseIdleStorage() }
 }

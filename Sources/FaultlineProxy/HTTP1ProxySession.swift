@@ -51,12 +51,14 @@ public struct HTTP1ProxySession {
         case draining(ClientExchange)
         /// A `CONNECT` whose target is being connected (RFC 9110 §9.3.6): not answered yet, or
         /// answered early and classified as a tunnel. Client bytes wait in the request decoder
-        /// until the tunnel opens.
-        case connecting(ConnectRequest)
+        /// until the tunnel opens. Out of line, as the next case: a `ConnectRequest` is twice
+        /// the size of any other payload, and the state is inline in every connection's session
+        /// (Benchmarks/idle), while a `CONNECT` is rare enough to pay an allocation.
+        indirect case connecting(ConnectRequest)
         /// `CONNECT` answered early, nothing connected yet: reading the client's first bytes
         /// (`hello`) to choose between terminating TLS and tunnelling
         /// (HTTP1ProxySession+Interception.swift).
-        case awaitingClientHello(ConnectRequest, hello: [UInt8])
+        indirect case awaitingClientHello(ConnectRequest, hello: [UInt8])
         /// The tunnel relays bytes unchanged (HTTP1ProxySession+Tunnel.swift).
         case tunnelling(Tunnel)
         /// A final answer was queued with a close; input is ignored.

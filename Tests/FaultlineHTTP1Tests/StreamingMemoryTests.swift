@@ -34,6 +34,35 @@ import Testing
         #expect(maxCapacity <= Self.capacityBound, "buffer grew to \(maxCapacity)")
     }
 
+    /// Between keep-alive requests the decoder holds no buffer once told to give it back; bytes
+    /// of a next request already buffered are kept, and decoding carries on either way.
+    @Test func anIdleDecoderGivesItsBufferBack() throws {
+        var decoder = HTTP1RequestDecoder()
+        decoder.receive(bytes("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HT"))
+        guard case .head = try decoder.nextEvent(), case .end = try decoder.nextEvent() else {
+            Issue.record("expected the first request")
+            return
+        }
+        #expect(try decoder.nextEvent() == nil)
+        decoder.releaseIdleStorage()
+        #expect(decoder.bufferedByteCount == 9 && decoder.bufferCapacity >= 9, "the next request's bytes stay")
+        decoder.receive(bytes("TP/1.1\r\nHost: h\r\n\r\n"))
+        guard case .head(let second) = try decoder.nextEvent(), case .end = try decoder.nextEvent() else {
+            Issue.record("expected the second request")
+            return
+        }
+        #expect(second.target == "/b")
+        #expect(decoder.bufferCapacity > 0)
+        decoder.releaseIdleStorage()
+        #expect(decoder.bufferCapacity == 0)
+        decoder.receive(bytes("GET /c HTTP/1.1\r\nHost: h\r\n\r\n"))
+        guard case .head(let third) = try decoder.nextEvent() else {
+            Issue.record("expected the third request")
+            return
+        }
+        #expect(third.target == "/c")
+    }
+
     @Test func chunkedResponseBodyWithMisalignedPieces() throws {
         var decoder = HTTP1ResponseDecoder()
         decoder.expectResponse(toMethod: "GET")

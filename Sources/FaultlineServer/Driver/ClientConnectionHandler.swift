@@ -247,11 +247,12 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     }
 
     /// Gives back the storage of containers past requests left empty (Swift keeps a container's
-    /// storage when it is emptied): the upstream tables' spill-over and the input queue, so an
-    /// idle keep-alive connection carries none of them (Benchmarks/idle). `LoopContext` calls it
+    /// storage when it is emptied): the session's input buffer, the upstream tables' spill-over
+    /// and the input queue, so an idle keep-alive connection carries none of them (Benchmarks/idle). `LoopContext` calls it
     /// every few seconds rather than at every request's end, where making them again would cost
     /// each request a few allocations.
     func releaseIdleStorage() {
+        session.releaseIdleStorage()
         upstreams.releaseUnusedStorage()
         timers.releaseUnusedStorage()
         if queue.isEmpty { queue = [] }
