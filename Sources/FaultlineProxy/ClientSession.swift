@@ -1,6 +1,6 @@
 public import FaultlineCore
-import FaultlineHTTP1
 public import FaultlineFlow
+import FaultlineHTTP1
 public import FaultlineRules
 
 /// What the server drives for one client connection, whatever protocol it speaks: HTTP/1.1
