@@ -1,5 +1,6 @@
 import FaultlineCore
 import Foundation
+import Synchronization
 
 /// One signed-in account's tokens, coordinated the way the token-refresh article recommends:
 /// one shared refresh in flight, the current token compared with the rejected one before
@@ -23,9 +24,9 @@ actor AuthSession {
     private var refreshInFlight: Task<(access: String, refresh: String), any Error>?
     /// The refresh that was in flight when the account logged out (`settleAbandonedRefresh`).
     private var abandonedRefresh: Task<(access: String, refresh: String), any Error>?
-    /// Retries that passed their generation check and are being sent (`beginRetry`), and a
-    /// logout waiting for them to be out before its own request goes.
-    private var retriesSending = 0
+    /// Requests that passed their generation check and are not yet on their way (`beginSend`),
+    /// and a logout waiting for them to be out before its own request goes.
+    private var sending = 0
     private var logoutWaiting: CheckedContinuation<Void, Never>?
 
     init(flaws: ClientFlaws, stack: @escaping @Sendable () -> DemoHTTPClient) {
@@ -44,23 +45,26 @@ actor AuthSession {
         refreshToken = refresh
     }
 
-    /// Before a retry is sent, after the refresh it waited for: throws `loggedOut` when the
-    /// session signed out since `generation` (the article's rule after every await), else counts
-    /// the retry as being sent until `endRetry`, so that a logout starting now sends its request
-    /// only after the retry's: checked and sent is one step for the logout, and its boundary
-    /// never falls between the check and the send. The flawed clients without a generation
-    /// check, and those that adopt late tokens, carry on unchecked and uncounted.
-    func beginRetry(_ generation: Int) throws {
-        guard !flaws.contains(.noGenerationCheck), !flaws.contains(.adoptLateTokens) else { return }
+    /// Before a request of this session is sent (a call, its retry after a refresh or a
+    /// `Retry-After`, a cookie call): throws `loggedOut` when the session signed out since
+    /// `generation` (the article's rule after every await), else counts the request as being sent
+    /// until its ticket ends, when it is on its way: a logout starting meanwhile sends its own
+    /// request only after it. Checked and sent is then one step for the logout, and its boundary
+    /// never falls between the check and the wire (exploration found the gap: under load, a call
+    /// that had read its token before the logout reached the proxy after it). The flawed clients
+    /// without a generation check, and those that adopt late tokens, carry on unchecked and
+    /// uncounted.
+    func beginSend(_ generation: Int) throws -> SendTicket {
+        guard !flaws.contains(.noGenerationCheck), !flaws.contains(.adoptLateTokens) else { return SendTicket(nil) }
         guard generation == self.generation else { throw Failure.loggedOut }
-        retriesSending += 1
+        sending += 1
+        return SendTicket(self)
     }
 
-    /// The retry counted by `beginRetry` got its answer (or failed).
-    func endRetry() {
-        guard !flaws.contains(.noGenerationCheck), !flaws.contains(.adoptLateTokens) else { return }
-        retriesSending -= 1
-        if retriesSending == 0, let logoutWaiting {
+    /// A request counted by `beginSend` is on its way (or failed).
+    func endSend() {
+        sending -= 1
+        if sending == 0, let logoutWaiting {
             self.logoutWaiting = nil
             logoutWaiting.resume()
         }
@@ -83,7 +87,12 @@ actor AuthSession {
             throw Failure.loggedOut
         }
         let http = stack()
-        let task = Task { try await Self.refresh(refreshToken, http: http) }
+        // The refresh is counted as being sent like any request of the session (`beginSend`).
+        let ticket = try beginSend(generation)
+        let task = Task {
+            defer { ticket.end() }
+            return try await Self.refresh(refreshToken, http: http, written: ticket.end)
+        }
         if !flaws.contains(.noSingleFlight) { refreshInFlight = task }
         return try await finish(task, startedIn: generation)
     }
@@ -112,10 +121,11 @@ actor AuthSession {
         return tokens.access
     }
 
-    private static func refresh(_ token: String, http: DemoHTTPClient) async throws -> (access: String, refresh: String)
+    private static func refresh(_ token: String, http: DemoHTTPClient, written: @escaping @Sendable () -> Void)
+        async throws -> (access: String, refresh: String)
     {
         let response = try await http.send(
-            "POST", "/oauth/token", form: ["grant_type": "refresh_token", "refresh_token": token])
+            "POST", "/oauth/token", form: ["grant_type": "refresh_token", "refresh_token": token], written: written)
         guard response.status == 200, let json = response.json, let access = json["access_token"]?.stringValue,
             let refresh = json["refresh_token"]?.stringValue
         else { throw Failure.refreshRefused(response.status) }
@@ -145,7 +155,7 @@ actor AuthSession {
             abandonedRefresh = refreshInFlight
             refreshInFlight = nil
         }
-        if retriesSending > 0 { await withCheckedContinuation { logoutWaiting = $0 } }
+        if sending > 0 { await withCheckedContinuation { logoutWaiting = $0 } }
         _ = try await stack().send("POST", "/logout", bearer: token)
     }
 
@@ -155,5 +165,21 @@ actor AuthSession {
     func settleAbandonedRefresh() async {
         _ = try? await abandonedRefresh?.value
         abandonedRefresh = nil
+    }
+}
+
+/// One request counted as being sent by `AuthSession.beginSend`: it stops counting once, when the
+/// request is on its way or has failed, whichever is told first (a ticket from a flawed client
+/// counts nothing).
+final class SendTicket: Sendable {
+    private let session: AuthSession?
+    private let ended = Atomic<Bool>(false)
+
+    init(_ session: AuthSession?) { self.session = session }
+
+    /// Safe to call more than once, from any thread.
+    @Sendable func end() {
+        guard let session, !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Task { await session.endSend() }
     }
 }

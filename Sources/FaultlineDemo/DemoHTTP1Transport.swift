@@ -15,7 +15,10 @@ struct DemoHTTP1Transport: DemoTransport {
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
-                    with: Result { try Self.blockingExchange(bytes, method: request.method, with: address) })
+                    with: Result {
+                        try Self.blockingExchange(
+                            bytes, method: request.method, with: address, written: request.written)
+                    })
             }
         }
     }
@@ -39,13 +42,14 @@ struct DemoHTTP1Transport: DemoTransport {
         return bytes + request.body
     }
 
-    private static func blockingExchange(_ request: [UInt8], method: String, with address: SocketAddress) throws
-        -> DemoHTTPClient.Response
-    {
+    private static func blockingExchange(
+        _ request: [UInt8], method: String, with address: SocketAddress, written: (@Sendable () -> Void)?
+    ) throws -> DemoHTTPClient.Response {
         let deadline = MonotonicInstant.now().advanced(by: .seconds(15))
         let connection = try BlockingConnection(connectingTo: address, timeout: .seconds(5))
         defer { connection.close() }
         try connection.sendAll(request, deadline: deadline)
+        written?()
         var decoder = HTTP1ResponseDecoder()
         decoder.expectResponse(toMethod: method)
         var head: HTTPResponseHead?

@@ -50,6 +50,8 @@ final class DemoHTTP2Connection: StreamConnectionDelegate {
     private var open: [Int32: Exchange] = [:]
     /// The proxy sent GOAWAY (RFC 9113 §6.8): no new stream may start on this connection.
     private var goAway: String?
+    /// The `written` calls of requests whose streams started since the last write.
+    private var startedSinceWrite: [@Sendable () -> Void] = []
     private var nextSerial: UInt64 = 0
 
     /// A connection to `address` that opens on the first request. Built on any thread, then used
@@ -132,6 +134,8 @@ final class DemoHTTP2Connection: StreamConnectionDelegate {
             startWaiting()
             let bytes = http2.takeOutput()
             if !bytes.isEmpty { socket.write(bytes) }
+            for written in startedSinceWrite { written() }
+            startedSinceWrite = []
             let events = http2.takeEvents()
             if events.isEmpty { break }
             handle(events)
@@ -162,6 +166,7 @@ final class DemoHTTP2Connection: StreamConnectionDelegate {
                 let stream = try http2.startRequest(headers: block, endStream: request.body.isEmpty)
                 if !request.body.isEmpty { http2.sendData(stream: stream, request.body[...], endStream: true) }
                 open[stream] = exchange
+                if let written = request.written { startedSinceWrite.append(written) }
             } catch {
                 if let deadline = exchange.deadline { loop.cancelTimer(deadline) }
                 exchange.completion.resume(throwing: DemoHTTPClient.Failure(description: error.message))

@@ -41,7 +41,7 @@ final class DemoHTTPClient: Sendable {
     /// meanwhile (then the answer is dropped and the call fails, like a cancelled task).
     func send(
         _ method: String, _ path: String, bearer: String? = nil, form: [String: String]? = nil, json: Data? = nil,
-        headers extra: [String: String] = [:]
+        headers extra: [String: String] = [:], written: (@Sendable () -> Void)? = nil
     ) async throws -> Response {
         guard !invalidated.load(ordering: .sequentiallyConsistent) else {
             throw Failure(description: "the session was invalidated")
@@ -59,7 +59,7 @@ final class DemoHTTPClient: Sendable {
             body = Array(json)
         }
         let response = try await transport.exchange(
-            DemoRequest(method: method, path: path, fields: headers, body: body))
+            DemoRequest(method: method, path: path, fields: headers, body: body, written: written))
         guard !invalidated.load(ordering: .sequentiallyConsistent) else {
             throw Failure(description: "the session was invalidated while the request was in flight")
         }

@@ -18,6 +18,10 @@ struct DemoRequest: Sendable {
     let path: String
     let fields: HTTPHeaders
     let body: [UInt8]
+    /// Called once the request is on its way: written to its own connection (HTTP/1.1), or
+    /// handed to the connection's socket after the requests started before it (HTTP/2). A
+    /// logout waits for it so that no request it overtook reaches the proxy after it.
+    var written: (@Sendable () -> Void)? = nil
 }
 
 /// How a client stack's requests reach the proxy: HTTP/1.1 (`DemoHTTP1Transport`) or HTTP/2

@@ -61,12 +61,12 @@ public final class ReferenceClient: Sendable {
             let refreshAtStart = await auth.refreshToken
             var headers: [String: String] = [:]
             if let idempotencyKey { headers["Idempotency-Key"] = idempotencyKey }
-            var response = try await http.send(method, path, bearer: token, json: json, headers: headers)
+            var response = try await send(generation, method, path, bearer: token, json: json, headers: headers)
             if response.status == 429 || response.status == 503,
                 let seconds = response.headers.first(name: "Retry-After").flatMap(UInt64.init), seconds <= 60
             {
                 if !flaws.contains(.ignoreRetryAfter) { try await Task.sleep(for: .seconds(seconds)) }
-                response = try await http.send(method, path, bearer: token, json: json, headers: headers)
+                response = try await send(generation, method, path, bearer: token, json: json, headers: headers)
             }
             var attempts = 1
             let limit = flaws.contains(.retryLoop) ? 4 : 2
@@ -74,18 +74,11 @@ public final class ReferenceClient: Sendable {
                 token = try await auth.token(
                     afterRejectionOf: token, startedIn: generation, refreshAtStart: refreshAtStart)
                 // The article's rule again: the refresh was an await, and the user may have signed
-                // out during it; a retry of a signed-out session is never sent. (Exploration found
-                // this one: the retry went out on the old stack between the logout and its
-                // teardown, with the pre-logout token.)
-                try await auth.beginRetry(generation)
+                // out during it; a retry of a signed-out session is never sent (`send` checks).
+                // (Exploration found this one: the retry went out on the old stack between the
+                // logout and its teardown, with the pre-logout token.)
                 let body = flaws.contains(.retryWithEmptyBody) ? nil : json
-                do {
-                    response = try await http.send(method, path, bearer: token, json: body, headers: headers)
-                } catch {
-                    await auth.endRetry()
-                    throw error
-                }
-                await auth.endRetry()
+                response = try await send(generation, method, path, bearer: token, json: body, headers: headers)
                 attempts += 1
             }
             return response.status
@@ -93,7 +86,19 @@ public final class ReferenceClient: Sendable {
 
         /// A request with the cookie store only (no token), as a web view or image loader makes.
         public func cookieCall(_ path: String) async throws -> Int {
-            try await http.send("GET", path).status
+            try await send(await auth.generation, "GET", path).status
+        }
+
+        /// Sends a request of the session started in `generation`: not at all once the user signed
+        /// out since (`loggedOut`), and counted as being sent until it is on its way, so that a
+        /// logout starting meanwhile goes out after it (`AuthSession.beginSend`).
+        private func send(
+            _ generation: Int, _ method: String, _ path: String, bearer: String? = nil, json: Data? = nil,
+            headers: [String: String] = [:]
+        ) async throws -> DemoHTTPClient.Response {
+            let ticket = try await auth.beginSend(generation)
+            defer { ticket.end() }
+            return try await http.send(method, path, bearer: bearer, json: json, headers: headers, written: ticket.end)
         }
 
         public func logout() async throws {
