@@ -144,7 +144,7 @@ public final class ReplaySource: ReplayResponder {
         }
         let issued = IssuedSecrets(capture: capture, policy: settings.secrets)
         self.issued = issued
-        let refreshTokens = issued.values.filter { capture.credentialKind(of: $0) == "refresh" }
+        let refreshTokens = Set(issued.values.filter { capture.credentialKind(of: $0) == "refresh" })
         let recorded = capture.answeredExchanges.map { exchange in
             let request = exchange.upstreamRequest!
             let response = exchange.response!
@@ -163,7 +163,9 @@ public final class ReplaySource: ReplayResponder {
                     issued: issued),
                 issuesRefresh: (200..<300).contains(response.status)
                     && (issued.byFlow[exchange.flow] ?? []).contains { refreshTokens.contains($0) },
-                presentsRefresh: refreshTokens.contains { requestText.contains($0) },
+                // Whole values, as `issuedValues(in:issued:)` finds them: `flp.refresh.L1.1` is
+                // not presented by a request carrying `flp.refresh.L1.12`.
+                presentsRefresh: presentedValues.contains(where: refreshTokens.contains),
                 credentials: presentedValues.map { Self.credential($0, capture: capture, issued: issued) },
                 issuedCredentials: issuedValues.map { Self.credential($0, capture: capture, issued: issued) },
                 rejects: response.status == 401 || (response.status == 400 && body.contains("invalid_grant")))

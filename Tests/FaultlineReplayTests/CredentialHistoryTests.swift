@@ -114,3 +114,17 @@ func refreshRaceRecording() -> CaptureBuilder {
     #expect(model.lineage(of: "issued:flp.access.L2.1") == LineageID(2))
     #expect(model.rejection(of: "issued:flp.access.L2.1") == nil)
 }
+
+/// A refresh is a request presenting an issued refresh token as a whole value: one that merely
+/// starts with one (`flp.refresh.L1.12`, never issued, after `flp.refresh.L1.1`) is not one.
+@Test func aRefreshPresentsAWholeIssuedRefreshToken() throws {
+    var recording = loggedIn()
+    for token in ["flp.refresh.L1.12", "flp.refresh.L1.1"] {
+        recording.add(
+            "POST", "http://api.test/oauth/token", headers: form,
+            body: "grant_type=refresh_token&refresh_token=\(token)",
+            role: "refresh", status: 400, responseHeaders: json, responseBody: #"{"error":"invalid_grant"}"#)
+    }
+    let source = ReplaySource(capture: recording.capture, settings: ReplaySettings())
+    #expect(source.recorded.map(\.presentsRefresh) == [false, false, true])
+}
