@@ -61,14 +61,19 @@ public struct Contract: Sendable, Equatable {
     public func step(named name: String) -> StepDeclaration? { steps.first { $0.name == name } }
 }
 
-/// A completion or callback request that must happen exactly once per key
-/// (`callbacks: [{ match: {...}, key: "job" }]`).
+/// A completion or callback that must happen exactly once per key
+/// (`callbacks: [{ match: {...}, key: "job" }]`): a request, or the app's own completion, which
+/// the testing library marks in the trace as a step named after the callback
+/// (`proxy.step("complete", job: 7, outcome: .succeeded)` writes `step complete job=7
+/// outcome=succeeded`).
 public struct CallbackDeclaration: Sendable, Equatable {
-    /// A name for messages (default: the path template).
+    /// A name for messages (default: the path template), and the step name the app's own
+    /// completions are marked with.
     public var name: String
-    /// Which requests are this callback.
-    public var match: RequestPattern
-    /// The path parameter that names the key (`job` for `/jobs/{job}/complete`); nil: one key for all.
+    /// Which requests are this callback; nil for a completion the app only marks (no request).
+    public var match: RequestPattern?
+    /// The path parameter that names the key (`job` for `/jobs/{job}/complete`), also the word
+    /// of a step mark that names it (`job=7`); nil: one key for all.
     public var key: String?
     /// Keys that must see exactly one callback even if none was sent (zero is then a violation).
     public var required: [String]
@@ -77,7 +82,7 @@ public struct CallbackDeclaration: Sendable, Equatable {
     public var after: String?
 
     /// Makes a declaration.
-    public init(name: String, match: RequestPattern, key: String?, required: [String] = [], after: String? = nil) {
+    public init(name: String, match: RequestPattern?, key: String?, required: [String] = [], after: String? = nil) {
         self.name = name
         self.match = match
         self.key = key

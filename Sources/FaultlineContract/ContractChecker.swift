@@ -102,7 +102,7 @@ public struct ContractChecker {
                 flowEnded(request, outcome)
             }
         case "mark":
-            pipeline.mark(seq: event.seq, mono: event.monoNanoseconds, label: event.string("label") ?? "")
+            pipeline.mark(seq: event.seq, mono: event.monoNanoseconds, label: event.string("label") ?? "", log: &log)
         case "rules.loaded", "rules.reloaded":
             profile.rulesEvent(event)
         default:

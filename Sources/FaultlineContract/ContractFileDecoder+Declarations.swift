@@ -38,7 +38,9 @@ extension ContractFileDecoder {
         return (steps, Array(firstDefinitions.keys))
     }
 
-    /// `callbacks: [{ match: {...}, key: "job", required?: ["42"], after?: "write" }]`.
+    /// `callbacks: [{ match: {...}, key: "job", required?: ["42"], after?: "write" }]`, or
+    /// `{ name: "complete", key?: "job", ... }` without `match` for a completion the app marks
+    /// itself (`proxy.step("complete", job: 7, outcome: .succeeded)`).
     func callbacks(_ node: ConfigNode, stepNames: [String]) -> [CallbackDeclaration] {
         guard let elements = attempt({ try node.array("'callbacks'") }) else { return [] }
         var callbacks: [CallbackDeclaration] = []
@@ -48,7 +50,24 @@ extension ContractFileDecoder {
                 continue
             }
             let name = attempt { try reader.string("name") } ?? nil
-            guard let pattern = match(reader), let key = key(reader, pattern: pattern) else { continue }
+            let pattern: RequestPattern?
+            let key: String?
+            if reader.node("match") == nil, let name, !name.isEmpty {
+                // Only the app's step marks can deliver it: the key is the mark's word, as written.
+                pattern = nil
+                guard let written = attempt({ try reader.string("key") }) else { continue }
+                key = written
+            } else {
+                if reader.node("match") == nil {
+                    report(
+                        "\(context) needs 'match' (the callback's request), or a 'name' for a completion the app marks itself as a step",
+                        at: reader.location)
+                    continue
+                }
+                guard let matched = match(reader), let matchedKey = self.key(reader, pattern: matched) else { continue }
+                pattern = matched
+                key = matchedKey
+            }
             var required: [String] = []
             if let list = attempt({ try reader.array("required") }) ?? nil {
                 for value in list {
@@ -71,12 +90,13 @@ extension ContractFileDecoder {
                 if after == nil { continue }
             }
             if key == nil, !required.isEmpty, let location = reader.node("required")?.location {
-                report("'required' lists keys, but this callback has no key (its path has no parameter)", at: location)
+                let why = pattern == nil ? "it names no 'key'" : "its path has no parameter"
+                report("'required' lists keys, but this callback has no key (\(why))", at: location)
                 continue
             }
             callbacks.append(
                 CallbackDeclaration(
-                    name: name ?? pattern.path.text, match: pattern, key: key, required: required, after: after))
+                    name: name ?? pattern?.path.text ?? "", match: pattern, key: key, required: required, after: after))
         }
         return callbacks
     }

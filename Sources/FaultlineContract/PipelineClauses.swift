@@ -15,9 +15,11 @@
 ///
 /// **exactly-once.** A callback attempt *counts* when it was answered below 400, or 409 (a
 /// server that saw it before), or forwarded upstream without a complete answer (the server may
-/// have acted on it). Rejected attempts do not count, so a retry after a 503 is fine. Two counted
-/// attempts for one key break the clause. Zero breaks it only for keys that must appear: listed
-/// in `required`, or whose `after` step succeeded.
+/// have acted on it). Rejected attempts do not count, so a retry after a 503 is fine. The app's
+/// own completions count too: a step mark named after the callback (`step complete job=7
+/// outcome=succeeded`, from `TestProxy.step`) is a delivery, one marked `failed` a rejected
+/// attempt. Two counted attempts for one key break the clause. Zero breaks it only for keys that
+/// must appear: listed in `required`, or whose `after` step succeeded.
 struct PipelineClauses {
     private struct StepState {
         var running: [ClientRequest] = []
@@ -30,16 +32,39 @@ struct PipelineClauses {
         }
     }
 
-    private struct Tally {
-        var counted: [(request: ClientRequest, outcome: TracedOutcome)] = []
-        var rejected: [(request: ClientRequest, outcome: TracedOutcome)] = []
-        var countedTotal = 0
-    }
-
-    private struct Cancel {
+    /// A mark in the trace: a cancel, or a step of the app's own.
+    private struct Mark {
         let seq: UInt64
         let mono: UInt64
         let label: String
+    }
+
+    /// One attempt at a callback: a request with how it ended, or the app's own step mark.
+    private enum Attempt {
+        case request(ClientRequest, TracedOutcome)
+        case mark(Mark)
+
+        var seq: UInt64 {
+            switch self {
+            case .request(let request, _): request.seq
+            case .mark(let mark): mark.seq
+            }
+        }
+    }
+
+    private struct Tally {
+        var counted: [Attempt] = []
+        var rejected: [Attempt] = []
+        var countedTotal = 0
+
+        mutating func add(_ attempt: Attempt, counts: Bool) {
+            if counts {
+                countedTotal += 1
+                if counted.count < PipelineClauses.keptAttempts { counted.append(attempt) }
+            } else if rejected.count < PipelineClauses.keptAttempts {
+                rejected.append(attempt)
+            }
+        }
     }
 
     static let keptAttempts = 10
@@ -49,11 +74,11 @@ struct PipelineClauses {
     private var steps: [String: [String: StepState]] = [:]
     /// Callback index → key → tally.
     private var tallies: [Int: [String: Tally]] = [:]
-    private var cancels: [String: Cancel] = [:]
-    private var cancelAll: Cancel?
+    private var cancels: [String: Mark] = [:]
+    private var cancelAll: Mark?
     /// Commit steps the app ran itself (`step write job=7 outcome=started` marks) after a cancel
     /// of their key: the mark and the cancel before it, reported by `finish`.
-    private var committedAfterCancel: [(step: Cancel, name: String, key: String, cancel: Cancel)] = []
+    private var committedAfterCancel: [(step: Mark, name: String, key: String, cancel: Mark)] = []
     /// Whether the app marked a commit step of its own at all (the clause met a case then).
     private var sawCommitStepMark = false
 
@@ -96,25 +121,21 @@ struct PipelineClauses {
             steps[step.name, default: [:]][key] = state
         }
         for (index, callback) in contract.callbacks.enumerated() {
-            guard let captures = callback.match.match(method: request.method, host: request.host, path: request.path)
+            guard
+                let captures = callback.match?.match(method: request.method, host: request.host, path: request.path)
             else { continue }
             log.exercise(.exactlyOnce)
             let key = callback.key.flatMap { captures[$0] } ?? ""
-            var tally = tallies[index, default: [:]][key, default: Tally()]
-            if Self.counts(outcome) {
-                tally.countedTotal += 1
-                if tally.counted.count < Self.keptAttempts { tally.counted.append((request, outcome)) }
-            } else if tally.rejected.count < Self.keptAttempts {
-                tally.rejected.append((request, outcome))
-            }
-            tallies[index, default: [:]][key] = tally
+            tallies[index, default: [:]][key, default: Tally()].add(
+                .request(request, outcome), counts: Self.counts(outcome))
             break
         }
     }
 
-    mutating func mark(seq: UInt64, mono: UInt64, label: String) {
+    mutating func mark(seq: UInt64, mono: UInt64, label: String, log: inout ViolationLog) {
+        let entry = Mark(seq: seq, mono: mono, label: label)
+        if let step = StepMark(label: label) { countCompletion(step, entry, log: &log) }
         guard let cancel = contract.cancel else { return }
-        let entry = Cancel(seq: seq, mono: mono, label: label)
         if let (name, key) = Self.committingStep(label: label, key: cancel.key), contract.commitSteps.contains(name) {
             sawCommitStepMark = true
             if let before = [cancels[key], cancelAll].compactMap({ $0 }).min(by: { $0.seq < $1.seq }) {
@@ -130,28 +151,33 @@ struct PipelineClauses {
         }
     }
 
+    /// The app's own completion: a step mark named after a declared callback. `succeeded`
+    /// delivers it, `failed` is a rejected attempt, and other outcomes deliver nothing.
+    private mutating func countCompletion(_ step: StepMark, _ mark: Mark, log: inout ViolationLog) {
+        guard step.outcome == "succeeded" || step.outcome == "failed",
+            let index = contract.callbacks.firstIndex(where: { $0.name == step.name })
+        else { return }
+        log.exercise(.exactlyOnce)
+        let key = contract.callbacks[index].key.flatMap { step.value(of: $0) } ?? ""
+        tallies[index, default: [:]][key, default: Tally()].add(.mark(mark), counts: step.outcome == "succeeded")
+    }
+
     /// The key a step mark of the testing library cancels (`step write job=7 outcome=cancelled`,
     /// written by `TestProxy.step`): the app's own step ended cancelled, so the job is cancelled
     /// as a cancel mark would say. `.some(nil)` cancels every key (the mark names no `key=`
     /// word); nil when the label is no cancelled step.
     static func cancelledStep(label: String, key: String?) -> String?? {
-        let words = label.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard words.first == "step", words.contains("outcome=cancelled") else { return nil }
-        guard let key else { return .some(nil) }
-        let prefix = "\(key)="
-        return .some(words.first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+        guard let step = StepMark(label: label), step.outcome == "cancelled" else { return nil }
+        return .some(key.flatMap { step.value(of: $0) })
     }
 
     /// The step and key of a step mark saying the app started or finished a step itself
     /// (`step write job=7 outcome=started`, or `succeeded`); nil for any other label.
     static func committingStep(label: String, key: String?) -> (name: String, key: String)? {
-        let words = label.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard words.count >= 2, words[0] == "step",
-            words.contains("outcome=started") || words.contains("outcome=succeeded")
-        else { return nil }
-        let prefix = "\(key ?? "")="
-        let value = key == nil ? nil : words.first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
-        return (String(words[1]), value ?? "")
+        guard let step = StepMark(label: label), step.outcome == "started" || step.outcome == "succeeded" else {
+            return nil
+        }
+        return (step.name, key.flatMap { step.value(of: $0) } ?? "")
     }
 
     /// Whether a callback attempt counts as delivered (see the type's notes).
@@ -213,9 +239,7 @@ struct PipelineClauses {
                 "request_seq": String(request.seq), "mark_seq": String(cancel.seq), "step": step.name, "key": key,
             ],
             witnesses: [
-                log.event(
-                    seq: cancel.seq, mono: cancel.mono, kind: "mark", lineage: nil, note: "mark '\(cancel.label)'",
-                    marker: .boundary),
+                markWitness(cancel, marker: .boundary, log: log),
                 log.request(request, lineage: lineage, note: "commit after cancel", marker: .offending),
             ])
     }
@@ -232,12 +256,8 @@ struct PipelineClauses {
                     "mark_seq": String(cancel.seq), "step_seq": String(step.seq), "step": name, "key": key,
                 ],
                 witnesses: [
-                    log.event(
-                        seq: cancel.seq, mono: cancel.mono, kind: "mark", lineage: nil, note: "mark '\(cancel.label)'",
-                        marker: .boundary),
-                    log.event(
-                        seq: step.seq, mono: step.mono, kind: "mark", lineage: nil, note: "mark '\(step.label)'",
-                        marker: .offending),
+                    markWitness(cancel, marker: .boundary, log: log),
+                    markWitness(step, marker: .offending, log: log),
                 ])
         }
         if sawCommitStepMark { log.exercise(.dependencyRespected) }
@@ -267,17 +287,39 @@ struct PipelineClauses {
         var witnesses: [ViolationLog.Witness] = []
         for (offset, attempt) in tally.counted.enumerated() {
             witnesses.append(
-                log.request(
-                    attempt.request, lineage: nil, note: offset == 0 ? "callback" : "callback again",
-                    marker: offset == 0 ? .context : .offending, status: attempt.outcome.status))
+                witness(
+                    attempt, note: offset == 0 ? "callback" : "callback again",
+                    marker: offset == 0 ? .context : .offending, log: log))
         }
-        let seqs = tally.counted.map { "seq \($0.request.seq)" }.joined(separator: ", ")
-        let first = tally.counted.first?.request.label ?? callback.match.summary
+        let seqs = tally.counted.map { "seq \($0.seq)" }.joined(separator: ", ")
+        let first: String
+        if case .request(let request, _) = tally.counted.first { first = request.label } else { first = callback.name }
         log.record(
             .exactlyOnce,
             "The callback \(first)\(callbackKeyText(callback, key)) was delivered \(tally.countedTotal) times (\(seqs))",
             details: ["callback": callback.name, "key": key, "count": String(tally.countedTotal)],
             witnesses: witnesses)
+    }
+
+    /// A callback attempt as a witness: the request, or the app's step mark.
+    private func witness(
+        _ attempt: Attempt, note: String, marker: WitnessEvent.Marker, log: ViolationLog
+    ) -> ViolationLog.Witness {
+        switch attempt {
+        case .request(let request, let outcome):
+            log.request(request, lineage: nil, note: note, marker: marker, status: outcome.status)
+        case .mark(let mark): markWitness(mark, note: note, marker: marker, log: log)
+        }
+    }
+
+    /// A mark as a witness: `note: mark 'LABEL'`, or `mark 'LABEL'` without a note.
+    private func markWitness(
+        _ mark: Mark, note: String? = nil, marker: WitnessEvent.Marker, log: ViolationLog
+    ) -> ViolationLog.Witness {
+        let text = "mark '\(mark.label)'"
+        return log.event(
+            seq: mark.seq, mono: mark.mono, kind: "mark", lineage: nil, note: note.map { "\($0): \(text)" } ?? text,
+            marker: marker)
     }
 
     private func reportMissing(
@@ -295,8 +337,7 @@ struct PipelineClauses {
                     success.request, success.outcome, lineage: nil, note: "\(after) succeeded", marker: .boundary))
         }
         for attempt in tally.rejected {
-            witnesses.append(
-                log.request(attempt.request, lineage: nil, note: "callback rejected", status: attempt.outcome.status))
+            witnesses.append(witness(attempt, note: "callback rejected", marker: .context, log: log))
         }
         witnesses.append(
             log.event(
@@ -308,7 +349,7 @@ struct PipelineClauses {
             : "was sent \(tally.rejected.count) time\(tally.rejected.count == 1 ? "" : "s") but never accepted"
         log.record(
             .exactlyOnce,
-            "The callback \(callback.match.summary)\(callbackKeyText(callback, key)) \(attempts), although \(because)",
+            "The callback \(callback.match?.summary ?? callback.name)\(callbackKeyText(callback, key)) \(attempts), although \(because)",
             details: ["callback": callback.name, "key": key, "count": "0"],
             witnesses: witnesses)
     }

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 
+import json5
 import jsonschema
 import pytest
 
@@ -142,3 +143,22 @@ def test_scenarios_on_by_default_do_not_hold_or_break_the_same_flows():
             key = (match.get("role"), match.get("path"), rule.get("phase", "request"))
             assert key not in claimed, f"{name}/{rule['name']} and {claimed[key]} both hold or break {key}"
             claimed[key] = f"{name}/{rule['name']}"
+
+
+CONTRACTS = os.path.join(RULES, "contracts")
+
+
+def test_the_contract_schema_takes_the_example_and_both_callback_forms():
+    """The contract schema validates the shipped contract, a callback declared by its request and
+    one the app only marks (a name, no match), and refuses a callback with neither (as the
+    contract loader does: MarkedCompletionTests)."""
+    validator = _validator(os.path.join(CONTRACTS, "faultline-contract.schema.json"))
+    with open(os.path.join(CONTRACTS, "session.contract.json5"), encoding="utf-8") as handle:
+        assert _errors(validator, json5.load(handle)) == []
+    by_request = {"callbacks": [{"match": {"method": "POST", "path": "/jobs/{job}/complete"}}]}
+    marked = {"callbacks": [{"name": "complete", "key": "job", "after": "write"}],
+              "steps": [{"name": "write", "match": {"path": "/jobs/{job}/write"}}]}
+    neither = {"callbacks": [{"key": "job"}]}
+    assert _errors(validator, by_request) == []
+    assert _errors(validator, marked) == []
+    assert _errors(validator, neither) != []

@@ -115,3 +115,21 @@ extension PipelineTests {
         #expect(report.clausesChecked.contains(.dependencyRespected))
     }
 }
+
+extension PipelineTests {
+    /// A completion handler the app calls twice for one job (a retry path and a cancel path that
+    /// both finish the job): no request shows it, the app's step marks do, and exactly-once
+    /// counts them.
+    @Test func aCompletionRunTwiceInTheAppBreaksExactlyOnce() async throws {
+        let faultline = try #require(Faultline.current)
+        let jobs = Jobs(baseURL: faultline.baseURL)
+        let job = try await jobs.create()
+        faultline.proxy.step("complete", job: job, outcome: .succeeded)
+        let once = try faultline.proxy.checkContract(FixtureRules.completion)
+        #expect(once.violations.isEmpty && once.clausesChecked.contains(.exactlyOnce))
+        faultline.proxy.step("complete", job: job, outcome: .succeeded)
+        let twice = try faultline.proxy.checkContract(FixtureRules.completion)
+        let violation = try #require(twice.violations.first { $0.clause == .exactlyOnce })
+        #expect(violation.summary.hasPrefix("The callback complete for job \(job) was delivered 2 times"))
+    }
+}

@@ -58,6 +58,14 @@ enum FixtureRules {
         return contract!
     }
 
+    /// A completion the app runs itself, once per job: its step marks are the only deliveries.
+    static var completion: Contract {
+        let (contract, errors) = ContractLoader.load(
+            text: #"{ callbacks: [{ name: "complete", key: "job" }] }"#, file: "completion.json5")
+        precondition(errors.isEmpty, "\(errors)")
+        return contract!
+    }
+
     /// The race rules with the profile, for traits (an attribute cannot throw: a missing profile
     /// leaves the profile out, and the tests that need it fail on the unchecked clauses).
     static let raceRules: TestProxy.Rules = .files(["auth-profile.json5": (try? profile()) ?? "{}", "race.json5": race])
