@@ -12,8 +12,10 @@ import Darwin
 ///
 /// `getaddrinfo` honours /etc/hosts and nsswitch like every other program on the machine.
 /// Positive answers are cached for `cacheTTL`; concurrent lookups of one name share one
-/// `getaddrinfo` call. IP literals never reach a worker. Call `shutdown()` when done: the
-/// workers keep the resolver alive until then.
+/// `getaddrinfo` call. IP literals never reach a worker. Workers start on demand, when a lookup
+/// finds none idle, up to `workerThreads`: a proxy whose origins are all IP literals (a test's
+/// `127.0.0.1` backend) runs none. Call `shutdown()` when done: the workers keep the resolver
+/// alive until then.
 public final class HostResolver: Sendable {
     private struct Waiter: Sendable {
         let port: Int
@@ -25,6 +27,9 @@ public final class HostResolver: Sendable {
         var queue: [String] = []
         var waiters: [String: [Waiter]] = [:]
         var stopped = false
+        /// Workers started, and those waiting for a job.
+        var started = 0
+        var idle = 0
     }
 
     private struct CacheEntry {
@@ -36,6 +41,7 @@ public final class HostResolver: Sendable {
     private let cache = ConditionLock<[String: CacheEntry]>([:])
     private let jobs = ConditionLock(Jobs())
     private let workers = ConditionLock<[ThreadSpawner.Handle]>([])
+    private let workerLimit: Int
     /// `getaddrinfo` calls made so far (tests check coalescing and caching with it).
     let lookupCount = Atomic<Int>(0)
     /// Called on the worker thread before each `getaddrinfo` (tests use it to hold a lookup).
@@ -45,7 +51,7 @@ public final class HostResolver: Sendable {
     /// all of them): a bound for a proxy that sees many distinct hosts.
     static let cacheLimit = 4096
 
-    /// Starts `workerThreads` worker threads.
+    /// A resolver that starts up to `workerThreads` worker threads, as lookups need them.
     public convenience init(cacheTTL: Duration = .seconds(60), workerThreads: Int = 2) {
         self.init(cacheTTL: cacheTTL, workerThreads: workerThreads, lookupHook: nil)
     }
@@ -54,16 +60,11 @@ public final class HostResolver: Sendable {
         precondition(workerThreads > 0, "a HostResolver needs at least one worker thread")
         self.cacheTTL = cacheTTL
         self.lookupHook = lookupHook
-        var handles: [ThreadSpawner.Handle] = []
-        for index in 0..<workerThreads {
-            do {
-                handles.append(try ThreadSpawner.spawn(name: "faultline-dns-\(index)") { [self] in workerLoop() })
-            } catch {
-                preconditionFailure("cannot start resolver thread: \(error)")
-            }
-        }
-        workers.withLock { $0 = handles }
+        self.workerLimit = workerThreads
     }
+
+    /// Worker threads running now (tests check that literals start none).
+    var workerCount: Int { workers.withLock { $0.count } }
 
     /// Addresses for `host` with `port` applied, if known now: an IP literal (`"127.0.0.1"`,
     /// `"::1"`, `"[::1]"`) always, a name when a fresh cached answer exists; nil otherwise (and
@@ -109,16 +110,19 @@ public final class HostResolver: Sendable {
         let key = Self.key(host)
         let waiter = Waiter(
             port: port, completion: LoopBound(completion, on: loop), failure: LoopBound(failure, on: loop))
-        let outcome: (accepted: Bool, queued: Bool) = jobs.withLock { jobs in
-            guard !jobs.stopped else { return (false, false) }
+        let outcome: (accepted: Bool, queued: Bool, needsWorker: Bool) = jobs.withLock { jobs in
+            guard !jobs.stopped else { return (false, false, false) }
             if jobs.waiters[key] != nil {
                 jobs.waiters[key]!.append(waiter)
-                return (true, false)
+                return (true, false, false)
             }
             jobs.waiters[key] = [waiter]
             jobs.queue.append(key)
-            return (true, true)
+            let needsWorker = jobs.idle < jobs.queue.count && jobs.started < workerLimit
+            if needsWorker { jobs.started += 1 }
+            return (true, true, needsWorker)
         }
+        if outcome.needsWorker { startWorker() }
         if outcome.queued { jobs.broadcast() }
         if !outcome.accepted {
             let error = ResolveError(host: host, reason: .shutdown, code: 0, message: "HostResolver was shut down")
@@ -151,11 +155,46 @@ public final class HostResolver: Sendable {
 
     // MARK: - Workers
 
-    private func workerLoop() {
-        while let key = jobs.wait(
+    /// Starts one more worker (its place in `started` is already taken). Under the workers' lock,
+    /// so `shutdown` joins every thread started before it stopped the jobs. A thread that cannot
+    /// be started gives its place back; with no worker at all, the lookups waiting fail.
+    private func startWorker() {
+        let started: Bool = workers.withLock { handles in
+            guard !jobs.withLock({ $0.stopped }) else { return false }
+            do {
+                handles.append(
+                    try ThreadSpawner.spawn(name: "faultline-dns-\(handles.count)") { [self] in workerLoop() })
+                return true
+            } catch {
+                return false
+            }
+        }
+        guard !started else { return }
+        let orphans: [(String, [Waiter])] = jobs.withLock { jobs in
+            jobs.started -= 1
+            guard jobs.started == 0 else { return [] }
+            defer { jobs.queue.removeAll() }
+            return jobs.queue.map { ($0, jobs.waiters.removeValue(forKey: $0) ?? []) }
+        }
+        for (host, waiters) in orphans {
+            let error = ResolveError(
+                host: host, reason: .failed, code: 0, message: "no resolver thread could be started")
+            Self.deliver(.failure(error), to: waiters)
+        }
+    }
+
+    private func nextJob() -> String? {
+        jobs.withLock { $0.idle += 1 }
+        return jobs.wait(
             until: { $0.stopped || !$0.queue.isEmpty },
-            then: { jobs in jobs.stopped ? nil : jobs.queue.removeFirst() })
-        {
+            then: { jobs in
+                jobs.idle -= 1
+                return jobs.stopped ? nil : jobs.queue.removeFirst()
+            })
+    }
+
+    private func workerLoop() {
+        while let key = nextJob() {
             lookupHook?(key)
             lookupCount.add(1, ordering: .relaxed)
             let outcome = Self.lookup(key)

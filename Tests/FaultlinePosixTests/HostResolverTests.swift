@@ -60,6 +60,7 @@ import Testing
             let viaResolve = try Self.resolve(resolver, host: "10.0.0.1", port: 5, on: group.loops[0]).get()
             #expect(viaResolve == [try SocketAddress(parsing: "10.0.0.1:5")])
             #expect(resolver.lookupCount.load(ordering: .relaxed) == 0)
+            #expect(resolver.workerCount == 0, "a literal started a resolver thread")
         }
     }
 
@@ -167,6 +168,39 @@ import Testing
             try outcomes.wait("both outcomes") { $0.count == 2 }
             #expect(outcomes.value["localhost"] == "ok")
             #expect(outcomes.value["ip6-localhost"] == "resolver shut down")
+        }
+    }
+
+    /// Workers start when a lookup finds none idle, never past the limit; an idle one is reused.
+    @Test func workersStartOnDemandUpToTheLimit() throws {
+        try withGroup(loops: 1) { group in
+            let gate = Promise<Void>()
+            let parked = Shared<Set<String>>([])
+            let resolver = HostResolver(cacheTTL: .zero, workerThreads: 2) { host in
+                guard host != "localhost" else { return }
+                parked.update { _ = $0.insert(host) }
+                _ = try? gate.wait(seconds: 10)
+            }
+            defer { resolver.shutdown() }
+            let loop = group.loops[0]
+            #expect(resolver.workerCount == 0)
+            _ = try Self.resolve(resolver, host: "localhost", port: 80, on: loop).get()
+            _ = try Self.resolve(resolver, host: "localhost", port: 80, on: loop).get()
+            #expect(resolver.workerCount == 1, "an idle worker was not reused")
+            // Three held lookups at once: the idle worker takes one, a second starts, the third waits.
+            let outcomes = Shared<Int>(0)
+            for host in ["ip6-localhost", "ip6-loopback", "ip6-allnodes"] {
+                try onLoop(loop) {
+                    resolver.resolve(
+                        host: host, port: 80, on: loop, completion: { _ in outcomes.update { $0 += 1 } },
+                        failure: { _ in outcomes.update { $0 += 1 } })
+                }
+            }
+            try parked.wait("two lookups held") { $0.count == 2 }
+            #expect(resolver.workerCount == 2)
+            gate.fulfill(())
+            try outcomes.wait("three outcomes") { $0 == 3 }
+            #expect(resolver.workerCount == 2)
         }
     }
 }

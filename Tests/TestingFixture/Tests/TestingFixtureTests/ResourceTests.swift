@@ -106,6 +106,8 @@ struct ResourceTests {
             "+\(Double(during.threads - threads) / Double(Self.scopes)) threads,",
             "+\(Double(during.fd - descriptors) / Double(Self.scopes)) descriptors per scope")
         #expect(during.fd > descriptors, "the scopes were running when measured")
+        // One event loop per proxy; resolver threads start only for names, and these are literals.
+        #expect(during.threads - threads < 2 * Self.scopes, "more than one thread per scope")
         let descriptorsAfter = try await Self.settle("fd", to: descriptors)
         let threadsAfter = try await Self.settle("task", to: threads)
         let left = Self.inventory().filter { !before.contains($0) }
