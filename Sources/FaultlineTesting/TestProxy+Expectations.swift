@@ -70,9 +70,15 @@ extension TestProxy {
             #if canImport(Darwin)
             // Apple's XCTest keeps attachments with the result bundle; swift-corelibs-xctest
             // (Linux) has none, and the message's `report:` path is what there is there.
+            // `XCTContext.runActivity` is main-actor API: a synchronous test method runs on the
+            // main thread; elsewhere (an async test off it) the message's paths are what there is.
             let files = [verdict.reportFile, verdict.harFile, verdict.traceFile].compactMap { $0 }
-            XCTContext.runActivity(named: "Contract report") { activity in
-                for file in files { activity.add(XCTAttachment(contentsOfFile: file)) }
+            if Thread.isMainThread {
+                MainActor.assumeIsolated {
+                    XCTContext.runActivity(named: "Contract report") { activity in
+                        for file in files { activity.add(XCTAttachment(contentsOfFile: file)) }
+                    }
+                }
             }
             #endif
         }
