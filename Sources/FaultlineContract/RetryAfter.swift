@@ -31,14 +31,6 @@ struct RetryAfter: Sendable, Equatable {
         self.text = String(value)
     }
 
-    /// `2 s`, `1.5 s`, `250 ms`: the wait, for sentences.
-    var duration: String { Self.describe(nanoseconds) }
-
-    static func describe(_ nanoseconds: UInt64) -> String {
-        if nanoseconds >= 1_000_000_000 {
-            let tenths = (nanoseconds + 50_000_000) / 100_000_000
-            return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
-        }
-        return "\((nanoseconds + 500_000) / 1_000_000) ms"
-    }
+    /// `2.0 s`, `1.5 s`, `250 ms`: the wait, for sentences, as the report's time axis writes it.
+    var duration: String { TimelineTimeScale.duration(nanoseconds) }
 }

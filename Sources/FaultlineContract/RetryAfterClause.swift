@@ -56,7 +56,7 @@ struct RetryAfterClause {
     ) {
         let status = throttle.outcome.status ?? 0
         let waited = request.mono > throttle.outcome.endMono ? request.mono - throttle.outcome.endMono : 0
-        let waitedText = RetryAfter.describe(waited)
+        let waitedText = TimelineTimeScale.duration(waited)
         log.record(
             .retryAfterRespected,
             "\(request.label) was sent again at seq \(request.seq), \(waitedText) after its \(status) (seq \(throttle.outcome.endSeq)) said Retry-After: \(throttle.retryAfter.text) (\(throttle.retryAfter.duration))",

@@ -23,7 +23,7 @@ import Testing
         let violation = try #require(report.violations.first)
         #expect(
             violation.summary
-                == "GET /v1/count was sent again at seq \(again), 301 ms after its 429 (seq \(answer)) said Retry-After: 2 (2 s)"
+                == "GET /v1/count was sent again at seq \(again), 301 ms after its 429 (seq \(answer)) said Retry-After: 2 (2.0 s)"
         )
         #expect(violation.details["retry_after_ms"] == "2000")
         #expect(violation.details["waited_ms"] == "301")
