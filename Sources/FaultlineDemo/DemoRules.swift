@@ -27,6 +27,22 @@ enum DemoRules {
         }
         """
 
+    /// Three requests with an expired token are all on the wire before any 401 reaches the client.
+    static let tokenRace = """
+        // The first two 401s wait for the third, so the client hears of the expired token only
+        // once all three requests were sent with it: a client without single flight then
+        // refreshes once per request, whatever the pace of the machine.
+        {
+          rules: [
+            {
+              name: "first-401s", phase: "response", match: { path: "/v1/*", status: 401 }, when: { nth: [1, 2] },
+              actions: [{ hold: { name: "token-race", release: { on: "rule:third-401" }, timeout: 10 } }],
+            },
+            { name: "third-401", phase: "response", match: { path: "/v1/*", status: 401 }, when: { nth: 3 } },
+          ],
+        }
+        """
+
     /// A 401 that answers an old token arrives only after the refresh it raced is over.
     static let late401 = """
         // The avatar's 401 (for the expired token) reaches the client only once another request

@@ -30,6 +30,7 @@ public enum DemoScenario: String, Sendable, CaseIterable {
     /// The scenario's rule files (the auth profile is always added).
     var ruleFiles: [String: String] {
         switch self {
+        case .tokenRace: return ["token-race.json5": DemoRules.tokenRace]
         case .late401: return ["late-401.json5": DemoRules.late401]
         case .alwaysRejected: return ["always-rejected.json5": DemoRules.alwaysRejected]
         case .logoutRace: return ["logout-race.json5": DemoRules.logoutRace]
@@ -37,7 +38,7 @@ public enum DemoScenario: String, Sendable, CaseIterable {
         case .pipeline: return ["failed-download.json5": DemoRules.failedDownload]
         case .lateRefresh: return ["late-refresh.json5": DemoRules.lateRefresh]
         case .rateLimited: return ["rate-limited.json5": DemoRules.rateLimited]
-        case .tokenRace, .twoAccounts, .noteRetry: return [:]
+        case .twoAccounts, .noteRetry: return [:]
         }
     }
 
