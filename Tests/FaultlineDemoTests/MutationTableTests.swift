@@ -46,4 +46,21 @@ import Testing
         #expect(revocations.allSatisfy { $0.seq > lateRefresh.seq })
         #expect(events.contains { $0.kind.rawValue == "lineage.revoked" })
     }
+
+    /// The token race is staged, not left to the machine's pace: the first two 401s are held
+    /// until the third arrives, so every call was on the wire with the expired token before the
+    /// client heard of it, and each hold ends by the third 401's rule.
+    @Test func theTokenRaceHoldsTheFirst401sUntilTheThird() async throws {
+        let result = try await Self.runner.run(DemoCase(.noSingleFlight, .tokenRace, expected: [.singleFlightRefresh]))
+        let events = result.trace.events
+        let ended = events.filter { $0.kind.rawValue == "hold.ended" && $0.string("name") == "token-race" }
+        #expect(ended.count == 2, "holds ended: \(ended.map { $0.string("ended_by") ?? "" })")
+        #expect(ended.allSatisfy { $0.string("release_on") == "rule:third-401" })
+        let calls = events.filter {
+            $0.kind.rawValue == "request.received" && ($0.string("path") ?? "").hasPrefix("/v1/")
+        }
+        let first401 = try #require(
+            events.first { $0.kind.rawValue == "response.delivered" && $0.int("status") == 401 })
+        #expect(calls.prefix(3).allSatisfy { $0.seq < first401.seq })
+    }
 }
