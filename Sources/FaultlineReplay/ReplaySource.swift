@@ -79,6 +79,9 @@ public final class ReplaySource: ReplayResponder {
 
         /// Issued credentials the request presents, and the ones its answer issues (fingerprints).
         let credentials: [Credential]
+        /// The recorded values of `credentials`, in the same order: what a stand-in replaces
+        /// (`standInChoice`). Never traced.
+        let presentedValues: [String]
         let issuedCredentials: [Credential]
         /// The answer is a rejection: a 401, or RFC 6749 §5.2's `invalid_grant`.
         let rejects: Bool
@@ -167,6 +170,7 @@ public final class ReplaySource: ReplayResponder {
                 // not presented by a request carrying `flp.refresh.L1.12`.
                 presentsRefresh: presentedValues.contains(where: refreshTokens.contains),
                 credentials: presentedValues.map { Self.credential($0, capture: capture, issued: issued) },
+                presentedValues: presentedValues,
                 issuedCredentials: issuedValues.map { Self.credential($0, capture: capture, issued: issued) },
                 rejects: response.status == 401 || (response.status == 400 && body.contains("invalid_grant")))
         }
@@ -198,14 +202,18 @@ public final class ReplaySource: ReplayResponder {
             let presented = state.mint.presented(in: Self.text(of: request))
             let refreshTokens = presented.filter { capture.credentialKind(of: $0.recorded) == "refresh" }.map(\.fresh)
             var credentials: [Credential] = []
+            var values: [String] = []
             for value in presented.map(\.recorded) {
                 let credential = Self.credential(value, capture: capture, issued: issued)
-                if !credentials.contains(credential) { credentials.append(credential) }
+                if !credentials.contains(credential) {
+                    credentials.append(credential)
+                    values.append(value)
+                }
             }
             guard
                 let choice = rejectedChoice(shape, presenting: credentials, &state)
                     ?? choose(shape, presentingRefresh: refreshTokens, &state)
-                    ?? standInChoice(shape, presenting: credentials, &state)
+                    ?? standInChoice(request, shape, presenting: Array(zip(credentials, values)), &state)
             else {
                 let (answer, line) = unmatched(request, shape, state.order)
                 lines.append(line)
