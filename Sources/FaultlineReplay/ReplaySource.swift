@@ -129,22 +129,15 @@ public final class ReplaySource: ReplayResponder {
         self.signer = signer
         // A clock that ran backwards is worth a warning, not a refusal: `seq` keeps the order.
         let backwards = BackwardsClock.entries(in: capture)
-        if !backwards.isEmpty {
-            loadWarnings = [
-                "faultline replay: WARNING: \(capture.source): the recorded clock runs backwards at \(backwards.count) "
-                    + "entr\(backwards.count == 1 ? "y" : "ies") (answers' times move by a clock that jumped): "
-                    + backwards.prefix(5).map(\.summary).joined(separator: "; ")
-                    + (backwards.count > 5 ? "; and \(backwards.count - 5) more" : "")
-            ]
-            loadEvents = [
+        loadWarnings = Self.clockWarnings(capture, backwards)
+        loadEvents =
+            backwards.isEmpty
+            ? []
+            : [
                 ReplayTraceEvent(
                     .replayClockBackwards,
                     [.int("count", backwards.count), .strings("entries", backwards.map(\.summary))])
             ]
-        } else {
-            loadWarnings = []
-            loadEvents = []
-        }
         let issued = IssuedSecrets(capture: capture, policy: settings.secrets)
         self.issued = issued
         let refreshTokens = Set(issued.values.filter { capture.credentialKind(of: $0) == "refresh" })
@@ -190,6 +183,22 @@ public final class ReplaySource: ReplayResponder {
 
     /// Recorded exchanges this source can answer with.
     public var replayableCount: Int { recorded.count }
+
+    /// The warnings about `capture` itself that a source made from it has as `loadWarnings`, for
+    /// a command that makes a source per run (`faultline explore --replay`) to print once.
+    public static func loadWarnings(for capture: Capture) -> [String] {
+        clockWarnings(capture, BackwardsClock.entries(in: capture))
+    }
+
+    private static func clockWarnings(_ capture: Capture, _ backwards: [BackwardsClock.Entry]) -> [String] {
+        guard !backwards.isEmpty else { return [] }
+        return [
+            "faultline replay: WARNING: \(capture.source): the recorded clock runs backwards at \(backwards.count) "
+                + "entr\(backwards.count == 1 ? "y" : "ies") (answers' times move by a clock that jumped): "
+                + backwards.prefix(5).map(\.summary).joined(separator: "; ")
+                + (backwards.count > 5 ? "; and \(backwards.count - 5) more" : "")
+        ]
+    }
 
     // MARK: ReplayResponder
 
