@@ -22,7 +22,8 @@ extension ReplaySource {
                     index: index, role: entry.credentialRole, status: entry.response.status, rejects: entry.rejects,
                     presented: entry.credentials, issued: entry.issuedCredentials,
                     sentAt: (entry.exchange.forwarded ?? entry.exchange.received).monoNanoseconds,
-                    answeredAt: (entry.exchange.responseReceived ?? entry.exchange.received).monoNanoseconds))
+                    answeredAt: (entry.exchange.responseReceived ?? entry.exchange.received).monoNanoseconds,
+                    sentWall: recordedTime(of: entry.exchange)))
         }
         return history
     }
@@ -49,9 +50,11 @@ extension ReplaySource {
         }.sorted()
     }
 
-    /// This run's time for `CredentialRun`, in nanoseconds since the source was made.
-    func runTime() -> Int64 {
-        Int64(clamping: MonotonicInstant.now().nanoseconds &- startedAt.nanoseconds)
+    /// This run's time for `CredentialRun`: nanoseconds since the source was made, and what the
+    /// run's clock (`--clock`, `--now`) reads.
+    func runTime() -> CredentialRun.Time {
+        CredentialRun.Time(
+            elapsed: Int64(clamping: MonotonicInstant.now().nanoseconds &- startedAt.nanoseconds), now: clockNow())
     }
 
     /// Rule "rejected": a presented credential whose recorded rejection applies at this point of

@@ -178,7 +178,8 @@ public final class ReplaySource: ReplayResponder {
         state = Mutex(
             State(
                 mint: TokenMint(signer: signer), uses: Array(repeating: 0, count: recorded.count),
-                order: settings.order == .recorded ? RecordedOrder(capture: capture) : nil))
+                order: settings.order == .recorded ? RecordedOrder(capture: capture) : nil,
+                run: CredentialRun(clock: settings.clock)))
     }
 
     /// Recorded exchanges this source can answer with.
