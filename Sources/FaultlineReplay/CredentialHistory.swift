@@ -32,6 +32,9 @@ struct CredentialHistory: Sendable {
         /// Monotonic nanoseconds of the recorded request going upstream, and of its answer.
         let sentAt: UInt64
         let answeredAt: UInt64
+        /// The recorded wall time of the request (nanoseconds since the epoch); nil when the
+        /// capture's does not parse.
+        var sentWall: Int64? = nil
 
         var succeeded: Bool { (200..<300).contains(status) }
     }
@@ -109,7 +112,9 @@ struct CredentialHistory: Sendable {
             return CredentialRejection(cause: .reuse, after: rotatedBy, lifetime: nil, answer: step.index)
         }
         guard let issuedAt = record.issuedAt, step.sentAt >= issuedAt else { return nil }
-        return CredentialRejection(cause: .expiry, after: nil, lifetime: step.sentAt - issuedAt, answer: step.index)
+        return CredentialRejection(
+            cause: .expiry, after: nil, lifetime: step.sentAt - issuedAt, answer: step.index,
+            recordedExpiry: step.sentWall)
     }
 
     /// The lineage facts of a step, through the shared book, and the revocations they make.

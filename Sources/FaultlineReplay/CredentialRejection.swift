@@ -21,4 +21,7 @@ struct CredentialRejection: Sendable, Equatable {
     let lifetime: UInt64?
     /// The recorded exchange whose answer is the rejection.
     let answer: Int
+    /// For expiry: the recorded instant of that request (nanoseconds since the epoch), for
+    /// `--clock recorded`; nil when the capture's wall time does not parse.
+    var recordedExpiry: Int64? = nil
 }

@@ -73,6 +73,29 @@ public struct ReplayClock: Sendable, Equatable {
         }
     }
 
+    /// Whether a credential the recorded server rejected for expiry has expired on this run's
+    /// clock (`CredentialRun`), by the mode:
+    /// - `shift`: the recorded times move with this run, so its life does: its fresh value has
+    ///   lived `lifetime` nanoseconds (as long as the recorded one had when first rejected) since
+    ///   this run handed it out, `age` (nanoseconds, monotonic; nil: never handed out).
+    /// - `recorded`: the recorded instants stay, so it expires when this run's clock (`now`,
+    ///   nanoseconds since the epoch: the system's or `--now`'s) reaches the recorded instant of
+    ///   the first rejection, `recordedExpiry` (nil when the capture's wall time does not parse:
+    ///   then as `shift`). Replayed a day later, it is expired from the start, as the answers'
+    ///   recorded `exp` says.
+    /// - `frozen`: the clock stands still, so nothing expires by time (every answer says the same
+    ///   instant, and a token it issued is never past its `exp` at that instant).
+    public func hasExpired(lifetime: UInt64, age: Int64?, recordedExpiry: Int64?, now: Int64) -> Bool {
+        switch mode {
+        case .frozen: return false
+        case .recorded:
+            if let recordedExpiry { return now >= recordedExpiry }
+        case .shift: break
+        }
+        guard let age else { return false }
+        return age >= Int64(clamping: lifetime)
+    }
+
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
         let quotient = value / divisor
         return value % divisor < 0 ? quotient - 1 : quotient

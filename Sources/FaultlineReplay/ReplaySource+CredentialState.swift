@@ -22,7 +22,8 @@ extension ReplaySource {
                     index: index, role: entry.credentialRole, status: entry.response.status, rejects: entry.rejects,
                     presented: entry.credentials, issued: entry.issuedCredentials,
                     sentAt: (entry.exchange.forwarded ?? entry.exchange.received).monoNanoseconds,
-                    answeredAt: (entry.exchange.responseReceived ?? entry.exchange.received).monoNanoseconds))
+                    answeredAt: (entry.exchange.responseReceived ?? entry.exchange.received).monoNanoseconds,
+                    sentWall: recordedTime(of: entry.exchange)))
         }
         return history
     }
@@ -49,9 +50,11 @@ extension ReplaySource {
         }.sorted()
     }
 
-    /// This run's time for `CredentialRun`, in nanoseconds since the source was made.
-    func runTime() -> Int64 {
-        Int64(clamping: MonotonicInstant.now().nanoseconds &- startedAt.nanoseconds)
+    /// This run's time for `CredentialRun`: nanoseconds since the source was made, and what the
+    /// run's clock (`--clock`, `--now`) reads.
+    func runTime() -> CredentialRun.Time {
+        CredentialRun.Time(
+            elapsed: Int64(clamping: MonotonicInstant.now().nanoseconds &- startedAt.nanoseconds), now: clockNow())
     }
 
     /// Rule "rejected": a presented credential whose recorded rejection applies at this point of
@@ -82,36 +85,50 @@ extension ReplaySource {
 
     /// Rule "stand-in": a request presenting an accepted credential, on a route recorded only with
     /// another credential of the same kind that the recorded server accepted, is answered as that
-    /// recording was (the first such answer not used yet, else the last).
-    func standInChoice(_ shape: RequestShape, presenting presented: [Credential], _ state: inout State) -> Choice? {
+    /// recording was (the first such answer not used yet, else the last). The request is compared
+    /// as if it presented the recorded credential in the same place, so a credential in the body
+    /// (a refresh form, RFC 6749 §6; `access_token` in a form, RFC 6750 §2.2; a JSON member) or
+    /// in the query stands in as one in a header does. An answer that issues credentials and was
+    /// given before in this run issues new ones, as a backend's second refresh would.
+    func standInChoice(
+        _ request: UpstreamRequest, _ shape: RequestShape, presenting presented: [(Credential, String)],
+        _ state: inout State
+    ) -> Choice? {
         let now = runTime()
         let live = presented.filter {
-            history.kind(of: $0.fingerprint) != nil
-                && state.run.rejection(of: $0.fingerprint, in: history, at: now) == nil
+            history.kind(of: $0.0.fingerprint) != nil
+                && state.run.rejection(of: $0.0.fingerprint, in: history, at: now) == nil
         }
         guard !live.isEmpty else { return nil }
         let pool = routes.map { $0[shape.route] ?? [] } ?? Array(recorded.indices)
         let parts = settings.match.filter { $0 != .credentials }
+        var shapes: [String: RequestShape] = [:]
         var candidates: [(index: Int, mine: Credential, theirs: Credential)] = []
-        for index in pool where recorded[index].accepts && shape.matches(recorded[index].shape, parts: parts) {
-            for mine in live {
-                guard
-                    let theirs = recorded[index].credentials.first(where: {
-                        $0.kind == mine.kind && $0.fingerprint != mine.fingerprint
-                    })
-                else { continue }
-                candidates.append((index, mine, theirs))
-                break
+        for index in pool where recorded[index].accepts {
+            let entry = recorded[index]
+            search: for (mine, value) in live {
+                for (theirs, theirValue) in zip(entry.credentials, entry.presentedValues)
+                where theirs.kind == mine.kind && theirs.fingerprint != mine.fingerprint {
+                    let key = value + "\u{0}" + theirValue
+                    let standIn = shapes[key] ?? liveShape(request, &state, standingIn: (value, theirValue))
+                    shapes[key] = standIn
+                    guard standIn.matches(entry.shape, parts: parts) else { continue }
+                    candidates.append((index, mine, theirs))
+                    break search
+                }
             }
         }
         guard let chosen = candidates.first(where: { state.uses[$0.index] == 0 }) ?? candidates.last else { return nil }
+        let givenBefore = state.uses[chosen.index] > 0
         state.uses[chosen.index] += 1
         var event = matchedEvent(chosen.index, use: state.uses[chosen.index], repeated: nil)
         event.fields += [
             .string("by", "credential-state"), .string("rule", "stand-in"),
             .string("credential", chosen.mine.fingerprint), .string("stands_in_for", chosen.theirs.fingerprint),
         ]
-        return Choice(recorded: chosen.index, events: [event])
+        return Choice(
+            recorded: chosen.index, events: [event],
+            newGeneration: givenBefore && !recorded[chosen.index].issuedCredentials.isEmpty)
     }
 }
 

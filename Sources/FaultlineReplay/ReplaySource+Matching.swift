@@ -9,10 +9,20 @@ import Synchronization
 /// Which recorded exchange answers a request: its shape, its candidates in recorded order, the
 /// repeat policy and refresh rotation.
 extension ReplaySource {
-    func liveShape(_ request: UpstreamRequest, _ state: inout State) -> RequestShape {
+    /// The request's shape, every fresh value read back as the recorded one; with `standingIn`,
+    /// as if it presented the recorded value `for` wherever it presents `value` (in the target,
+    /// a header or the body: rule "stand-in").
+    func liveShape(
+        _ request: UpstreamRequest, _ state: inout State, standingIn: (value: String, for: String)? = nil
+    ) -> RequestShape {
         let mint = state.mint
+        func recorded(_ bytes: [UInt8]) -> [UInt8] {
+            let text = mint.recordedText(bytes) ?? bytes
+            guard let standingIn else { return text }
+            return CredentialSubstitution.replace([standingIn.value], in: text) { _ in standingIn.for }
+        }
         func recordedText(_ text: String) -> String {
-            mint.recordedText(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? text
+            String(decoding: recorded(Array(text.utf8)), as: UTF8.self)
         }
         let target = recordedText(request.head.target)
         let pathAndQuery = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
@@ -24,7 +34,7 @@ extension ReplaySource {
             scheme: request.endpoint.scheme, host: request.endpoint.host, port: request.endpoint.port, path: path,
             query: pathAndQuery.count > 1 ? String(pathAndQuery[1]) : nil)
         let headers = HTTPHeaders(request.head.headers.map { ($0.name, recordedText($0.value)) })
-        let body = mint.recordedText(request.body) ?? request.body
+        let body = recorded(request.body)
         return RequestShape(
             method: request.head.method, url: url, headers: headers, body: body, settings: settings, issued: issued)
     }

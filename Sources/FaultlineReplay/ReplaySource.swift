@@ -79,6 +79,9 @@ public final class ReplaySource: ReplayResponder {
 
         /// Issued credentials the request presents, and the ones its answer issues (fingerprints).
         let credentials: [Credential]
+        /// The recorded values of `credentials`, in the same order: what a stand-in replaces
+        /// (`standInChoice`). Never traced.
+        let presentedValues: [String]
         let issuedCredentials: [Credential]
         /// The answer is a rejection: a 401, or RFC 6749 §5.2's `invalid_grant`.
         let rejects: Bool
@@ -126,22 +129,15 @@ public final class ReplaySource: ReplayResponder {
         self.signer = signer
         // A clock that ran backwards is worth a warning, not a refusal: `seq` keeps the order.
         let backwards = BackwardsClock.entries(in: capture)
-        if !backwards.isEmpty {
-            loadWarnings = [
-                "faultline replay: WARNING: \(capture.source): the recorded clock runs backwards at \(backwards.count) "
-                    + "entr\(backwards.count == 1 ? "y" : "ies") (answers' times move by a clock that jumped): "
-                    + backwards.prefix(5).map(\.summary).joined(separator: "; ")
-                    + (backwards.count > 5 ? "; and \(backwards.count - 5) more" : "")
-            ]
-            loadEvents = [
+        loadWarnings = Self.clockWarnings(capture, backwards)
+        loadEvents =
+            backwards.isEmpty
+            ? []
+            : [
                 ReplayTraceEvent(
                     .replayClockBackwards,
                     [.int("count", backwards.count), .strings("entries", backwards.map(\.summary))])
             ]
-        } else {
-            loadWarnings = []
-            loadEvents = []
-        }
         let issued = IssuedSecrets(capture: capture, policy: settings.secrets)
         self.issued = issued
         let refreshTokens = Set(issued.values.filter { capture.credentialKind(of: $0) == "refresh" })
@@ -167,6 +163,7 @@ public final class ReplaySource: ReplayResponder {
                 // not presented by a request carrying `flp.refresh.L1.12`.
                 presentsRefresh: presentedValues.contains(where: refreshTokens.contains),
                 credentials: presentedValues.map { Self.credential($0, capture: capture, issued: issued) },
+                presentedValues: presentedValues,
                 issuedCredentials: issuedValues.map { Self.credential($0, capture: capture, issued: issued) },
                 rejects: response.status == 401 || (response.status == 400 && body.contains("invalid_grant")))
         }
@@ -181,11 +178,28 @@ public final class ReplaySource: ReplayResponder {
         state = Mutex(
             State(
                 mint: TokenMint(signer: signer), uses: Array(repeating: 0, count: recorded.count),
-                order: settings.order == .recorded ? RecordedOrder(capture: capture) : nil))
+                order: settings.order == .recorded ? RecordedOrder(capture: capture) : nil,
+                run: CredentialRun(clock: settings.clock)))
     }
 
     /// Recorded exchanges this source can answer with.
     public var replayableCount: Int { recorded.count }
+
+    /// The warnings about `capture` itself that a source made from it has as `loadWarnings`, for
+    /// a command that makes a source per run (`faultline explore --replay`) to print once.
+    public static func loadWarnings(for capture: Capture) -> [String] {
+        clockWarnings(capture, BackwardsClock.entries(in: capture))
+    }
+
+    private static func clockWarnings(_ capture: Capture, _ backwards: [BackwardsClock.Entry]) -> [String] {
+        guard !backwards.isEmpty else { return [] }
+        return [
+            "faultline replay: WARNING: \(capture.source): the recorded clock runs backwards at \(backwards.count) "
+                + "entr\(backwards.count == 1 ? "y" : "ies") (answers' times move by a clock that jumped): "
+                + backwards.prefix(5).map(\.summary).joined(separator: "; ")
+                + (backwards.count > 5 ? "; and \(backwards.count - 5) more" : "")
+        ]
+    }
 
     // MARK: ReplayResponder
 
@@ -198,14 +212,18 @@ public final class ReplaySource: ReplayResponder {
             let presented = state.mint.presented(in: Self.text(of: request))
             let refreshTokens = presented.filter { capture.credentialKind(of: $0.recorded) == "refresh" }.map(\.fresh)
             var credentials: [Credential] = []
+            var values: [String] = []
             for value in presented.map(\.recorded) {
                 let credential = Self.credential(value, capture: capture, issued: issued)
-                if !credentials.contains(credential) { credentials.append(credential) }
+                if !credentials.contains(credential) {
+                    credentials.append(credential)
+                    values.append(value)
+                }
             }
             guard
                 let choice = rejectedChoice(shape, presenting: credentials, &state)
                     ?? choose(shape, presentingRefresh: refreshTokens, &state)
-                    ?? standInChoice(shape, presenting: credentials, &state)
+                    ?? standInChoice(request, shape, presenting: Array(zip(credentials, values)), &state)
             else {
                 let (answer, line) = unmatched(request, shape, state.order)
                 lines.append(line)

@@ -12,8 +12,10 @@ public import FaultlineCore
 ///
 /// Algorithms (RFC 7518 §3.1): `HS256/384/512` with one 64-byte secret (§3.2: at least the hash
 /// size); `RS256/384/512` and `PS256/384/512` with one RSA 2048 key pair (§3.3, §3.5: a salt as
-/// long as the hash, MGF1 with the same hash); `ES256` on P-256 and `ES384` on P-384, the
-/// signature the raw `R || S` each padded to the curve size (§3.4), not OpenSSL's DER.
+/// long as the hash, MGF1 with the same hash); `ES256` on P-256, `ES384` on P-384 and `ES512` on
+/// P-521, the signature the raw `R || S` each padded to the curve size (§3.4: 32, 48 and 66
+/// octets), not OpenSSL's DER; `EdDSA` with an Ed25519 key pair (RFC 8037 §3.1: PureEdDSA, the
+/// 64-octet signature as RFC 8032 §5.1.6 makes it).
 ///
 /// `@unchecked Sendable`: the keys are written only in `init` and freed only in `deinit`; signing
 /// makes its own `EVP_MD_CTX` per call and only reads the `EVP_PKEY`, which OpenSSL 3 allows from
@@ -22,33 +24,54 @@ public final class JWTSigner: @unchecked Sendable, CustomStringConvertible {
     /// The algorithms `sign` supports; a token with any other `alg` (`none` included) cannot be
     /// re-minted here.
     public static let algorithms: Set<String> = [
-        "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384",
+        "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
+        "EdDSA",
     ]
+
+    /// An elliptic-curve key of the run: the `alg` it signs, its JWK curve name, its field size in
+    /// octets (of each of R, S, X and Y), and its `kid`.
+    private struct CurveKey {
+        let key: OpaquePointer
+        let alg: String
+        let curve: String
+        let size: Int
+        let kid: String
+    }
 
     private let secret: [UInt8]
     private let rsaKey: OpaquePointer
-    private let ec256Key: OpaquePointer
-    private let ec384Key: OpaquePointer
-    /// Key ids: `hs-…`, `rsa-…`, `ec256-…`, `ec384-…`, each with random hex unique to the run.
-    private let kids: (hmac: String, rsa: String, ec256: String, ec384: String)
+    /// P-256, P-384 and P-521, for ES256, ES384 and ES512 (RFC 7518 §3.4).
+    private let curveKeys: [CurveKey]
+    private let ed25519Key: OpaquePointer
+    /// Key ids: `hs-…`, `rsa-…`, `ed25519-…`, each with random hex unique to the run (the curve
+    /// keys' are `ec256-…`, `ec384-…`, `ec521-…`).
+    private let kids: (hmac: String, rsa: String, ed25519: String)
 
-    /// Takes ownership of the three keys.
-    init(secret: [UInt8], rsaKey: OpaquePointer, ec256Key: OpaquePointer, ec384Key: OpaquePointer, runID: String) {
+    /// Takes ownership of the keys; `ecKeys` are P-256, P-384 and P-521, in that order.
+    init(secret: [UInt8], rsaKey: OpaquePointer, ecKeys: [OpaquePointer], ed25519Key: OpaquePointer, runID: String) {
         self.secret = secret
         self.rsaKey = rsaKey
-        self.ec256Key = ec256Key
-        self.ec384Key = ec384Key
-        kids = ("hs-\(runID)", "rsa-\(runID)", "ec256-\(runID)", "ec384-\(runID)")
+        self.ed25519Key = ed25519Key
+        curveKeys = zip(ecKeys, Self.curves).map { key, curve in
+            CurveKey(
+                key: key, alg: curve.alg, curve: curve.name, size: curve.size, kid: "ec\(curve.bits)-\(runID)")
+        }
+        kids = ("hs-\(runID)", "rsa-\(runID)", "ed25519-\(runID)")
     }
 
     deinit {
         EVP_PKEY_free(rsaKey)
-        EVP_PKEY_free(ec256Key)
-        EVP_PKEY_free(ec384Key)
+        for curveKey in curveKeys { EVP_PKEY_free(curveKey.key) }
+        EVP_PKEY_free(ed25519Key)
     }
 
-    /// A fresh key set: a random 64-byte HMAC secret, an RSA 2048 key pair, P-256 and P-384 key
-    /// pairs (RSA generation takes some tens of milliseconds: once per run).
+    /// The curves of ES256, ES384 and ES512 (RFC 7518 §3.4): OpenSSL's and the JWK's name (RFC
+    /// 7518 §6.2.1.1), the field size in octets, and the bits the `kid` names.
+    private static let curves = [("ES256", "P-256", 32, 256), ("ES384", "P-384", 48, 384), ("ES512", "P-521", 66, 521)]
+        .map { (alg: $0.0, name: $0.1, size: $0.2, bits: $0.3) }
+
+    /// A fresh key set: a random 64-byte HMAC secret, an RSA 2048 key pair, P-256, P-384, P-521
+    /// and Ed25519 key pairs (RSA generation takes some tens of milliseconds: once per run).
     public static func makeEphemeral() throws(TLSError) -> JWTSigner {
         try make(secret: randomBytes(64))
     }
@@ -56,30 +79,32 @@ public final class JWTSigner: @unchecked Sendable, CustomStringConvertible {
     /// A key set with this HMAC secret and fresh key pairs (tests use a known secret).
     static func make(secret: [UInt8]) throws(TLSError) -> JWTSigner {
         let runID = try randomBytes(6).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        let rsa = try generate("RSA") { EVP_PKEY_CTX_set_rsa_keygen_bits($0, 2048) }
+        var made: [OpaquePointer] = []
         do throws(TLSError) {
-            let ec256 = try generate("EC") { EVP_PKEY_CTX_set_group_name($0, "P-256") }
-            do throws(TLSError) {
-                let ec384 = try generate("EC") { EVP_PKEY_CTX_set_group_name($0, "P-384") }
-                return JWTSigner(secret: secret, rsaKey: rsa, ec256Key: ec256, ec384Key: ec384, runID: runID)
-            } catch {
-                EVP_PKEY_free(ec256)
-                throw error
+            made.append(try generate("RSA") { EVP_PKEY_CTX_set_rsa_keygen_bits($0, 2048) })
+            for curve in curves {
+                made.append(try generate("EC") { EVP_PKEY_CTX_set_group_name($0, curve.name) })
             }
+            made.append(try generate("ED25519") { _ in 1 })
         } catch {
-            EVP_PKEY_free(rsa)
+            for key in made { EVP_PKEY_free(key) }
             throw error
         }
+        return JWTSigner(
+            secret: secret, rsaKey: made[0], ecKeys: Array(made[1...3]), ed25519Key: made[4], runID: runID)
     }
 
-    public var description: String { "JWTSigner(kids: \(kids.hmac), \(kids.rsa), \(kids.ec256), \(kids.ec384))" }
+    public var description: String {
+        "JWTSigner(kids: \(([kids.hmac, kids.rsa] + curveKeys.map(\.kid) + [kids.ed25519]).joined(separator: ", ")))"
+    }
 
     /// The `kid` a token signed with `alg` names; nil for an algorithm not in `algorithms`.
     public func kid(for alg: String) -> String? {
         guard Self.algorithms.contains(alg) else { return nil }
         switch alg.prefix(2) {
         case "HS": return kids.hmac
-        case "ES": return alg == "ES256" ? kids.ec256 : kids.ec384
+        case "ES": return curveKey(for: alg)?.kid
+        case "Ed": return kids.ed25519
         default: return kids.rsa
         }
     }
@@ -87,23 +112,32 @@ public final class JWTSigner: @unchecked Sendable, CustomStringConvertible {
     /// The JWS signature of `input` (the ASCII `header.claims`, RFC 7515 §5.1 step 5) with `alg`;
     /// nil for an algorithm not in `algorithms` or when OpenSSL fails.
     public func sign(_ input: [UInt8], alg: String) -> [UInt8]? {
-        guard Self.algorithms.contains(alg), let bits = Int(alg.dropFirst(2)) else { return nil }
+        guard Self.algorithms.contains(alg) else { return nil }
+        // RFC 8037 §3.1: EdDSA hashes inside the algorithm (PureEdDSA), so OpenSSL takes no digest.
+        if alg == "EdDSA" { return digestSign(input, key: ed25519Key, digest: nil, pss: false) }
+        guard let bits = Int(alg.dropFirst(2)) else { return nil }
         let digestName = "SHA\(bits)"
         switch alg.prefix(2) {
         case "HS": return hmac(input, digest: digestName)
         case "RS": return digestSign(input, key: rsaKey, digest: digestName, pss: false)
         case "PS": return digestSign(input, key: rsaKey, digest: digestName, pss: true)
         default:
-            let isP256 = alg == "ES256"
-            guard let der = digestSign(input, key: isP256 ? ec256Key : ec384Key, digest: digestName, pss: false)
+            guard let curveKey = curveKey(for: alg),
+                let der = digestSign(input, key: curveKey.key, digest: digestName, pss: false)
             else { return nil }
-            return Self.rawECDSA(der, size: isP256 ? 32 : 48)
+            return Self.rawECDSA(der, size: curveKey.size)
         }
     }
 
+    /// ES256's key is P-256's, ES384's P-384's, ES512's P-521's (RFC 7518 §3.4).
+    private func curveKey(for alg: String) -> CurveKey? {
+        curveKeys.first { $0.alg == alg }
+    }
+
     /// The public keys as a JWK Set (RFC 7517 §5): the RSA key's `n` and `e` (RFC 7518 §6.3.1),
-    /// the EC keys' `crv`, `x`, `y` (§6.2.1), each with its `kid` and `use: sig`. No `alg`: one RSA
-    /// key serves RS* and PS* (RFC 7517 §4.4 makes it optional). The HMAC secret has no public half.
+    /// the EC keys' `crv`, `x`, `y` (§6.2.1), the Ed25519 key as `kty: OKP`, `crv: Ed25519` and
+    /// `x` (RFC 8037 §2), each with its `kid` and `use: sig`. No `alg`: one RSA key serves RS* and
+    /// PS* (RFC 7517 §4.4 makes it optional). The HMAC secret has no public half.
     public var publicKeySet: JSONValue {
         var keys: [JSONValue] = []
         if let n = Self.bigNumber(rsaKey, "n"), let e = Self.bigNumber(rsaKey, "e") {
@@ -114,14 +148,26 @@ public final class JWTSigner: @unchecked Sendable, CustomStringConvertible {
                     "e": .string(Base64.encoded(e, variant: .urlUnpadded)),
                 ]))
         }
-        for (key, curve, size, kid) in [(ec256Key, "P-256", 32, kids.ec256), (ec384Key, "P-384", 48, kids.ec384)] {
+        for curveKey in curveKeys {
             // The uncompressed point (SEC 1 §2.3.3): 0x04, then X and Y at the curve's size.
-            guard let point = Self.octets(key, "pub"), point.count == 1 + 2 * size, point[0] == 4 else { continue }
+            let size = curveKey.size
+            guard let point = Self.octets(curveKey.key, "pub"), point.count == 1 + 2 * size, point[0] == 4 else {
+                continue
+            }
             keys.append(
                 .object([
-                    "kty": .string("EC"), "use": .string("sig"), "kid": .string(kid), "crv": .string(curve),
+                    "kty": .string("EC"), "use": .string("sig"), "kid": .string(curveKey.kid),
+                    "crv": .string(curveKey.curve),
                     "x": .string(Base64.encoded(Array(point[1...size]), variant: .urlUnpadded)),
                     "y": .string(Base64.encoded(Array(point[(size + 1)...]), variant: .urlUnpadded)),
+                ]))
+        }
+        // RFC 8037 §2: the public key's 32 octets as RFC 8032 §5.1.5 encodes them.
+        if let point = Self.octets(ed25519Key, "pub"), point.count == 32 {
+            keys.append(
+                .object([
+                    "kty": .string("OKP"), "use": .string("sig"), "kid": .string(kids.ed25519),
+                    "crv": .string("Ed25519"), "x": .string(Base64.encoded(point, variant: .urlUnpadded)),
                 ]))
         }
         return .object(["keys": .array(keys)])
@@ -139,7 +185,8 @@ public final class JWTSigner: @unchecked Sendable, CustomStringConvertible {
         return done == nil ? nil : Array(out.prefix(length))
     }
 
-    private func digestSign(_ input: [UInt8], key: OpaquePointer, digest: String, pss: Bool) -> [UInt8]? {
+    /// A one-shot `EVP_DigestSign` (the only way OpenSSL signs with Ed25519); `digest` nil for it.
+    private func digestSign(_ input: [UInt8], key: OpaquePointer, digest: String?, pss: Bool) -> [UInt8]? {
         guard let context = EVP_MD_CTX_new() else { return nil }
         defer { EVP_MD_CTX_free(context) }
         var keyContext: OpaquePointer?

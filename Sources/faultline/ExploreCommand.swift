@@ -111,6 +111,10 @@ enum ExploreCommand {
             return 2
         }
         defer { setup.removeTemporaryFolders() }
+        // As `replay serve` prints them: once, though each schedule makes its own source.
+        if let replay = setup.replay {
+            for line in ReplaySource.loadWarnings(for: replay.capture) { printError(line) }
+        }
         let stop = Atomic<Bool>(false)
         Thread.detachNewThread {
             let signal = TerminationSignals.wait()

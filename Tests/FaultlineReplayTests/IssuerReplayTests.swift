@@ -74,7 +74,7 @@ private func oidcRecording() -> CaptureBuilder {
     let kids = try #require(JSONValue.parse(Array(body.utf8))?["keys"]?.arrayValue).compactMap {
         $0["kid"]?.stringValue
     }
-    #expect(kids == ["RS256", "ES256", "ES384"].compactMap { signer.kid(for: $0) })
+    #expect(kids == ["RS256", "ES256", "ES384", "ES512", "EdDSA"].compactMap { signer.kid(for: $0) })
     let event = try #require(driver.events(keys).first { $0.kind == .replayKeys })
     #expect(event.fields.contains(.int("recorded_keys", 1)))
     #expect(event.fields.contains(.strings("kids", kids)))

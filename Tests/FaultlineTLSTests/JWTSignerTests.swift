@@ -41,7 +41,7 @@ struct JWTSignerTests {
 
     @Test(
         "Each asymmetric signature verifies against the JWK Set's key, and not over other bytes",
-        arguments: ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384"])
+        arguments: ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"])
     func verifiesAgainstThePublishedKey(alg: String) throws {
         let signer = try JWTSigner.makeEphemeral()
         let input = Array("eyJhbGciOiJSUzI1NiIsImtpZCI6IngifQ.eyJzdWIiOiJhbm4iLCJleHAiOjE3OTYxNzMyMDB9".utf8)
@@ -51,7 +51,8 @@ struct JWTSignerTests {
         let key = try #require(publicKey(from: jwk))
         defer { EVP_PKEY_free(key) }
         switch alg.prefix(2) {
-        case "ES": #expect(signature.count == (alg == "ES256" ? 64 : 96))  // R || S, RFC 7518 §3.4
+        case "ES": #expect(signature.count == ["ES256": 64, "ES384": 96, "ES512": 132][alg])  // R || S, RFC 7518 §3.4
+        case "Ed": #expect(signature.count == 64)  // RFC 8032 §5.1.6
         default: #expect(signature.count == 256)  // RSA 2048
         }
         #expect(verify(signature, over: input, alg: alg, key: key))
@@ -65,8 +66,12 @@ struct JWTSignerTests {
     func publicKeySetAndUnknownAlgorithms() throws {
         let signer = try JWTSigner.makeEphemeral()
         let keys = try #require(signer.publicKeySet["keys"]?.arrayValue)
-        #expect(keys.map { $0["kty"]?.stringValue } == ["RSA", "EC", "EC"])
-        #expect(keys.compactMap { $0["crv"]?.stringValue } == ["P-256", "P-384"])
+        #expect(keys.map { $0["kty"]?.stringValue } == ["RSA", "EC", "EC", "EC", "OKP"])
+        #expect(keys.compactMap { $0["crv"]?.stringValue } == ["P-256", "P-384", "P-521", "Ed25519"])
+        try #require(keys.count == 5)
+        // RFC 8037 §2: an OKP key has `x` alone, 32 octets for Ed25519.
+        #expect(keys[4]["y"] == nil && keys[4]["x"]?.stringValue.flatMap(base64URL)?.count == 32)
+        #expect(keys[3]["x"]?.stringValue.flatMap(base64URL)?.count == 66)
         for key in keys {
             // RFC 7518 §6.3.2 and §6.2.2: the private members; `k` is a symmetric key (§6.4).
             for member in ["d", "p", "q", "dp", "dq", "qi", "k"] { #expect(key[member] == nil) }
@@ -75,13 +80,17 @@ struct JWTSignerTests {
         #expect(keys[0]["e"]?.stringValue == "AQAB")
         let modulus = try #require(keys[0]["n"]?.stringValue)
         #expect(base64URL(modulus)?.count == 256)
-        for alg in ["none", "EdDSA", "ES512", "HS1", ""] {
+        for alg in ["none", "ES521", "Ed448", "eddsa", "HS1", ""] {
             #expect(signer.sign([1, 2, 3], alg: alg) == nil)
             #expect(signer.kid(for: alg) == nil)
         }
         // Two runs never share keys.
         #expect(try JWTSigner.makeEphemeral().kid(for: "RS256") != signer.kid(for: "RS256"))
         #expect(!signer.description.contains(String(describing: keys[0]["n"])))
+        // Each key has its own `kid`, and the description names them all.
+        let kids = keys.compactMap { $0["kid"]?.stringValue }
+        #expect(Set(kids).count == 5 && kids.allSatisfy(signer.description.contains))
+        #expect(signer.kid(for: "ES512") == kids[3] && signer.kid(for: "EdDSA") == kids[4])
     }
 }
 
@@ -110,9 +119,16 @@ private let selectPublicKey: Int32 = 0x86
 private func publicKey(from jwk: JSONValue) -> OpaquePointer? {
     let type = jwk["kty"]?.stringValue ?? ""
     var key: OpaquePointer?
-    guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { return nil }
+    guard let context = EVP_PKEY_CTX_new_from_name(nil, type == "OKP" ? "ED25519" : type, nil) else { return nil }
     defer { EVP_PKEY_CTX_free(context) }
     guard EVP_PKEY_fromdata_init(context) == 1 else { return nil }
+    if type == "OKP" {
+        // RFC 8037 §2: `x` is the raw public key.
+        guard jwk["crv"]?.stringValue == "Ed25519", let x = jwk["x"]?.stringValue.flatMap(base64URL) else {
+            return nil
+        }
+        return EVP_PKEY_new_raw_public_key_ex(nil, "ED25519", nil, x, x.count)
+    }
     if type == "RSA" {
         // OSSL_PARAM integers are native-endian (little on every machine this runs on).
         guard var n = jwk["n"]?.stringValue.flatMap(base64URL)?.reversed().map({ $0 }),
@@ -135,6 +151,7 @@ private func publicKey(from jwk: JSONValue) -> OpaquePointer? {
     switch jwk["crv"]?.stringValue {
     case "P-256": curve = "P-256"
     case "P-384": curve = "P-384"
+    case "P-521": curve = "P-521"
     default: return nil
     }
     guard let x = jwk["x"]?.stringValue.flatMap(base64URL), let y = jwk["y"]?.stringValue.flatMap(base64URL) else {
@@ -151,7 +168,8 @@ private func publicKey(from jwk: JSONValue) -> OpaquePointer? {
     }
 }
 
-/// OpenSSL's verify of a JWS signature; an ES* one is turned back into DER first.
+/// OpenSSL's verify of a JWS signature; an ES* one is turned back into DER first, an EdDSA one
+/// is verified one-shot.
 private func verify(_ signature: [UInt8], over input: [UInt8], alg: String, key: OpaquePointer) -> Bool {
     var signature = signature
     if alg.hasPrefix("ES") {
@@ -161,7 +179,9 @@ private func verify(_ signature: [UInt8], over input: [UInt8], alg: String, key:
     guard let context = EVP_MD_CTX_new() else { return false }
     defer { EVP_MD_CTX_free(context) }
     var keyContext: OpaquePointer?
-    guard EVP_DigestVerifyInit_ex(context, &keyContext, "SHA\(alg.dropFirst(2))", nil, nil, key, nil) == 1 else {
+    // EdDSA takes no digest (RFC 8037 §3.1).
+    let digest = alg == "EdDSA" ? nil : "SHA\(alg.dropFirst(2))"
+    guard EVP_DigestVerifyInit_ex(context, &keyContext, digest, nil, nil, key, nil) == 1 else {
         return false
     }
     if alg.hasPrefix("PS") {

@@ -5,116 +5,24 @@ by the token's `kid` in the JWK Set that the discovery document's `jwks_uri` nam
 §5.2; then `exp` and `iat`) accepts it. The recording's own key and HS256 secret are made here
 and never reach the replay: it signs with keys of its own, which never show in its trace or on
 stderr. The recording is a HAR written here, as another tool would write it (raw tokens)."""
-import base64
-import calendar
 import json
 
 import pytest
-import requests
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
-from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
+from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from harness.har import har_entry, write_har_log
+from harness.oidc_recording import (DAY, ISSUER, RECORDED_SECRET, assert_nothing_secret_in, b64url, log_in,
+                                    make_recording, parts, proxied, unb64url)
 
 pytestmark = pytest.mark.timeout(90)
-
-DAY = 86_400
-ISSUER = "http://idp.issuer.test"
-RECORDED_SECRET = b"recorded-hs256-secret-0123456789abcdef"
-
-
-def b64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def unb64url(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def json_part(data):
-    return b64url(json.dumps(data, separators=(",", ":")).encode())
-
-
-def parts(token):
-    header, claims, signature = token.split(".")
-    return json.loads(unb64url(header)), json.loads(unb64url(claims)), unb64url(signature)
-
-
-def rs256(key, header, claims):
-    signing_input = f"{json_part(header)}.{json_part(claims)}"
-    return f"{signing_input}.{b64url(key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256()))}"
-
-
-def hs256(secret, header, claims):
-    signing_input = f"{json_part(header)}.{json_part(claims)}"
-    mac = hmac.HMAC(secret, hashes.SHA256())
-    mac.update(signing_input.encode())
-    return f"{signing_input}.{b64url(mac.finalize())}"
-
-
-def es256(key, header, claims):
-    """ES256 as JWS wants it: the raw R || S, 32 bytes each (RFC 7518 §3.4), not DER."""
-    signing_input = f"{json_part(header)}.{json_part(claims)}"
-    r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
-    return f"{signing_input}.{b64url(r.to_bytes(32, 'big') + s.to_bytes(32, 'big'))}"
-
-
-def ps256(key, header, claims):
-    signing_input = f"{json_part(header)}.{json_part(claims)}"
-    pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
-    return f"{signing_input}.{b64url(key.sign(signing_input.encode(), pss, hashes.SHA256()))}"
-
-
-def public_jwk(key, kid):
-    numbers = key.public_key().public_numbers()
-    def unsigned(value):
-        return b64url(value.to_bytes((value.bit_length() + 7) // 8, "big"))
-    return {"kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid, "n": unsigned(numbers.n), "e": unsigned(numbers.e)}
-
-
-def write_har(path, recorded_at, key):
-    """The login as recorded at `recorded_at`: discovery, JWKS, the token answer, a call with the
-    access token, and a legacy endpoint whose token is `alg: none`. Returns the recorded tokens."""
-    id_claims = {"iss": ISSUER, "aud": "app", "sub": "ann", "nonce": "n-1", "iat": recorded_at,
-                 "auth_time": recorded_at, "exp": recorded_at + 600}
-    id_token = rs256(key, {"alg": "RS256", "typ": "JWT", "kid": "recorded-rsa"}, id_claims)
-    access_token = hs256(RECORDED_SECRET, {"alg": "HS256", "typ": "JWT"},
-                         {"iss": ISSUER, "sub": "ann", "scope": "read", "iat": recorded_at, "exp": recorded_at + 3600})
-    unsigned = f"{json_part({'alg': 'none', 'typ': 'JWT'})}.{json_part({'sub': 'legacy', 'exp': recorded_at + 3600})}."
-    others = {"ES256": es256(ec.generate_private_key(ec.SECP256R1()), {"alg": "ES256", "kid": "recorded-ec"}, id_claims),
-              "PS256": ps256(key, {"alg": "PS256", "kid": "recorded-rsa"}, id_claims)}
-    discovery = {"issuer": ISSUER, "authorization_endpoint": f"{ISSUER}/oauth/authorize",
-                 "token_endpoint": f"{ISSUER}/oauth/token", "jwks_uri": f"{ISSUER}/oauth/jwks",
-                 "id_token_signing_alg_values_supported": ["RS256"]}
-
-    form = [("Content-Type", "application/x-www-form-urlencoded")]
-    entries = [
-        har_entry(recorded_at, "GET", f"{ISSUER}/.well-known/openid-configuration", [], "", json.dumps(discovery)),
-        har_entry(recorded_at, "GET", f"{ISSUER}/oauth/jwks", [], "",
-              json.dumps({"keys": [public_jwk(key, "recorded-rsa")]}), mime="application/jwk-set+json"),
-        har_entry(recorded_at + 1, "POST", f"{ISSUER}/oauth/token", form,
-              "grant_type=authorization_code&code=recorded-code&client_id=app",
-              json.dumps({"access_token": access_token, "id_token": id_token, "token_type": "Bearer",
-                          "expires_in": 3600})),
-        har_entry(recorded_at + 2, "GET", f"{ISSUER}/v1/me", [("Authorization", f"Bearer {access_token}")], "",
-              json.dumps({"name": "ann"})),
-        har_entry(recorded_at + 3, "POST", f"{ISSUER}/legacy/token", form, "grant_type=client_credentials",
-              json.dumps({"access_token": unsigned, "token_type": "Bearer"})),
-    ] + [har_entry(recorded_at + 4, "POST", f"{ISSUER}/oauth/token/{alg.lower()}", form, "grant_type=refresh_token",
-               json.dumps({"id_token": token, "token_type": "Bearer"})) for alg, token in others.items()]
-    write_har_log(path, entries)
-    return id_token, access_token, unsigned
 
 
 @pytest.fixture
 def recording(tmp_path):
     """A HAR recorded at 2026-12-02T00:00:00Z with a fresh RSA key of the recorded issuer's."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    path = tmp_path / "oidc.har"
-    at = calendar.timegm((2026, 12, 2, 0, 0, 0))
-    return path, at, key, write_har(path, at, key)
+    return make_recording(tmp_path)
 
 
 def verified_id_token_claims(session, id_token, now, leeway=60, max_age=600):
@@ -136,26 +44,6 @@ def verified_id_token_claims(session, id_token, now, leeway=60, max_age=600):
     assert claims["exp"] > now - leeway, "expired"
     assert now - max_age <= claims["iat"] <= now + leeway, "iat too far from now"
     return claims
-
-
-def log_in(session):
-    answer = session.post(f"{ISSUER}/oauth/token", timeout=10,
-                          data={"grant_type": "authorization_code", "code": "live-code", "client_id": "app"})
-    assert answer.status_code == 200, answer.text
-    return answer.json()
-
-
-def proxied(replay):
-    session = requests.Session()
-    session.proxies = {"http": replay.listeners[0].url}
-    return session
-
-
-def assert_nothing_secret_in(replay, *secrets):
-    text = open(replay.trace_file, encoding="utf-8").read() + "\n".join(replay.stderr)
-    for secret in secrets:
-        assert secret not in text
-    assert "PRIVATE KEY" not in text
 
 
 @pytest.mark.parametrize("days", [1, 30])
@@ -181,7 +69,7 @@ def test_an_oidc_client_verifies_the_replayed_id_token_against_the_replayed_jwks
     jwks = session.get(f"{ISSUER}/oauth/jwks", timeout=10).json()
     assert "recorded-rsa" not in json.dumps(jwks)
     assert all(not {"d", "p", "q", "k"} & set(k) for k in jwks["keys"])
-    assert {k["kty"] for k in jwks["keys"]} == {"RSA", "EC"}
+    assert {k["kty"] for k in jwks["keys"]} == {"RSA", "EC", "OKP"}
     assert replay.stop() == 0
 
     trace = replay.trace()
@@ -257,16 +145,27 @@ def test_alg_none_goes_out_unsigned_with_a_warning_and_a_foreign_jwks_is_unmatch
 
 
 def jwk_public_key(jwk):
+    """The public key a JWK describes: RSA (RFC 7518 §6.3.1), EC on P-256, P-384 or P-521 (§6.2.1),
+    or OKP Ed25519 (RFC 8037 §2)."""
+    if jwk["kty"] == "OKP":
+        assert jwk["crv"] == "Ed25519"
+        return ed25519.Ed25519PublicKey.from_public_bytes(unb64url(jwk["x"]))
     if jwk["kty"] == "EC":
-        curve = {"P-256": ec.SECP256R1(), "P-384": ec.SECP384R1()}[jwk["crv"]]
+        curve = {"P-256": ec.SECP256R1(), "P-384": ec.SECP384R1(), "P-521": ec.SECP521R1()}[jwk["crv"]]
         x, y = (int.from_bytes(unb64url(jwk[c]), "big") for c in ("x", "y"))
         return ec.EllipticCurvePublicNumbers(x, y, curve).public_key()
     return rsa.RSAPublicNumbers(int.from_bytes(unb64url(jwk["e"]), "big"),
                                 int.from_bytes(unb64url(jwk["n"]), "big")).public_key()
 
 
-@pytest.mark.parametrize("alg", ["ES256", "PS256"])
-def test_es256_and_ps256_id_tokens_verify_against_the_replayed_jwks_too(start_replay, recording, alg):
+# The JWK a token of each algorithm is verified with, and its signature's length: ES* as the raw
+# R || S (RFC 7518 §3.4), EdDSA as RFC 8032 §5.1.6 makes it.
+EXPECTED_KEYS = {"ES256": ("EC", "P-256", 64), "PS256": ("RSA", None, 256), "ES512": ("EC", "P-521", 132),
+                 "EdDSA": ("OKP", "Ed25519", 64)}
+
+
+@pytest.mark.parametrize("alg", ["ES256", "PS256", "ES512", "EdDSA"])
+def test_id_tokens_of_other_algorithms_verify_against_the_replayed_jwks_too(start_replay, recording, alg):
     path, at, _, _ = recording
     replay = start_replay(path, "--listen", "127.0.0.1:0", "--now", str(at + DAY))
     session = proxied(replay)
@@ -274,17 +173,30 @@ def test_es256_and_ps256_id_tokens_verify_against_the_replayed_jwks_too(start_re
     assert answer.status_code == 200, answer.text
     id_token = answer.json()["id_token"]
     header, claims, signature = parts(id_token)
+    assert header["alg"] == alg and not header["kid"].startswith("recorded-")
     jwks = session.get(f"{ISSUER}/oauth/jwks", timeout=10).json()
     [jwk] = [k for k in jwks["keys"] if k["kid"] == header["kid"]]
+    kty, crv, length = EXPECTED_KEYS[alg]
+    assert (jwk["kty"], jwk.get("crv"), len(signature)) == (kty, crv, length)
+    key = jwk_public_key(jwk)
+
+    def verify(data):
+        if alg == "EdDSA":
+            key.verify(signature, data)
+        elif alg.startswith("ES"):
+            half = length // 2
+            r, s = int.from_bytes(signature[:half], "big"), int.from_bytes(signature[half:], "big")
+            digest = hashes.SHA256() if alg == "ES256" else hashes.SHA512()
+            key.verify(encode_dss_signature(r, s), data, ec.ECDSA(digest))
+        else:
+            key.verify(signature, data, padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32), hashes.SHA256())
+
     signing_input = id_token.rsplit(".", 1)[0].encode()
-    if alg == "ES256":
-        assert jwk["crv"] == "P-256" and len(signature) == 64  # raw R || S
-        r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
-        jwk_public_key(jwk).verify(encode_dss_signature(r, s), signing_input, ec.ECDSA(hashes.SHA256()))
-    else:
-        pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
-        jwk_public_key(jwk).verify(signature, signing_input, pss, hashes.SHA256())
+    verify(signing_input)  # raises InvalidSignature
+    with pytest.raises(InvalidSignature):
+        verify(signing_input + b"x")
     assert claims["exp"] > at + DAY
     assert replay.stop() == 0
     [minted] = replay.trace().of("replay.minted")
     assert (minted["alg"], minted["kid"]) == (alg, header["kid"])
+    assert "warning" not in minted
