@@ -5,16 +5,14 @@ reuse (RFC 6749 §10.4, RFC 9700 §4.14.2), so the winner's next call is refused
 takes, and the loser's new login stands in for the old one where only that was recorded: the
 outcomes equal the recording's in 20 of 20 replays. Also item 4's part: a capture whose clock
 runs backwards loads with a warning naming the entries."""
-import json
 import threading
-from datetime import datetime, timedelta
 
 import pytest
 
 from harness.http_clients import httpx_client
 from harness.listener import CountingListener
 from harness.reference_backend import ReferenceBackend
-from harness.trace import Trace
+from harness.trace import Trace, step_clock_back
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -152,16 +150,9 @@ def test_twenty_replays_with_the_winner_changing_answer_as_the_recording(start_r
 
 
 def test_a_capture_whose_clock_runs_backwards_loads_with_a_warning(start_replay, recorded, tmp_path):
-    lines = open(recorded["capture"], encoding="utf-8").read().splitlines()
-    events = [json.loads(line) for line in lines]
-    received = [index for index, event in enumerate(events) if event.get("event") == "request.received"]
     # The second request's wall clock put a minute before the first's (a clock stepped back).
-    first, second = events[received[0]], events[received[1]]
-    stamp = datetime.strptime(first["wall"][:19], "%Y-%m-%dT%H:%M:%S") - timedelta(seconds=60)
-    second["wall"] = stamp.strftime("%Y-%m-%dT%H:%M:%S") + first["wall"][19:]
-    lines[received[1]] = json.dumps(second, separators=(",", ":"))
     stepped = tmp_path / "stepped.jsonl"
-    stepped.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    first, second = step_clock_back(recorded["capture"], stepped)
     replay = start_replay(stepped, "--listen", "127.0.0.1:0")
     assert replay.stop() == 0
     flow = second["flow"]

@@ -1,14 +1,13 @@
 """A capture whose wall clock runs backwards, given to `faultline explore --replay`, loads with the
 same warning on standard error as `faultline replay serve` prints (issue 25 item 4): once for the
 exploration, not once per schedule, naming the entry; and the exploration runs."""
-import json
-from datetime import datetime, timedelta
 
 import pytest
 
 from harness.explore import explore
 from harness.faultline import Faultline
 from harness.http_clients import httpx_client
+from harness.trace import step_clock_back
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -26,15 +25,8 @@ def stepped(faultline_binary, origin, tmp_path):
                 assert client.get(f"{origin.url}/echo?step={name}").status_code == 200
     finally:
         assert proxy.stop() == 0, proxy.stderr
-    lines = open(proxy.trace_file, encoding="utf-8").read().splitlines()
-    events = [json.loads(line) for line in lines]
-    received = [index for index, event in enumerate(events) if event.get("event") == "request.received"]
-    first, second = events[received[0]], events[received[1]]
-    stamp = datetime.strptime(first["wall"][:19], "%Y-%m-%dT%H:%M:%S") - timedelta(seconds=60)
-    second["wall"] = stamp.strftime("%Y-%m-%dT%H:%M:%S") + first["wall"][19:]
-    lines[received[1]] = json.dumps(second, separators=(",", ":"))
     path = tmp_path / "stepped.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    first, second = step_clock_back(proxy.trace_file, path)
     return path, first, second
 
 

@@ -1,6 +1,7 @@
 """Reading a Faultline trace (JSON Lines, README.md "The trace") and asking it questions."""
 import json
 import re
+from datetime import datetime, timedelta
 
 FINGERPRINT = re.compile(r"^fp:[0-9a-f]{16}$")
 FLOW_EVENTS = ["request.received", "request.forwarded", "response.received", "response.delivered"]
@@ -120,3 +121,19 @@ def _runs(seqs):
         if b != a + 1:
             return f"break after index {index}: {a} then {b} (first={seqs[:1]}, count={len(seqs)})"
     return f"first={seqs[:1]}, count={len(seqs)}"
+
+
+def step_clock_back(capture, out, seconds=60):
+    """Writes `capture` (a trace file) to `out` with its second request's wall clock put `seconds`
+    before the first's, a clock stepped back between them; returns the two `request.received`
+    events as written."""
+    lines = open(capture, encoding="utf-8").read().splitlines()
+    events = [json.loads(line) for line in lines]
+    received = [index for index, event in enumerate(events) if event.get("event") == "request.received"]
+    first, second = events[received[0]], events[received[1]]
+    stamp = datetime.strptime(first["wall"][:19], "%Y-%m-%dT%H:%M:%S") - timedelta(seconds=seconds)
+    second["wall"] = stamp.strftime("%Y-%m-%dT%H:%M:%S") + first["wall"][19:]
+    lines[received[1]] = json.dumps(second, separators=(",", ":"))
+    with open(out, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    return first, second
