@@ -65,10 +65,27 @@ public final class EventLoop: @unchecked Sendable {
 
     // Loop-thread state.
     let selector: PlatformSelector
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var registrations = RegistrationTable()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var timers: TimerQueue
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var localTasks: [() -> Void] = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var localScratch: [() -> Void] = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var remoteScratch: [@Sendable () -> Void] = []
     private var cachedNow: MonotonicInstant
     private var selectorClosed = false

@@ -39,6 +39,11 @@ public final class StreamConnection {
     /// and formatting an address (`inet_ntop`, the port) costs about 2,700 instructions.
     public private(set) lazy var remoteAddressText: String? = remoteAddress?.description
     /// Receives the connection's events. Set it before `start()`. Held weakly.
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     public weak var delegate: (any StreamConnectionDelegate)?
 
     enum Lifecycle {
@@ -54,6 +59,9 @@ public final class StreamConnection {
     var registeredInterest = SelectorInterest.none
     var readPaused = false
     var readEOF = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var outbound = OutboundBuffer()
     var writeShutdownRequested = false
     var writeShutdownDone = false

@@ -23,7 +23,15 @@ final class HTTP2Stream: UpstreamFlowHost {
     let connectionID: ConnectionID
     /// The flow this stream carries (kept after the flow ends, to drop the session's index entry).
     let assignedFlow: FlowID
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var flow: FlowMachine?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var upstream: UpstreamCodec?
     /// The client's request is complete (END_STREAM or trailers received).
     var requestEnded = false

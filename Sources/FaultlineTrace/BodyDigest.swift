@@ -9,6 +9,11 @@ public final class BodyDigest {
     /// Started by the first byte (while `length` is 0 there is none): most bodies through a
     /// proxy are empty (GET, 204, 304), and an HMAC context costs three allocations to start and
     /// one more to finish.
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var computation: HMACSHA256.Computation?
     /// The summary of an empty body under this key, worked out once by the recorder.
     private let emptySummary: BodySummary

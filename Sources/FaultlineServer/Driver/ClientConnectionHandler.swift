@@ -32,8 +32,16 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     }
 
     var client: Channel
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var session: any ClientSession
     /// The settings `session` was made with, for an HTTP/2 session that replaces it.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var sessionConfiguration: ProxyConfiguration
     /// Set while a plain connection's first bytes may still be the h2c preface.
     private var prefaceSniffer: HTTP2PrefaceSniffer?
@@ -41,6 +49,9 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     /// The upstream connections of this connection's flows.
     let upstreams: UpstreamLinks
     private let timers: TimerSet<SessionTimer>
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var queue: [QueuedInput] = []
     private var draining = false
     /// A batch of actions is being carried out: inputs it raises wait for its end.
@@ -48,8 +59,14 @@ final class ClientConnectionHandler: StreamConnectionDelegate, UpstreamLinksOwne
     private var clientReadsPausedForBackpressure = false
     /// Flows whose upstream backlog the session was told is over the high watermark (sessions
     /// that do not pause the client for it: HTTP/2).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var backloggedFlows: Set<FlowID> = []
     /// The registry entries of the flows this connection holds.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var heldIDs: [FlowID: UInt64] = [:]
     private var clientPacer: Pacer?
     /// Armed while the client's TLS handshake runs.

@@ -20,6 +20,11 @@ final class LoopContext: @unchecked Sendable {
     /// What the sessions' flows take from the trace: its body-digest key and capture settings.
     let tracing: FlowTracing
     /// The buffer this loop's trace entries are encoded in (`record`), so they allocate nothing.
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var traceScratch = TraceScratch()
     let resolver: HostResolver
     /// Connection IDs, for client and upstream connections alike.

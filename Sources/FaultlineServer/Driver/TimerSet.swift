@@ -35,7 +35,15 @@ final class TimerSet<Key: TimerSetKey> {
     private let loop: EventLoop
     /// The two frequent slots, inline: every connection has an idle timer, and a separate
     /// allocation for them would add to each idle connection's memory (Benchmarks/idle).
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var frequent = (Frequent(), Frequent())
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var others: [Key: TimerHandle] = [:]
     /// What a fired timer calls (set by the owner once it is initialised).
     var onFire: (Key) -> Void = { _ in }

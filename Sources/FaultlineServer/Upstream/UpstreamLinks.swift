@@ -77,19 +77,36 @@ final class UpstreamLinks {
     weak var owner: (any UpstreamLinksOwner)?
     /// What to offer an `https` upstream in ALPN (RFC 7301).
     var alpn: [String]
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var links = FlowTable<Link>()
     /// Flows answered from a recording (`ServerConfiguration.replay`) instead of a connection.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var replayLinks: [FlowID: ReplayLink] = [:]
     /// The flows whose connect is wanted, waiting or in flight, by flow; one table for both
     /// (each table a connection keeps is memory every idle connection carries).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var connects = FlowTable<WantedConnectState>()
     /// Connects asked for in the current loop iteration, in order; carried out after it
     /// (`startPending`), so a flow that ends in the same read (a stream reset right after its
     /// HEADERS) costs no connect and no pooled connection.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var pending: [(flow: FlowID, request: WantedConnect)] = []
     private var pendingScheduled = false
     /// Throttles asked for before the flow had a connection, by flow: the flow core paces a
     /// request before it opens its upstream, so the rate waits here for the connection.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var pendingRates: [FlowID: Int] = [:]
     private var nextGeneration = 0
 

@@ -21,7 +21,15 @@ final class UpstreamPool: StreamConnectionDelegate {
     private let loop: EventLoop
     private let idleTimeout: Duration
     private let maximumPerEndpoint: Int
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var idle: [UpstreamEndpoint: [Entry]] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var endpointOf: [ConnectionID: UpstreamEndpoint] = [:]
     private var sweepScheduled = false
 
