@@ -33,5 +33,11 @@ public struct MonotonicInstant: Hashable, Sendable, Comparable {
         later.nanoseconds > nanoseconds ? .nanoseconds(Int64(later.nanoseconds - nanoseconds)) : .zero
     }
 
+    /// Nanoseconds from `earlier` to `self`, zero if `self` is not after it: `duration(to:)` as an
+    /// integer, without `Duration`'s 128-bit arithmetic (which its `components` pay on every read).
+    public func nanoseconds(since earlier: MonotonicInstant) -> UInt64 {
+        nanoseconds > earlier.nanoseconds ? nanoseconds - earlier.nanoseconds : 0
+    }
+
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 }

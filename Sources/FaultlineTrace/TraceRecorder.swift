@@ -217,14 +217,13 @@ public final class TraceRecorder: Sendable {
             guard !state.closed else { return (0, false) }
             let lineStart = state.buffer.count
             state.seq += 1
-            let monotonic = start.duration(to: MonotonicInstant.now())
+            let monotonic = MonotonicInstant.now().nanoseconds(since: start)
             state.buffer.appendRaw("{\"seq\":")
             state.buffer.appendInteger(state.seq)
             state.buffer.appendRaw(",\"wall\":\"")
             state.clock.appendNow(to: &state.buffer)
             state.buffer.appendRaw("\",\"mono_ns\":")
-            let (seconds, attoseconds) = monotonic.components
-            state.buffer.appendInteger(UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
+            state.buffer.appendInteger(monotonic)
             state.buffer.appendByte(UInt8(ascii: ","))
             state.buffer.append(scratch.line)
             var deliver = false
