@@ -6,6 +6,10 @@ threads: the event loop, the trace writer) twice, while one keep-alive client co
 process; the difference of the two totals, divided by the difference of the counts, is what one
 more request costs: start-up, TLS set-up and shutdown cancel out. Exact and unmoved by whatever
 else the machine runs, unlike times, so two builds compare on a busy machine.
+
+The `haproxy` row measures haproxy the same way (one thread, as Faultline's one loop here;
+configs/haproxy.cfg, the configuration Benchmarks/run gives it, which logs nothing where
+Faultline writes its trace): the baseline the issue's goals are set against.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import http.server
 import os
 import re
+import shutil
 import socket
 import socketserver
 import subprocess
@@ -20,6 +25,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 REQUESTS = (200, 600)
@@ -45,14 +52,25 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _total(binary: Path, origin_port: int, requests: int, workdir: Path, rules: Path | None) -> int:
-    """Callgrind's instruction total for a run of `binary` serving `requests` requests."""
+def _faultline_argv(binary: Path, port: int, workdir: Path, rules: Path | None) -> list[str]:
+    argv = [str(binary), "run", "--listen", f"127.0.0.1:{port}", "--control", "off", "--trace",
+            str(workdir / "trace.jsonl"), "--loops", "1"]
+    return argv + (["--rules", str(rules)] if rules is not None else [])
+
+
+def _haproxy_argv(port: int, workdir: Path) -> list[str]:
+    template = (Path(__file__).resolve().parent / "configs" / "haproxy.cfg").read_text()
+    config = workdir / "haproxy.cfg"
+    config.write_text(template.replace("{{PROXY_PORT}}", str(port)).replace("nbthread 2", "nbthread 1"))
+    return ["haproxy", "-db", "-f", str(config)]
+
+
+def _total(argv_for_port: Callable[[int], list[str]], origin_port: int, requests: int, workdir: Path) -> int:
+    """Callgrind's instruction total for a run of the proxy `argv_for_port(port)` starts, serving
+    `requests` requests."""
     port = _free_port()
     out = workdir / f"callgrind.{requests}"
-    argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), "run", "--listen",
-            f"127.0.0.1:{port}", "--control", "off", "--trace", str(workdir / "trace.jsonl"), "--loops", "1"]
-    if rules is not None:
-        argv += ["--rules", str(rules)]
+    argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + argv_for_port(port)
     proxy = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
@@ -62,7 +80,7 @@ def _total(binary: Path, origin_port: int, requests: int, workdir: Path, rules: 
                 break
             except OSError:
                 if time.monotonic() > deadline or proxy.poll() is not None:
-                    raise RuntimeError(f"faultline under callgrind did not listen on {port}")
+                    raise RuntimeError(f"{argv[3]} under callgrind did not listen on {port}")
                 time.sleep(0.1)
         request = (f"GET http://127.0.0.1:{origin_port}/ HTTP/1.1\r\nHost: 127.0.0.1:{origin_port}\r\n\r\n"
                    .encode())
@@ -73,7 +91,7 @@ def _total(binary: Path, origin_port: int, requests: int, workdir: Path, rules: 
                 while not received.endswith(BODY):
                     chunk = client.recv(65536)
                     if not chunk:
-                        raise RuntimeError("faultline closed the connection")
+                        raise RuntimeError(f"{argv[3]} closed the connection")
                     received += chunk
     finally:
         proxy.terminate()
@@ -97,11 +115,13 @@ def _self_costs(profile: Path) -> dict[str, int]:
     return costs
 
 
-def instructions_per_request(binary: Path, rewrite: bool = False, top: int = 0) -> tuple[float, list]:
+def instructions_per_request(
+    binary: Path | None, rewrite: bool = False, top: int = 0
+) -> tuple[float, list]:
     """One more request's instructions, and with `top` the functions that execute most of them
     (their own instructions per request, the two runs' profiles subtracted: start-up cancels out).
     With `rewrite`, under Benchmarks/run's `fl+rewrite` rules (50 that never match, one that
-    rewrites every response)."""
+    rewrites every response). Without `binary`, haproxy's."""
     origin = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Origin)
     origin.daemon_threads = True
     threading.Thread(target=origin.serve_forever, daemon=True).start()
@@ -114,7 +134,9 @@ def instructions_per_request(binary: Path, rewrite: bool = False, top: int = 0) 
                 import benchmodules  # noqa: E402  (next to this script)
                 rules = workdir / "rules"
                 benchmodules.load_script("run").write_rules(rules, rewrite=True)
-            totals = [_total(binary, origin.server_address[1], n, workdir, rules) for n in REQUESTS]
+            argv_for_port = (partial(_haproxy_argv, workdir=workdir) if binary is None
+                             else partial(_faultline_argv, binary, workdir=workdir, rules=rules))
+            totals = [_total(argv_for_port, origin.server_address[1], n, workdir) for n in REQUESTS]
             functions = []
             if top:
                 longer, shorter = (_self_costs(workdir / f"callgrind.{n}") for n in reversed(REQUESTS))
@@ -128,12 +150,19 @@ def instructions_per_request(binary: Path, rewrite: bool = False, top: int = 0) 
 def report(binary: Path, top: int = 0) -> None:
     plain, plain_functions = instructions_per_request(binary, top=top)
     rewrite, rewrite_functions = instructions_per_request(binary, rewrite=True, top=top)
+    haproxy, haproxy_functions = instructions_per_request(None, top=top) if shutil.which("haproxy") else (0.0, [])
     print(f"whole proxy, instructions per keep-alive request (valgrind --tool=callgrind, all threads, "
           f"{REQUESTS[1]} minus {REQUESTS[0]} requests on one connection), {binary}:")
     print(f"  faultline   {plain:>10,.0f}")
     print(f"  fl+rewrite  {rewrite:>10,.0f}  ({rewrite / plain:.2f}x: Benchmarks/run's 50 rules that never match "
           f"and one rewriting every response)")
-    for row, functions in (("faultline", plain_functions), ("fl+rewrite", rewrite_functions)):
+    if haproxy:
+        print(f"  haproxy     {haproxy:>10,.0f}  (faultline / haproxy = {plain / haproxy:.2f}x; haproxy logs nothing, "
+              f"faultline writes its trace)")
+    else:
+        print("  haproxy     not measured: no haproxy on PATH (apt-get install haproxy)")
+    for row, functions in (("faultline", plain_functions), ("fl+rewrite", rewrite_functions),
+                           ("haproxy", haproxy_functions)):
         if functions:
             print(f"\n{row}: the {len(functions)} functions with the most instructions of their own per request")
             for cost, function in functions:
