@@ -38,9 +38,9 @@ public final class StreamConnection {
     /// a pooled upstream connection names its peer in the trace for every request it carries,
     /// and formatting an address (`inet_ntop`, the port) costs about 2,700 instructions.
     public private(set) lazy var remoteAddressText: String? = remoteAddress?.description
-    /// Receives the connection's events. Set it before `start()`. Held weakly.
     // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
     // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    /// Receives the connection's events. Set it before `start()`. Held weakly.
     #if !DEBUG
     @exclusivity(unchecked)
     #endif

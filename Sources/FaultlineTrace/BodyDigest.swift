@@ -6,11 +6,11 @@
 /// connection's own event-loop thread.
 public final class BodyDigest {
     private let key: HMACSHA256
+    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
     /// Started by the first byte (while `length` is 0 there is none): most bodies through a
     /// proxy are empty (GET, 204, 304), and an HMAC context costs three allocations to start and
     /// one more to finish.
-    // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
-    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
     #if !DEBUG
     @exclusivity(unchecked)
     #endif

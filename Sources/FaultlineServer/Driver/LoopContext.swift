@@ -19,9 +19,9 @@ final class LoopContext: @unchecked Sendable {
     let trace: TraceRecorder
     /// What the sessions' flows take from the trace: its body-digest key and capture settings.
     let tracing: FlowTracing
-    /// The buffer this loop's trace entries are encoded in (`record`), so they allocate nothing.
     // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
     // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    /// The buffer this loop's trace entries are encoded in (`record`), so they allocate nothing.
     #if !DEBUG
     @exclusivity(unchecked)
     #endif

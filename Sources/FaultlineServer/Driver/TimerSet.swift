@@ -33,10 +33,10 @@ final class TimerSet<Key: TimerSetKey> {
     }
 
     private let loop: EventLoop
-    /// The two frequent slots, inline: every connection has an idle timer, and a separate
-    /// allocation for them would add to each idle connection's memory (Benchmarks/idle).
     // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
     // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
+    /// The two frequent slots, inline: every connection has an idle timer, and a separate
+    /// allocation for them would add to each idle connection's memory (Benchmarks/idle).
     #if !DEBUG
     @exclusivity(unchecked)
     #endif
