@@ -183,9 +183,20 @@ public final class HostResolver: Sendable {
         }
     }
 
+    /// Counts this worker idle and, in the same step, takes the waiters of the lookup it just
+    /// finished: a resolve that arrives once an answer is out finds the worker idle and queues for
+    /// it instead of starting another thread while this one is still delivering.
+    private func becomeIdle(answering key: String?) -> [Waiter] {
+        jobs.withLock { jobs in
+            jobs.idle += 1
+            guard let key else { return [] }
+            return jobs.waiters.removeValue(forKey: key) ?? []
+        }
+    }
+
+    /// Waits for a queued lookup, once counted idle by `becomeIdle`; nil once the resolver stops.
     private func nextJob() -> String? {
-        jobs.withLock { $0.idle += 1 }
-        return jobs.wait(
+        jobs.wait(
             until: { $0.stopped || !$0.queue.isEmpty },
             then: { jobs in
                 jobs.idle -= 1
@@ -194,6 +205,7 @@ public final class HostResolver: Sendable {
     }
 
     private func workerLoop() {
+        _ = becomeIdle(answering: nil)
         while let key = nextJob() {
             lookupHook?(key)
             lookupCount.add(1, ordering: .relaxed)
@@ -210,8 +222,7 @@ public final class HostResolver: Sendable {
                     entries[key] = CacheEntry(addresses: addresses, expires: expires)
                 }
             }
-            let waiters = jobs.withLock { $0.waiters.removeValue(forKey: key) ?? [] }
-            Self.deliver(outcome, to: waiters)
+            Self.deliver(outcome, to: becomeIdle(answering: key))
         }
     }
 
