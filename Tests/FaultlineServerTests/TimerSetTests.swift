@@ -121,6 +121,46 @@ import Testing
         #expect((fired.first?.1 ?? 0) >= 120)
     }
 
+    @Test func flowsTakeTurnsWithTheResponseHeadPlace() throws {
+        let (first, second) = (SessionTimer.flow(FlowID(1), .responseHead), SessionTimer.flow(FlowID(2), .responseHead))
+        let fired = try run(sentinelMilliseconds: 400) { timers in
+            timers.arm(first, after: .milliseconds(30))
+            timers.cancel(first)
+            timers.arm(second, after: .milliseconds(120))
+        }
+        #expect(fired.count == 1)
+        #expect(fired.first?.0 == second, "the second flow's timer fired as \(String(describing: fired.first?.0))")
+        #expect((fired.first?.1 ?? 0) >= 120)
+    }
+
+    @Test func aFlowThatFindsThePlaceHeldIsTimedOnItsOwn() throws {
+        let (first, second, third) = (
+            SessionTimer.flow(FlowID(1), .responseHead), SessionTimer.flow(FlowID(2), .responseHead),
+            SessionTimer.flow(FlowID(3), .responseHead)
+        )
+        let fired = try run(sentinelMilliseconds: 400) { timers in
+            timers.arm(first, after: .milliseconds(150))
+            timers.arm(second, after: .milliseconds(40))
+            timers.arm(third, after: .milliseconds(60))
+            timers.cancel(third)
+        }
+        #expect(fired.map(\.0) == [second, first])
+        #expect(zip(fired.map(\.1), [40, 150]).allSatisfy { $0 >= $1 })
+    }
+
+    @Test func aFlowArmedOnItsOwnThenInThePlaceFiresOnce() throws {
+        let (first, second) = (SessionTimer.flow(FlowID(1), .responseHead), SessionTimer.flow(FlowID(2), .responseHead))
+        let fired = try run(sentinelMilliseconds: 400) { timers in
+            timers.arm(first, after: .milliseconds(100))
+            timers.arm(second, after: .milliseconds(200))  // the place is held: a timer of its own
+            timers.cancel(first)
+            timers.arm(second, after: .milliseconds(60))  // the place is free now: its own timer goes
+        }
+        #expect(fired.count == 1, "fired: \(fired)")
+        #expect(fired.first?.0 == second)
+        #expect((fired.first?.1 ?? 0) >= 60)
+    }
+
     @Test func cancelAllDisarmsEveryKey() throws {
         let fired = try run(sentinelMilliseconds: 200) { timers in
             timers.arm(.clientIdle, after: .milliseconds(20))

@@ -6,8 +6,10 @@ import FaultlineProxy
 /// A timer key, which says whether its timer is armed and cancelled over and over (a keep-alive
 /// connection's idle timer: cancelled when a request starts, armed again when it ends).
 protocol TimerSetKey: Hashable {
-    /// For a key armed over and over, its own place in `TimerSet` (0 or 1); nil for a key armed
-    /// once or seldom.
+    /// For a key armed over and over, its place in `TimerSet` (0, 1 or 2); nil for a key armed
+    /// once or seldom. Keys may share a place (each flow's response-head timer, one flow after
+    /// another on a keep-alive connection): it holds one key's deadline at a time, and a key that
+    /// finds it held by another's live deadline is timed like a key without a place.
     var frequentSlot: Int? { get }
 }
 
@@ -30,17 +32,19 @@ final class TimerSet<Key: TimerSetKey> {
         var firesAt = MonotonicInstant(nanoseconds: 0)
         /// When the key is due; nil once cancelled (the loop timer then only cleans up).
         var deadline: MonotonicInstant?
+        /// Whose deadline it is: the last key armed here.
+        var key: Key?
     }
 
     private let loop: EventLoop
     // Loop-confined state the request path changes in place: release builds skip Swift's dynamic
     // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
-    /// The two frequent slots, inline: every connection has an idle timer, and a separate
+    /// The three frequent slots, inline: every connection has an idle timer, and a separate
     /// allocation for them would add to each idle connection's memory (Benchmarks/idle).
     #if !DEBUG
     @exclusivity(unchecked)
     #endif
-    private var frequent = (Frequent(), Frequent())
+    private var frequent = (Frequent(), Frequent(), Frequent())
     #if !DEBUG
     @exclusivity(unchecked)
     #endif
@@ -54,8 +58,8 @@ final class TimerSet<Key: TimerSetKey> {
 
     /// Arms `key` to fire after `delay` (replacing a timer already armed for it).
     func arm(_ key: Key, after delay: Duration) {
-        guard let slot = key.frequentSlot else {
-            cancel(key)
+        guard let slot = key.frequentSlot, modifyFrequent(slot, { $0.deadline == nil || $0.key == key }) else {
+            cancelOther(key)
             others[key] = loop.scheduleTimer(after: delay) { [weak self] in
                 guard let self else { return }
                 self.others[key] = nil
@@ -63,11 +67,14 @@ final class TimerSet<Key: TimerSetKey> {
             }
             return
         }
+        // A key armed while another held the place has a timer of its own, which this replaces.
+        cancelOther(key)
         let deadline = loop.now.advanced(by: delay)
         let moved = modifyFrequent(slot) { entry -> Bool in
             guard let handle = entry.handle else { return false }
             if entry.firesAt <= deadline {
                 entry.deadline = deadline
+                entry.key = key
                 return true
             }
             loop.cancelTimer(handle)
@@ -77,15 +84,29 @@ final class TimerSet<Key: TimerSetKey> {
     }
 
     func cancel(_ key: Key) {
-        if let slot = key.frequentSlot {
-            modifyFrequent(slot) { $0.deadline = nil }
-        } else if let handle = others.removeValue(forKey: key) {
-            loop.cancelTimer(handle)
+        if let slot = key.frequentSlot, forgetDeadline(of: key, slot: slot) { return }
+        cancelOther(key)
+    }
+
+    /// Forgets `key`'s deadline in `slot` and keeps the loop timer; false when the slot holds no
+    /// live deadline of `key`.
+    private func forgetDeadline(of key: Key, slot: Int) -> Bool {
+        modifyFrequent(slot) { entry -> Bool in
+            guard entry.key == key, entry.deadline != nil else { return false }
+            entry.deadline = nil
+            return true
         }
     }
 
+    /// Cancels the timer `key` has outside the slots, if any.
+    private func cancelOther(_ key: Key) {
+        // Checked first: the table is empty on nearly every request.
+        guard !others.isEmpty, let handle = others.removeValue(forKey: key) else { return }
+        loop.cancelTimer(handle)
+    }
+
     func cancelAll() {
-        for slot in 0..<2 {
+        for slot in 0..<3 {
             modifyFrequent(slot) { entry in
                 if let handle = entry.handle { loop.cancelTimer(handle) }
                 entry = Frequent()
@@ -103,22 +124,27 @@ final class TimerSet<Key: TimerSetKey> {
 
     @discardableResult
     private func modifyFrequent<Result>(_ slot: Int, _ body: (inout Frequent) -> Result) -> Result {
-        slot == 0 ? body(&frequent.0) : body(&frequent.1)
+        switch slot {
+        case 0: body(&frequent.0)
+        case 1: body(&frequent.1)
+        default: body(&frequent.2)
+        }
     }
 
     private func scheduleFrequent(_ key: Key, slot: Int, at deadline: MonotonicInstant) {
         let handle = loop.scheduleTimer(after: loop.now.duration(to: deadline)) { [weak self] in
-            self?.frequentTimerFired(key, slot: slot)
+            self?.frequentTimerFired(slot: slot)
         }
-        modifyFrequent(slot) { $0 = Frequent(handle: handle, firesAt: deadline, deadline: deadline) }
+        modifyFrequent(slot) { $0 = Frequent(handle: handle, firesAt: deadline, deadline: deadline, key: key) }
     }
 
-    private func frequentTimerFired(_ key: Key, slot: Int) {
-        let deadline = modifyFrequent(slot) { entry -> MonotonicInstant? in
+    private func frequentTimerFired(slot: Int) {
+        let due = modifyFrequent(slot) { entry -> (key: Key, deadline: MonotonicInstant)? in
             defer { entry = Frequent() }
-            return entry.deadline
+            guard let key = entry.key, let deadline = entry.deadline else { return nil }
+            return (key, deadline)
         }
-        guard let deadline else { return }  // cancelled since
+        guard let (key, deadline) = due else { return }  // cancelled since
         if loop.now < deadline {
             scheduleFrequent(key, slot: slot, at: deadline)  // moved on since this loop timer was set
         } else {
@@ -128,12 +154,15 @@ final class TimerSet<Key: TimerSetKey> {
 }
 
 extension SessionTimer: TimerSetKey {
-    /// A connection's idle and head timers come and go with every request; a body timer only
-    /// with uploads, and a flow's or a stream's timers are armed once each.
+    /// A connection's idle and head timers come and go with every request, and so does a
+    /// forwarded request's wait for its response head, one flow after another (flows at once,
+    /// HTTP/2 streams or a duplicate, take turns with the place or go without); a body timer
+    /// comes only with uploads, and a flow's other timers and a stream's are armed seldom.
     var frequentSlot: Int? {
         switch self {
         case .clientIdle: 0
         case .requestHead: 1
+        case .flow(_, .responseHead): 2
         case .requestBody, .streamBody, .flow, .streamPacing: nil
         }
     }
