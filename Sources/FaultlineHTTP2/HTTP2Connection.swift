@@ -68,24 +68,50 @@ public final class HTTP2Connection {
     public let role: Role
     public let limits: Limits
 
+    // Loop-confined state every frame changes in place: release builds skip Swift's dynamic
+    // exclusivity check on it, debug builds (every test) keep it (ARCHITECTURE.md, "Exclusivity").
     /// Every stream nghttp2 has open, by ID (see ``StreamState``).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var streams: [Int32: StreamState] = [:]
     /// Events recorded by the callbacks and not handed out yet.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var events: [HTTP2Event] = []
     /// Frames taken from nghttp2 (or written by us after a fatal error) and not handed out yet.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var pendingOutput: [UInt8] = []
     /// Set while `receive` drains answers: the data provider answers `NGHTTP2_ERR_PAUSE`.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var pausingData = false
     /// nghttp2 reported a fatal error: the session may only be freed.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var failed = false
     /// `mem_send` has produced bytes: our connection preface is on its way (§3.4).
     var prefaceTaken = false
     /// The highest stream ID the peer opened (for our own GOAWAY after a fatal error, §6.8).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var lastPeerStreamID: Int32 = 0
     /// The stream IDs the peer's HEADERS frames used, for the §5.1.1 order check (server role).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var peerStreamIDs = PeerStreamIDs()
     /// Streams we submitted RST_STREAM for whose frame has not been written: an RST_STREAM for
     /// any other stream was nghttp2's own decision (a `.streamError`).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var resetsWeSubmitted: Set<Int32> = []
     /// GOAWAYs we submitted and nghttp2 has not written, as (code, debug data).
     var goAwaysWeSubmitted: [(code: UInt32, debug: [UInt8])] = []
@@ -99,11 +125,20 @@ public final class HTTP2Connection {
     /// Received DATA payload that was never delivered as `.data` (its frame was rejected when it
     /// completed): the caller cannot `consumed` it, so we credit the connection window
     /// ourselves, outside the callbacks (§6.9.1: DATA counts against the window either way).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var undeliveredData = 0
     /// The peer's frame boundaries, for the header block still arriving: see
     /// ``unfinishedHeaderBlock`` (HTTP2Connection+Stalls.swift).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var headerBlocks: HeaderBlockTracker
     /// DATA payload octets written to the output so far (see ``dataOctetsSent``).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var sentDataOctets = 0
 
     /// Creates the connection and queues our SETTINGS (RFC 9113 §3.4: the server's preface is
