@@ -25,8 +25,8 @@ import FaultlineHTTP2
 extension HTTP2ProxySession {
     /// After every input, for each open stream: the clock runs while the stream's request body is
     /// being read, and starts again after an input that brought DATA for it.
-    mutating func updateBodyTimer(stream id: Int32, _ output: inout SessionOutput) {
-        guard let stream = streams[id] else { return }
+    func updateBodyTimer(_ stream: HTTP2Stream, _ output: inout SessionOutput) {
+        let id = stream.streamID
         let reading = stream.readsRequestBody
         if reading, !stream.bodyTimerArmed || stream.bodyArrived {
             stream.bodyTimerArmed = true

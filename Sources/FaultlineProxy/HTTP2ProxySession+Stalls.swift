@@ -28,7 +28,7 @@ import FaultlineTrace
 extension HTTP2ProxySession {
     /// Whether every open stream only waits for the client's window (none is open: false).
     var everyStreamWaitsForWindow: Bool {
-        !streams.isEmpty && streams.keys.allSatisfy { connection.isWaitingForWindow(stream: $0) }
+        !streams.isEmpty && streams.inOrder.allSatisfy { connection.isWaitingForWindow(stream: $0.streamID) }
     }
 
     /// Ends the streams whose output waits for the client's window: their flows (or tunnels) end
@@ -36,8 +36,7 @@ extension HTTP2ProxySession {
     /// had queued. True if any did; the caller takes the frames.
     mutating func abandonStreamsWaitingForWindow(reason: String, _ output: inout SessionOutput) -> Bool {
         var abandoned = false
-        // In stream order: the trace's order must not follow the dictionary's.
-        for id in streams.keys.sorted() where connection.isWaitingForWindow(stream: id) {
+        for id in streams.ids where connection.isWaitingForWindow(stream: id) {
             guard let stream = streams[id] else { continue }
             if stream.isTunnel {
                 streams[id]!.tunnelClientGone(&output)

@@ -246,14 +246,13 @@ extension HTTP2ProxySession {
 
     /// Every open flow ends: the client connection is gone or broken.
     mutating func endEveryFlow(reason: String, _ output: inout SessionOutput) {
-        // In stream order: a dictionary's order changes from run to run, and so would the trace's.
-        for id in streams.keys.sorted() where streams[id]?.flow != nil {
+        for id in streams.ids where streams[id]?.flow != nil {
             streams[id]!.flowInput(&output) { $0.clientGone(reason: reason) }
         }
     }
 
     private mutating func forget(stream: Int32) {
-        guard let removed = streams.removeValue(forKey: stream) else { return }
+        guard let removed = streams.remove(stream) else { return }
         streamOfFlow[removed.assignedFlow] = nil
     }
 
@@ -281,11 +280,15 @@ extension HTTP2ProxySession {
     /// bound already (RFC 9113 §5.2.2: a receiver that cannot take more withholds WINDOW_UPDATE),
     /// our frames go out, and the connection closes when done.
     mutating func afterInput(_ output: inout SessionOutput) {
-        // In stream order: of several GOAWAYs asked for at once, the lowest stream's must lead.
-        for id in streams.keys.sorted() {
-            guard let stream = streams[id] else { continue }
+        // The streams this input reached (HTTP2StreamTable): no other stream changed. In stream
+        // order: of several GOAWAYs asked for at once, the lowest stream's must lead.
+        var visit: [HTTP2Stream] = []
+        swap(&visit, &touchedStreams)  // the array of the last input, kept for its capacity
+        streams.takeTouched(into: &visit)
+        for stream in visit {
+            let id = stream.streamID
             if let goAway = stream.requestedGoAway {
-                streams[id]!.requestedGoAway = nil
+                stream.requestedGoAway = nil
                 goAwayForFault(stream: id, goAway.code, thisStreamProcessed: goAway.thisStreamProcessed, &output)
             }
             if stream.ended { streamOfFlow[stream.assignedFlow] = nil }
@@ -296,10 +299,12 @@ extension HTTP2ProxySession {
                         < configuration.maximumPendingUpstreamBytes
             {
                 connection.consumed(stream: id, bytes: stream.uncredited)
-                streams[id]!.uncredited = 0
+                stream.uncredited = 0
             }
-            if state != .closed { updateBodyTimer(stream: id, &output) }
+            if state != .closed { updateBodyTimer(stream, &output) }
         }
+        visit.removeAll(keepingCapacity: true)
+        touchedStreams = visit
         drainOutput(&output)
         // After the client's FIN no WINDOW_UPDATE can come: a stream waiting for the window
         // never moves again (HTTP2ProxySession+Stalls.swift).
@@ -357,7 +362,7 @@ extension HTTP2ProxySession {
     /// After the client's FIN: no flow is left and everything queued (or paced) has been taken. (A stream
     /// whose flow ended stays open in nghttp2 until the client's END_STREAM, which cannot come.)
     private var allAnswered: Bool {
-        streams.values.allSatisfy { $0.flow == nil && $0.pendingClientBytes == 0 && ($0.pacing?.isEmpty ?? true) }
+        streams.inOrder.allSatisfy { $0.flow == nil && $0.pendingClientBytes == 0 && ($0.pacing?.isEmpty ?? true) }
     }
 
     func traceGoAway(

@@ -35,8 +35,10 @@ public struct HTTP2ProxySession {
     let environment: FlowEnvironment
     let connection: HTTP2Connection
     /// Open streams, by stream ID, and the stream of each flow.
-    var streams: [Int32: HTTP2Stream] = [:]
+    var streams = HTTP2StreamTable()
     var streamOfFlow: [FlowID: Int32] = [:]
+    /// Where `afterInput` lists the streams an input reached; empty between inputs.
+    var touchedStreams: [HTTP2Stream] = []
     public internal(set) var closeReason: String?
     var state: State = .open
 
@@ -105,7 +107,7 @@ extension HTTP2ProxySession: ClientSession {
     public mutating func clientDidReadEOF() -> [ProxyAction] {
         var output = SessionOutput()
         clientReachedEOF = true
-        for id in streams.keys.sorted() {
+        for id in streams.ids {
             guard let stream = streams[id], let flow = stream.flow else { continue }
             if flow.isHeld {
                 streams[id]!.flowInput(&output) {
@@ -256,7 +258,7 @@ extension HTTP2ProxySession: ClientSession {
     /// A flow's upstream pauses while its response waits behind a gate or its client stream's
     /// queue is full (the client's window is closed, or a throttle paces the stream): only that flow.
     public func wantsUpstreamReadsPaused(flow id: FlowID) -> Bool {
-        guard let streamID = streamOfFlow[id], let stream = streams[streamID] else { return false }
+        guard let streamID = streamOfFlow[id], let stream = streams.peek(streamID) else { return false }
         return (stream.flow?.bufferedResponseBytes ?? 0) > HTTP1ProxySession.heldResponseLimit
             || stream.pendingClientBytes > configuration.maximumPendingUpstreamBytes
     }

@@ -12,10 +12,10 @@ import FaultlineTrace
 /// fields removed, §8.2.2), body bytes DATA, the end END_STREAM or trailers, and a broken client
 /// RST_STREAM — only this stream, never the connection.
 ///
-/// A class: the session keeps many streams in a dictionary and reaches into them after every
-/// input; as a struct each look-up copied the whole flow machine (a third of the CPU under
-/// h2load's 50 streams per connection). `~Copyable` is no way out here: the standard library's
-/// `Dictionary` (Swift 6.3) holds only copyable values, and a dictionary's getter copies.
+/// A class: the session keeps many streams in a table (`HTTP2StreamTable`) and reaches into them
+/// after every input; as a struct each look-up copied the whole flow machine (a third of the CPU
+/// under h2load's 50 streams per connection, when the table was a dictionary). `~Copyable` is no
+/// way out here: the standard library's collections (Swift 6.3) hold only copyable values.
 final class HTTP2Stream: UpstreamFlowHost {
     let streamID: Int32
     let connection: HTTP2Connection
@@ -53,9 +53,15 @@ final class HTTP2Stream: UpstreamFlowHost {
     /// A `goaway` fault asked for a GOAWAY, which the session sends after the current input.
     var requestedGoAway: (code: HTTP2ErrorCode, thisStreamProcessed: Bool)?
     /// What the stream carries, and what that role holds.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var role: Role = .exchange
     /// A response `throttle`: this stream's body waits here and leaves at the rule's rate
     /// (HTTP2StreamPacing.swift); it may outlive the flow until what waits has gone.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var pacing: HTTP2StreamPacing?
 
     /// The roles of a stream. DATA is the request body of an exchange; in every other role it is
