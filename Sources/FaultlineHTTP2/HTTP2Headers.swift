@@ -154,7 +154,10 @@ public enum HTTP2Headers {
     /// The header block of a response: `:status` first (§8.3.2), then `fields` translated with
     /// ``fields(fromHTTP1:)``.
     public static func responseBlock(status: Int, fields: HTTPHeaders) -> [HTTP2Header] {
-        [HTTP2Header(":status", String(status))] + Self.fields(fromHTTP1: fields)
+        var block = [HTTP2Header(":status", String(status))]
+        block.reserveCapacity(fields.count + 1)
+        append(fromHTTP1: fields, to: &block)
+        return block
     }
 
     /// HTTP/1 fields as HTTP/2 fields: names lowercased (§8.2.1); the connection-specific fields
@@ -164,8 +167,15 @@ public enum HTTP2Headers {
     /// §8.3.1: take it from ``authority(fromHTTP1:)``). Credentials and cookies are marked
     /// ``HTTP2Header/neverIndexed`` (RFC 7541 §7.1.3).
     public static func fields(fromHTTP1 fields: HTTPHeaders) -> [HTTP2Header] {
-        let nominated = Set(fields.tokens(inField: "connection"))
         var result: [HTTP2Header] = []
+        append(fromHTTP1: fields, to: &result)
+        return result
+    }
+
+    /// Appends ``fields(fromHTTP1:)`` of `fields` to `block`. Runs for every response, so a name
+    /// is told apart by its length and at most two comparisons rather than hashed into sets.
+    private static func append(fromHTTP1 fields: HTTPHeaders, to block: inout [HTTP2Header]) {
+        let nominated = Set(fields.tokens(inField: "connection"))
         var teTrailers = false
         for field in fields {
             let name = lowercased(field.name)
@@ -174,11 +184,12 @@ public enum HTTP2Headers {
                     teTrailers || HTTPHeaders([(field.name, field.value)]).containsToken("trailers", inField: "te")
                 continue
             }
-            guard !connectionSpecificNames.contains(name), !nominated.contains(name), name != "host" else { continue }
-            result.append(HTTP2Header(name, field.value, neverIndexed: sensitiveNames.contains(name)))
+            guard !isConnectionSpecific(lowercased: name), nominated.isEmpty || !nominated.contains(name),
+                name != "host"
+            else { continue }
+            block.append(HTTP2Header(name, field.value, neverIndexed: isSensitive(lowercased: name)))
         }
-        if teTrailers { result.append(HTTP2Header("te", "trailers")) }
-        return result
+        if teTrailers { block.append(HTTP2Header("te", "trailers")) }
     }
 
     /// The `:authority` for an HTTP/1 request whose target had no authority (origin-form): its
@@ -192,7 +203,7 @@ public enum HTTP2Headers {
     public static func isConnectionSpecific(name: String, value: String = "") -> Bool {
         let name = lowercased(name)
         if name == "te" { return value != "trailers" }
-        return connectionSpecificNames.contains(name)
+        return isConnectionSpecific(lowercased: name)
     }
 
     // MARK: HTTP/2 → HTTP/1
@@ -241,18 +252,37 @@ public enum HTTP2Headers {
     // MARK: Tables
 
     /// §8.2.2, plus HTTP2-Settings (connection-specific by RFC 7540 §3.2.1).
-    static let connectionSpecificNames: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "http2-settings",
-    ]
+    static func isConnectionSpecific(lowercased name: String) -> Bool {
+        switch name.utf8.count {
+        case 7: name == "upgrade"
+        case 10: name == "connection" || name == "keep-alive"
+        case 14: name == "http2-settings"
+        case 16: name == "proxy-connection"
+        case 17: name == "transfer-encoding"
+        default: false
+        }
+    }
 
     /// Fields sent never-indexed: credentials and cookies (RFC 7541 §7.1.3).
-    static let sensitiveNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    static func isSensitive(lowercased name: String) -> Bool {
+        switch name.utf8.count {
+        case 6: name == "cookie"
+        case 10: name == "set-cookie"
+        case 13: name == "authorization"
+        case 19: name == "proxy-authorization"
+        default: false
+        }
+    }
 
     /// ASCII lowercase (field names are tokens, RFC 9110 §5.1).
     static func lowercased(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return name }
-        return String(
-            decoding: name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self
-        )
+        let utf8 = name.utf8
+        guard utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return name }
+        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+            for (index, byte) in utf8.enumerated() {
+                buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+            }
+            return utf8.count
+        }
     }
 }
