@@ -276,13 +276,15 @@ public enum HTTP2Headers {
 
     /// ASCII lowercase (field names are tokens, RFC 9110 §5.1).
     static func lowercased(_ name: String) -> String {
-        let utf8 = name.utf8
-        guard utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return name }
-        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
-            for (index, byte) in utf8.enumerated() {
-                buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+        func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+        var name = name
+        let lowered = name.withUTF8 { bytes -> String? in
+            guard bytes.contains(where: isUpper) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for index in bytes.indices { buffer[index] = isUpper(bytes[index]) ? bytes[index] + 32 : bytes[index] }
+                return bytes.count
             }
-            return utf8.count
         }
+        return lowered ?? name
     }
 }
