@@ -11,6 +11,11 @@ The `haproxy` row measures haproxy the same way (one thread, as Faultline's one 
 configs/haproxy.cfg, the configuration Benchmarks/run gives it, which logs nothing where
 Faultline writes its trace): the baseline the issue's goals are set against.
 
+`--h2` measures HTTP/2 instead: Faultline's reverse listener over h2c (prior knowledge) in front
+of the same origin, loaded by h2load on one connection with `--streams` requests in flight, and
+as the baseline nginx's HTTP/2 reverse proxy (configs/nginx-h2-proxy.conf, the configuration
+Benchmarks/h2 gives it, as one process: no master, one worker, as Faultline's one loop here).
+
 Work that runs by the clock rather than by the request is left out of the count: the rules
 watcher checks its folder every 300 ms on its own thread, and under callgrind, many times
 slower than a real run, the 400 requests take long enough for that polling to add about 9,000
@@ -74,9 +79,55 @@ def _haproxy_argv(port: int, workdir: Path) -> list[str]:
     return ["haproxy", "-db", "-f", str(config)]
 
 
-def _total(argv_for_port: Callable[[int], list[str]], origin_port: int, requests: int, workdir: Path) -> int:
+def _faultline_h2_argv(binary: Path, port: int, workdir: Path, origin_port: int) -> list[str]:
+    return [str(binary), "run", "--listen", f"127.0.0.1:{port}", "--mode", f"reverse:http://127.0.0.1:{origin_port}",
+            "--control", "off", "--trace", str(workdir / "trace.jsonl"), "--loops", "1"]
+
+
+def _nginx_h2_argv(port: int, workdir: Path, origin_port: int) -> list[str]:
+    template = (Path(__file__).resolve().parent / "configs" / "nginx-h2-proxy.conf").read_text()
+    values = {"RUNDIR": str(workdir), "PROXY_PORT": str(port), "H1_PORT": str(origin_port), "LISTEN": "http2"}
+    for key, value in values.items():
+        template = template.replace("{{" + key + "}}", value)
+    # One process, as Faultline's one loop; h2c needs no certificate.
+    template = template.replace("master_process on;", "master_process off;").replace(
+        "worker_processes 2;", "worker_processes 1;")
+    template = "\n".join(line for line in template.splitlines() if "ssl_certificate" not in line)
+    (workdir / "nginx-tmp").mkdir(exist_ok=True)
+    config = workdir / "nginx-h2-proxy.conf"
+    config.write_text(template)
+    return [shutil.which("nginx") or "nginx", "-c", str(config), "-p", str(workdir)]
+
+
+def _keepalive_client(port: int, origin_port: int, requests: int) -> None:
+    """`requests` requests one after the other on one keep-alive HTTP/1.1 connection."""
+    request = (f"GET http://127.0.0.1:{origin_port}/ HTTP/1.1\r\nHost: 127.0.0.1:{origin_port}\r\n\r\n"
+               .encode())
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as client:
+        for _ in range(requests):
+            client.sendall(request)
+            received = b""
+            while not received.endswith(BODY):
+                chunk = client.recv(65536)
+                if not chunk:
+                    raise RuntimeError("the proxy closed the connection")
+                received += chunk
+
+
+def _h2load_client(streams: int) -> Callable[[int, int, int], None]:
+    """h2load over h2c with prior knowledge: one connection, `streams` requests in flight."""
+    def load(port: int, _origin_port: int, requests: int) -> None:
+        done = subprocess.run(["h2load", "-n", str(requests), "-c", "1", "-m", str(streams), f"http://127.0.0.1:{port}/"],
+                              capture_output=True, text=True, timeout=300)
+        if f"{requests} succeeded" not in done.stdout:
+            raise RuntimeError(f"h2load did not get {requests} answers: {done.stdout[-400:]} {done.stderr[-400:]}")
+    return load
+
+
+def _total(argv_for_port: Callable[[int], list[str]], origin_port: int, requests: int, workdir: Path,
+           load: Callable[[int, int, int], None] = _keepalive_client) -> int:
     """Callgrind's instruction total for a run of the proxy `argv_for_port(port)` starts, serving
-    `requests` requests."""
+    `requests` requests sent by `load`."""
     port = _free_port()
     out = workdir / f"callgrind.{requests}"
     proxy_argv = argv_for_port(port)
@@ -94,22 +145,12 @@ def _total(argv_for_port: Callable[[int], list[str]], origin_port: int, requests
                 if time.monotonic() > deadline or proxy.poll() is not None:
                     raise RuntimeError(f"{proxy_argv[0]} under callgrind did not listen on {port}")
                 time.sleep(0.1)
-        request = (f"GET http://127.0.0.1:{origin_port}/ HTTP/1.1\r\nHost: 127.0.0.1:{origin_port}\r\n\r\n"
-                   .encode())
-        with socket.create_connection(("127.0.0.1", port), timeout=60) as client:
-            for _ in range(requests):
-                client.sendall(request)
-                received = b""
-                while not received.endswith(BODY):
-                    chunk = client.recv(65536)
-                    if not chunk:
-                        raise RuntimeError(f"{proxy_argv[0]} closed the connection")
-                    received += chunk
+        load(port, origin_port, requests)
     finally:
         proxy.terminate()
         proxy.wait(timeout=120)
     for line in out.read_text(errors="replace").splitlines():
-        if line.startswith(("totals:", "summary:")):
+        if line.startswith("totals:"):
             return int(line.split()[1])
     raise RuntimeError(f"no totals in {out}")
 
@@ -127,28 +168,20 @@ def _self_costs(profile: Path) -> dict[str, int]:
     return costs
 
 
-def instructions_per_request(
-    binary: Path | None, rewrite: bool = False, top: int = 0
-) -> tuple[float, list]:
-    """One more request's instructions, and with `top` the functions that execute most of them
-    (their own instructions per request, the two runs' profiles subtracted: start-up cancels out).
-    With `rewrite`, under Benchmarks/run's `fl+rewrite` rules (50 that never match, one that
-    rewrites every response). Without `binary`, haproxy's."""
+def _measure(argv_for: Callable[[Path, int], Callable[[int], list[str]]], top: int,
+             load: Callable[[int, int, int], None] = _keepalive_client) -> tuple[float, list]:
+    """One more request's instructions through the proxy `argv_for(workdir, origin_port)` starts,
+    and with `top` the functions that execute most of them (their own instructions per request,
+    the two runs' profiles subtracted: start-up cancels out)."""
     origin = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Origin)
     origin.daemon_threads = True
     threading.Thread(target=origin.serve_forever, daemon=True).start()
     try:
         with tempfile.TemporaryDirectory(prefix="faultline-instructions-") as name:
             workdir = Path(name)
-            rules = None
-            if rewrite:
-                sys.path.insert(0, str(Path(__file__).resolve().parent))
-                import benchmodules  # noqa: E402  (next to this script)
-                rules = workdir / "rules"
-                benchmodules.load_script("run").write_rules(rules, rewrite=True)
-            argv_for_port = (partial(_haproxy_argv, workdir=workdir) if binary is None
-                             else partial(_faultline_argv, binary, workdir=workdir, rules=rules))
-            totals = [_total(argv_for_port, origin.server_address[1], n, workdir) for n in REQUESTS]
+            origin_port = origin.server_address[1]
+            argv_for_port = argv_for(workdir, origin_port)
+            totals = [_total(argv_for_port, origin_port, n, workdir, load) for n in REQUESTS]
             functions = []
             if top:
                 longer, shorter = (_self_costs(workdir / f"callgrind.{n}") for n in reversed(REQUESTS))
@@ -157,6 +190,43 @@ def instructions_per_request(
     finally:
         origin.shutdown()
     return (totals[1] - totals[0]) / (REQUESTS[1] - REQUESTS[0]), functions
+
+
+def instructions_per_request(
+    binary: Path | None, rewrite: bool = False, top: int = 0
+) -> tuple[float, list]:
+    """One more keep-alive HTTP/1.1 request's instructions, and with `top` the functions that
+    execute most of them. With `rewrite`, under Benchmarks/run's `fl+rewrite` rules (50 that
+    never match, one that rewrites every response). Without `binary`, haproxy's."""
+    def argv_for(workdir: Path, _origin_port: int) -> Callable[[int], list[str]]:
+        if binary is None:
+            return partial(_haproxy_argv, workdir=workdir)
+        rules = None
+        if rewrite:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            import benchmodules  # noqa: E402  (next to this script)
+            rules = workdir / "rules"
+            benchmodules.load_script("run").write_rules(rules, rewrite=True)
+        return partial(_faultline_argv, binary, workdir=workdir, rules=rules)
+    return _measure(argv_for, top)
+
+
+def h2_instructions_per_request(binary: Path | None, streams: int, top: int = 0) -> tuple[float, list]:
+    """One more HTTP/2 request's instructions over h2c, `streams` in flight on one connection;
+    without `binary`, nginx's HTTP/2 reverse proxy's."""
+    def argv_for(workdir: Path, origin_port: int) -> Callable[[int], list[str]]:
+        if binary is None:
+            return partial(_nginx_h2_argv, workdir=workdir, origin_port=origin_port)
+        return partial(_faultline_h2_argv, binary, workdir=workdir, origin_port=origin_port)
+    return _measure(argv_for, top, _h2load_client(streams))
+
+
+def _print_functions(rows: list[tuple[str, list]]) -> None:
+    for row, functions in rows:
+        if functions:
+            print(f"\n{row}: the {len(functions)} functions with the most instructions of their own per request")
+            for cost, function in functions:
+                print(f"  {cost:>8,.0f}  {function[-150:]}")
 
 
 def report(binary: Path, top: int = 0) -> None:
@@ -173,12 +243,24 @@ def report(binary: Path, top: int = 0) -> None:
               f"faultline writes its trace)")
     else:
         print("  haproxy     not measured: no haproxy on PATH (apt-get install haproxy)")
-    for row, functions in (("faultline", plain_functions), ("fl+rewrite", rewrite_functions),
-                           ("haproxy", haproxy_functions)):
-        if functions:
-            print(f"\n{row}: the {len(functions)} functions with the most instructions of their own per request")
-            for cost, function in functions:
-                print(f"  {cost:>8,.0f}  {function[-150:]}")
+    _print_functions([("faultline", plain_functions), ("fl+rewrite", rewrite_functions),
+                      ("haproxy", haproxy_functions)])
+
+
+def report_h2(binary: Path, streams: int, top: int = 0) -> None:
+    if not shutil.which("h2load"):
+        sys.exit("--h2 needs h2load on PATH (apt-get install nghttp2-client)")
+    faultline, faultline_functions = h2_instructions_per_request(binary, streams, top)
+    nginx, nginx_functions = h2_instructions_per_request(None, streams, top) if shutil.which("nginx") else (0.0, [])
+    print(f"whole proxy, instructions per HTTP/2 request (valgrind --tool=callgrind, all threads, h2c, "
+          f"{REQUESTS[1]} minus {REQUESTS[0]} requests on one connection, {streams} at a time), {binary}:")
+    print(f"  faultline   {faultline:>10,.0f}")
+    if nginx:
+        print(f"  nginx       {nginx:>10,.0f}  (faultline / nginx = {faultline / nginx:.2f}x; nginx's HTTP/2 "
+              f"reverse proxy logs nothing, faultline writes its trace)")
+    else:
+        print("  nginx       not measured: no nginx on PATH (apt-get install nginx)")
+    _print_functions([("faultline", faultline_functions), ("nginx", nginx_functions)])
 
 
 if __name__ == "__main__":
