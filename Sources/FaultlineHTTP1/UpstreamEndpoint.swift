@@ -4,44 +4,64 @@
 /// It is also the key of the upstream connection pool: requests to equal endpoints may share a
 /// kept-alive connection.
 public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
-    public let scheme: String
+    /// The fields live in one immutable object: an endpoint is copied about ten times a forwarded
+    /// request (the route, the flow, the pool, the links), and a copy of its five strings retained
+    /// each one (Benchmarks/README.md, "Where the retains come from").
+    private final class Storage: Sendable {
+        let scheme: String
+        let host: String
+        let port: Int
+        let connectHost: String?
+        let hostHeaderValue: String
+        let pathPrefix: String
+
+        init(
+            scheme: String, host: String, port: Int, connectHost: String?, hostHeaderValue: String, pathPrefix: String
+        ) {
+            self.scheme = scheme
+            self.host = host
+            self.port = port
+            self.connectHost = connectHost
+            self.hostHeaderValue = hostHeaderValue
+            self.pathPrefix = pathPrefix
+        }
+    }
+
+    private let storage: Storage
+
+    public var scheme: String { storage.scheme }
     /// A DNS name or an IP literal; IPv6 literals are stored without brackets. The name requests
     /// are for: it goes in `Host`, in SNI and in the certificate check, and rules match it.
-    public let host: String
-    public let port: Int
+    public var host: String { storage.host }
+    public var port: Int { storage.port }
     /// Where to connect when that is not `host`: a client may `CONNECT` to an address and name the
     /// host only in its ClientHello (SNI); the intercepted requests are then for the SNI name, sent
     /// to the address the client chose. Nil: connect to `host`.
-    public let connectHost: String?
+    public var connectHost: String? { storage.connectHost }
     /// `host[:port]` as a Host header carries it: the port is left out when it is the scheme's
     /// default, IPv6 literals get their brackets back (RFC 9110 §7.2). Computed once: every
     /// forwarded request needs it.
-    public let hostHeaderValue: String
+    public var hostHeaderValue: String { storage.hostHeaderValue }
     /// What a reverse proxy puts before every request's path: `/api` for `http://host/api`, so
     /// `/v1/me` goes upstream as `/api/v1/me`. Empty (the default) or `/`-led without a trailing
     /// `/`. Rules and the trace's `path` see the path as the client sent it; the trace's `url` is
     /// the upstream URL, prefix included.
-    public let pathPrefix: String
+    public var pathPrefix: String { storage.pathPrefix }
 
     /// `pathPrefix` must be empty or start with `/`; a trailing `/` is dropped.
     public init(scheme: String, host: String, port: Int, connectHost: String? = nil, pathPrefix: String = "") {
         precondition(pathPrefix.isEmpty || pathPrefix.hasPrefix("/"), "a path prefix starts with '/'")
         // Made for every forwarded request: the common case (a lowercase scheme, no prefix) only
-        // reads its inputs, and the Host value is put together from its pieces (a result of up
-        // to 15 bytes, such as `127.0.0.1:36963`, stays inline in the String).
-        self.scheme = scheme.utf8.contains(where: { ASCII.lowercased($0) != $0 }) ? scheme.lowercased() : scheme
-        self.host = host
-        self.port = port
-        self.connectHost = connectHost
-        if pathPrefix.hasSuffix("/") {
-            var prefix = Substring(pathPrefix)
-            while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
-            self.pathPrefix = String(prefix)
-        } else {
-            self.pathPrefix = pathPrefix
-        }
+        // reads its inputs and makes the one object, and the Host value is put together from its
+        // pieces (a result of up to 15 bytes, such as `127.0.0.1:36963`, stays inline).
+        let scheme = scheme.utf8.contains(where: { ASCII.lowercased($0) != $0 }) ? scheme.lowercased() : scheme
+        var prefix = Substring(pathPrefix)
+        while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
         let bracketed = host.utf8.contains(UInt8(ascii: ":")) ? "[" + host + "]" : host
-        self.hostHeaderValue = port == Self.defaultPort(of: self.scheme) ? bracketed : bracketed + ":" + String(port)
+        storage = Storage(
+            scheme: scheme, host: host, port: port, connectHost: connectHost,
+            hostHeaderValue: port == Self.defaultPort(of: scheme) ? bracketed : bracketed + ":" + String(port),
+            pathPrefix: prefix.endIndex == pathPrefix.endIndex ? pathPrefix : String(prefix))
     }
 
     /// Parses `http://host[:port][/prefix]` or `https://host[:port][/prefix]`: the path, if any,
@@ -103,8 +123,9 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     // `hostHeaderValue` included, which follows from the others. The hash takes the host and the
     // port only (equal endpoints have equal ones; endpoints that differ in nothing else are rare).
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.port == rhs.port && lhs.host == rhs.host && lhs.scheme == rhs.scheme && lhs.connectHost == rhs.connectHost
-            && lhs.pathPrefix == rhs.pathPrefix
+        lhs.storage === rhs.storage
+            || (lhs.port == rhs.port && lhs.host == rhs.host && lhs.scheme == rhs.scheme
+                && lhs.connectHost == rhs.connectHost && lhs.pathPrefix == rhs.pathPrefix)
     }
 
     public func hash(into hasher: inout Hasher) {
