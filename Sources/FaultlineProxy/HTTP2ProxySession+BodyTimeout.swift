@@ -23,8 +23,9 @@ import FaultlineHTTP2
 /// run-out, unseen, so that one starts the clock once more too: the client always has a whole
 /// timeout after it could send again (and at most two).
 extension HTTP2ProxySession {
-    /// After every input, for each open stream: the clock runs while the stream's request body is
-    /// being read, and starts again after an input that brought DATA for it.
+    /// After every input, for each stream the input reached (`afterInput`): the clock runs while
+    /// the stream's request body is being read, and starts again after an input that brought DATA
+    /// for it.
     func updateBodyTimer(_ stream: HTTP2Stream, _ output: inout SessionOutput) {
         let id = stream.streamID
         let reading = stream.readsRequestBody
