@@ -21,6 +21,27 @@ import Testing
         #expect(endpoint.scheme == scheme.lowercased())
     }
 
+    /// The pool's key: endpoints made apart are equal (and hash alike) when every field is, a copy
+    /// is equal to its original, and any one field told apart makes them differ.
+    @Test func endpointsMadeApartAreEqualByTheirFields() {
+        let one = UpstreamEndpoint(scheme: "http", host: "127.0.0.1", port: 8081, pathPrefix: "/api")
+        let again = UpstreamEndpoint(scheme: "HTTP", host: "127.0.0.1", port: 8081, pathPrefix: "/api/")
+        let copy = one
+        #expect(one == again)
+        #expect(one.hashValue == again.hashValue)
+        #expect(copy == one)
+        #expect(Set([one, again, copy]).count == 1)
+        let others = [
+            UpstreamEndpoint(scheme: "https", host: "127.0.0.1", port: 8081, pathPrefix: "/api"),
+            UpstreamEndpoint(scheme: "http", host: "127.0.0.2", port: 8081, pathPrefix: "/api"),
+            UpstreamEndpoint(scheme: "http", host: "127.0.0.1", port: 8082, pathPrefix: "/api"),
+            UpstreamEndpoint(
+                scheme: "http", host: "127.0.0.1", port: 8081, connectHost: "10.0.0.1", pathPrefix: "/api"),
+            UpstreamEndpoint(scheme: "http", host: "127.0.0.1", port: 8081, pathPrefix: "/v2"),
+        ]
+        for other in others { #expect(other != one, "\(other)") }
+    }
+
     @Test(arguments: [("", ""), ("/api", "/api"), ("/api/", "/api"), ("/api///", "/api"), ("/", "")])
     func aPathPrefixLosesItsTrailingSlashes(given: String, kept: String) {
         #expect(UpstreamEndpoint(scheme: "http", host: "h", port: 1, pathPrefix: given).pathPrefix == kept)
