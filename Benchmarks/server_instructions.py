@@ -41,6 +41,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parent
 REQUESTS = (200, 600)
 # Entering this function stops callgrind's count and leaving it starts it again (see above).
 CLOCK_DRIVEN = "*RuleSetLoader*signature*"
@@ -72,10 +73,24 @@ def _faultline_argv(binary: Path, port: int, workdir: Path, rules: Path | None) 
     return argv + (["--rules", str(rules)] if rules is not None else [])
 
 
+def _run_script():
+    """Benchmarks/run as a module: its config rendering and rule files are the ones measured here."""
+    sys.path.insert(0, str(HERE))
+    import benchmodules  # noqa: E402  (next to this script)
+    return benchmodules.load_script("run")
+
+
+def _render_config(name: str, workdir: Path, values: dict[str, str], edit: Callable[[str], str]) -> Path:
+    """configs/`name` with its `{{...}}` placeholders filled as Benchmarks/run fills them, then
+    `edit`ed for the one-process form measured here, written into `workdir`."""
+    config = _run_script().render(HERE / "configs" / name, workdir / name, values)
+    config.write_text(edit(config.read_text()))
+    return config
+
+
 def _haproxy_argv(port: int, workdir: Path) -> list[str]:
-    template = (Path(__file__).resolve().parent / "configs" / "haproxy.cfg").read_text()
-    config = workdir / "haproxy.cfg"
-    config.write_text(template.replace("{{PROXY_PORT}}", str(port)).replace("nbthread 2", "nbthread 1"))
+    config = _render_config("haproxy.cfg", workdir, {"PROXY_PORT": str(port)},
+                            lambda text: text.replace("nbthread 2", "nbthread 1"))
     return ["haproxy", "-db", "-f", str(config)]
 
 
@@ -85,17 +100,14 @@ def _faultline_h2_argv(binary: Path, port: int, workdir: Path, origin_port: int)
 
 
 def _nginx_h2_argv(port: int, workdir: Path, origin_port: int) -> list[str]:
-    template = (Path(__file__).resolve().parent / "configs" / "nginx-h2-proxy.conf").read_text()
+    def one_process_h2c(text: str) -> str:
+        # One process, as Faultline's one loop; h2c needs no certificate.
+        text = text.replace("master_process on;", "master_process off;").replace(
+            "worker_processes 2;", "worker_processes 1;")
+        return "\n".join(line for line in text.splitlines() if "ssl_certificate" not in line)
     values = {"RUNDIR": str(workdir), "PROXY_PORT": str(port), "H1_PORT": str(origin_port), "LISTEN": "http2"}
-    for key, value in values.items():
-        template = template.replace("{{" + key + "}}", value)
-    # One process, as Faultline's one loop; h2c needs no certificate.
-    template = template.replace("master_process on;", "master_process off;").replace(
-        "worker_processes 2;", "worker_processes 1;")
-    template = "\n".join(line for line in template.splitlines() if "ssl_certificate" not in line)
+    config = _render_config("nginx-h2-proxy.conf", workdir, values, one_process_h2c)
     (workdir / "nginx-tmp").mkdir(exist_ok=True)
-    config = workdir / "nginx-h2-proxy.conf"
-    config.write_text(template)
     return [shutil.which("nginx") or "nginx", "-c", str(config), "-p", str(workdir)]
 
 
@@ -203,10 +215,8 @@ def instructions_per_request(
             return partial(_haproxy_argv, workdir=workdir)
         rules = None
         if rewrite:
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            import benchmodules  # noqa: E402  (next to this script)
             rules = workdir / "rules"
-            benchmodules.load_script("run").write_rules(rules, rewrite=True)
+            _run_script().write_rules(rules, rewrite=True)
         return partial(_faultline_argv, binary, workdir=workdir, rules=rules)
     return _measure(argv_for, top)
 

@@ -14,6 +14,9 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
         let connectHost: String?
         let hostHeaderValue: String
         let pathPrefix: String
+        /// The host and the port hashed once with this process's seed: the pool and the links
+        /// hash an endpoint several times a request.
+        let hostAndPortHash: Int
 
         init(
             scheme: String, host: String, port: Int, connectHost: String?, hostHeaderValue: String, pathPrefix: String
@@ -24,6 +27,10 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
             self.connectHost = connectHost
             self.hostHeaderValue = hostHeaderValue
             self.pathPrefix = pathPrefix
+            var hasher = Hasher()
+            hasher.combine(host)
+            hasher.combine(port)
+            hostAndPortHash = hasher.finalize()
         }
     }
 
@@ -121,7 +128,8 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     // Written out rather than synthesized: the pool and the upstream links look an endpoint up
     // several times per request, and the synthesized versions hash and compare all five strings,
     // `hostHeaderValue` included, which follows from the others. The hash takes the host and the
-    // port only (equal endpoints have equal ones; endpoints that differ in nothing else are rare).
+    // port only (equal endpoints have equal ones; endpoints that differ in nothing else are rare),
+    // worked out when the endpoint is made.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.storage === rhs.storage
             || (lhs.port == rhs.port && lhs.host == rhs.host && lhs.scheme == rhs.scheme
@@ -129,8 +137,15 @@ public struct UpstreamEndpoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(host)
-        hasher.combine(port)
+        hasher.combine(storage.hostAndPortHash)
+    }
+
+    /// Whether this is the endpoint `init(scheme:host:port:)` would make from these: a forward
+    /// proxy's client usually sends request after request to one origin, and its session keeps
+    /// the last endpoint rather than make an equal one for each (`RequestRoute.decide`).
+    public func isPlain(scheme: String, host: String, port: Int) -> Bool {
+        port == storage.port && storage.connectHost == nil && storage.pathPrefix.isEmpty && host == storage.host
+            && scheme == storage.scheme
     }
 
     /// The host to resolve and connect to: `connectHost`, else `host`.

@@ -49,9 +49,27 @@ public struct HTTP2Header: Sendable, Equatable, CustomStringConvertible {
         self.neverIndexed = neverIndexed
     }
 
+    /// How many bytes the value takes on the wire.
+    var valueByteCount: Int {
+        encodesAsLatin1 ? value.unicodeScalars.count : value.utf8.count
+    }
+
     /// The value as it goes on the wire.
     var valueBytes: [UInt8] {
-        guard encodesAsLatin1 else { return Array(value.utf8) }
-        return value.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
+        [UInt8](unsafeUninitializedCapacity: valueByteCount) { buffer, count in
+            count = copyValueBytes(into: buffer, at: 0)
+        }
+    }
+
+    /// Writes the value as it goes on the wire into `buffer` from `offset` (room for
+    /// `valueByteCount` bytes must be there); returns the offset after it.
+    func copyValueBytes(into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        guard encodesAsLatin1 else { return buffer[offset...].initialize(fromContentsOf: value.utf8) }
+        var end = offset
+        for scalar in value.unicodeScalars {
+            buffer[end] = UInt8(truncatingIfNeeded: scalar.value)
+            end += 1
+        }
+        return end
     }
 }

@@ -5,30 +5,33 @@ import CNghttp2
 /// to live for the closure.
 enum NameValueList {
     /// Calls `body` with `headers` as `nghttp2_nv`s (nil and 0 for none).
+    ///
+    /// Names and values are copied into one buffer and the list into another, both temporary
+    /// allocations (on the stack when they are small, as a response head's are): a response head
+    /// used to cost an array per value plus three more.
     static func with<Result>(
         _ headers: [HTTP2Header], _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
         guard !headers.isEmpty else { return body(nil, 0) }
-        var storage: [UInt8] = []
-        var spans: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
-        spans.reserveCapacity(headers.count)
-        for header in headers {
-            let nameStart = storage.count
-            storage.append(contentsOf: header.name.utf8)
-            let valueStart = storage.count
-            storage.append(contentsOf: header.valueBytes)
-            let flags = header.neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
-            spans.append((nameStart..<valueStart, valueStart..<storage.count, UInt8(flags.rawValue)))
-        }
-        storage.append(0)  // never empty, so the buffer has a base address
-        return storage.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let list = spans.map { span in
-                nghttp2_nv(
-                    name: base + span.name.lowerBound, value: base + span.value.lowerBound,
-                    namelen: span.name.count, valuelen: span.value.count, flags: span.flags)
+        let byteCount = headers.reduce(0) { $0 + $1.name.utf8.count + $1.valueByteCount }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(byteCount, 1)) { storage in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: headers.count) { list in
+                var offset = 0
+                for (index, header) in headers.enumerated() {
+                    let name = storage.baseAddress! + offset
+                    offset = storage[offset...].initialize(fromContentsOf: header.name.utf8)
+                    let value = storage.baseAddress! + offset
+                    offset = header.copyValueBytes(into: storage, at: offset)
+                    let flags = header.neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
+                    list.initializeElement(
+                        at: index,
+                        to: nghttp2_nv(
+                            name: name, value: value, namelen: value - name, valuelen: storage.baseAddress! + offset - value,
+                            flags: UInt8(flags.rawValue)))
+                }
+                // nghttp2_nv is a plain C struct: nothing to deinitialize.
+                return body(UnsafePointer(list.baseAddress), headers.count)
             }
-            return list.withUnsafeBufferPointer { body($0.baseAddress, $0.count) }
         }
     }
 }

@@ -63,11 +63,12 @@ extension HTTP1ProxySession {
         let framing = requestDecoder.framing
         let route: RequestRoute
         do {
-            route = try RequestRoute.decide(head, mode: configuration.mode)
+            route = try RequestRoute.decide(head, mode: configuration.mode, previous: previousEndpoint)
         } catch {
             refuseRequest(head, flow: flowID, url: head.target, route: nil, error, &output)
             return
         }
+        previousEndpoint = route.endpoint
         state = .exchanging(
             ClientExchange(
                 flow: flowID, kind: route.kind, version: head.version, requestFraming: framing, closeAfter: !keepAlive))

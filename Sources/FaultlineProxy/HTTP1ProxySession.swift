@@ -83,6 +83,9 @@ public struct HTTP1ProxySession {
     var headTimerArmed = false
     /// The `requestBody` timer runs: a request body is being read and has not ended.
     var bodyTimerArmed = false
+    /// The endpoint the previous request was routed to, which the next one to the same origin
+    /// reuses (`RequestRoute.decide`).
+    var previousEndpoint: UpstreamEndpoint?
     /// Why the session ended, for the trace's `connection.closed` event.
     public internal(set) var closeReason: String?
     var traceConnection: ConnectionID? { connectionID }

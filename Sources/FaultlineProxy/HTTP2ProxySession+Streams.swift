@@ -145,11 +145,12 @@ extension HTTP2ProxySession {
         }
         let route: RequestRoute
         do {
-            route = try RequestRoute.decide(head, mode: configuration.mode)
+            route = try RequestRoute.decide(head, mode: configuration.mode, previous: previousEndpoint)
         } catch {
             refuse(stream: stream, flow: flowID, head: head, route: nil, error, &output)
             return
         }
+        previousEndpoint = route.endpoint
         if route.kind == .connect {
             startConnect(stream: stream, flow: flowID, route: route, head: head, &output)
             return

@@ -39,6 +39,9 @@ public struct HTTP2ProxySession {
     var streamOfFlow: [FlowID: Int32] = [:]
     /// Where `afterInput` lists the streams an input reached; empty between inputs.
     var touchedStreams: [HTTP2Stream] = []
+    /// The endpoint the latest request was routed to, which the next one to the same origin
+    /// reuses (`RequestRoute.decide`).
+    var previousEndpoint: UpstreamEndpoint?
     public internal(set) var closeReason: String?
     var state: State = .open
 

@@ -15,7 +15,7 @@
 /// under 50 concurrent streams was about 200 visits a request.
 struct HTTP2StreamTable {
     private var entries: [HTTP2Stream] = []
-    /// IDs the subscript was asked for since the last `takeTouched()`, in the order asked (an ID
+    /// IDs the subscript was asked for since the last `takeTouched(into:)`, in the order asked (an ID
     /// asked for twice in a row is noted once).
     private var touched: [Int32] = []
 
@@ -32,14 +32,13 @@ struct HTTP2StreamTable {
     /// The stream with ID `id`, noted as touched; setting nil removes it.
     subscript(id: Int32) -> HTTP2Stream? {
         mutating get {
-            let index = firstIndex(notBelow: id)
-            guard index < entries.count, entries[index].streamID == id else { return nil }
+            guard let stream = peek(id) else { return nil }
             touch(id)
-            return entries[index]
+            return stream
         }
         set {
             let index = firstIndex(notBelow: id)
-            let present = index < entries.count && entries[index].streamID == id
+            let present = holds(id, at: index)
             switch (newValue, present) {
             case (let stream?, true):
                 entries[index] = stream
@@ -57,14 +56,13 @@ struct HTTP2StreamTable {
     /// The stream with ID `id`, for a question that changes nothing: not noted as touched.
     func peek(_ id: Int32) -> HTTP2Stream? {
         let index = firstIndex(notBelow: id)
-        return index < entries.count && entries[index].streamID == id ? entries[index] : nil
+        return holds(id, at: index) ? entries[index] : nil
     }
 
     /// Removes the stream with ID `id` and returns it; nil when there was none.
     mutating func remove(_ id: Int32) -> HTTP2Stream? {
         let index = firstIndex(notBelow: id)
-        guard index < entries.count, entries[index].streamID == id else { return nil }
-        return entries.remove(at: index)
+        return holds(id, at: index) ? entries.remove(at: index) : nil
     }
 
     /// Puts the streams reached through the subscript since the last call that are still open
@@ -84,6 +82,11 @@ struct HTTP2StreamTable {
 
     private mutating func touch(_ id: Int32) {
         if touched.last != id { touched.append(id) }
+    }
+
+    /// Whether the stream at `index`, as `firstIndex(notBelow: id)` found it, is the one with `id`.
+    private func holds(_ id: Int32, at index: Int) -> Bool {
+        index < entries.count && entries[index].streamID == id
     }
 
     /// The position of the first stream whose ID is `id` or more (`entries.count` when none is).

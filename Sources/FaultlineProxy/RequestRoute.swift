@@ -22,8 +22,12 @@ public struct RequestRoute: Sendable, Equatable {
         public let message: String
     }
 
-    /// Decides the route of `head`; throws a refusal with the status to answer.
-    public static func decide(_ head: HTTPRequestHead, mode: ProxyMode) throws(Refusal) -> RequestRoute {
+    /// Decides the route of `head`; throws a refusal with the status to answer. A forward proxy's
+    /// session passes the endpoint of its previous request as `previous`: when this request is for
+    /// the same origin, the route carries that endpoint instead of an equal new one.
+    public static func decide(
+        _ head: HTTPRequestHead, mode: ProxyMode, previous: UpstreamEndpoint? = nil
+    ) throws(Refusal) -> RequestRoute {
         let target: RequestTarget
         do {
             target = try RequestTarget.parse(head.target, method: head.method)
@@ -41,8 +45,13 @@ public struct RequestRoute: Sendable, Equatable {
                     status: 501, code: "unsupported-scheme",
                     message: "\(scheme):// in a request line is not supported; only http:// and https:// are")
             }
-            let endpoint = UpstreamEndpoint(
-                scheme: scheme, host: authority.host, port: authority.port ?? (scheme == "https" ? 443 : 80))
+            let port = authority.port ?? UpstreamEndpoint.defaultPort(of: scheme)
+            let endpoint =
+                if let previous, previous.isPlain(scheme: scheme, host: authority.host, port: port) {
+                    previous
+                } else {
+                    UpstreamEndpoint(scheme: scheme, host: authority.host, port: port)
+                }
             return route(upgrade ? .upgrade : .exchange, endpoint, path: path, query: query)
         case (.forward, .authority(let authority)):
             let endpoint = UpstreamEndpoint(scheme: "tcp", host: authority.host, port: authority.port ?? 443)

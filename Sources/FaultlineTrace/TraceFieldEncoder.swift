@@ -33,15 +33,20 @@ struct TraceFieldEncoder: Sendable {
     }
 
     private func appendEachField(_ fields: [TraceField], to output: inout JSONOutput, topLevel: Bool) {
-        for field in fields {
-            output.appendByte(UInt8(ascii: ","))
-            withUTF8(of: field.key) { key in
-                precondition(!topLevel || !Self.isReservedKey(key), "trace field key \"\(field.key)\" is reserved")
-                output.appendByte(UInt8(ascii: "\""))
-                output.appendEscaped(key)
-                output.appendRaw("\":")
+        // Through the array's buffer, each field borrowed where it lies: a `for field in fields`
+        // loop copied every field out (retaining its key and value) and destroyed the copy.
+        fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices {
+                output.appendByte(UInt8(ascii: ","))
+                withUTF8(of: fields[index].key) { key in
+                    precondition(
+                        !topLevel || !Self.isReservedKey(key), "trace field key \"\(fields[index].key)\" is reserved")
+                    output.appendByte(UInt8(ascii: "\""))
+                    output.appendEscaped(key)
+                    output.appendRaw("\":")
+                }
+                appendValue(fields[index].value, to: &output)
             }
-            appendValue(field.value, to: &output)
         }
     }
 
@@ -61,7 +66,7 @@ struct TraceFieldEncoder: Sendable {
     }
 
     /// Appends one value.
-    func appendValue(_ value: TraceFieldValue, to output: inout JSONOutput) {
+    func appendValue(_ value: borrowing TraceFieldValue, to output: inout JSONOutput) {
         switch value {
         case .string(let string):
             output.appendString(string)

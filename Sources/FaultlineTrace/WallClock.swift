@@ -33,15 +33,8 @@ struct WallClock {
             cachedSecond = seconds
         }
         cachedPrefix.withUnsafeBufferPointer { output.append($0) }
-        var micros = nanoseconds / 1000
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, UInt8(ascii: "Z"))
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            for index in stride(from: 5, through: 0, by: -1) {
-                buffer[index] = UInt8(ascii: "0") + UInt8(micros % 10)
-                micros /= 10
-            }
-            output.append(UnsafeBufferPointer(buffer.bindMemory(to: UInt8.self)))
-        }
+        output.appendZeroPadded(nanoseconds / 1000, width: 6)
+        output.appendByte(UInt8(ascii: "Z"))
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.` for a second after the epoch, in UTC.

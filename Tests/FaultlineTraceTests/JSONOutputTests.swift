@@ -61,6 +61,36 @@ private func parsed(_ json: String) throws -> JSONValue {
     }
 }
 
+@Test func integersOfEveryLengthAreWrittenInFull() {
+    // Digits are written two at a time: odd and even lengths, zeros inside and at the end, and
+    // the edges of each length.
+    var values: [UInt64] = [0, 5, 9, 10, 11, 99, 100, 101, 909, 1000, 1005, 90_009, 1_000_000_007, .max, .max - 1]
+    var power: UInt64 = 1
+    for _ in 1...19 {
+        power *= 10
+        values += [power - 1, power, power + 1, power / 10 * 7 + 3]
+    }
+    for value in values {
+        var output = JSONOutput(capacity: 16)
+        output.appendInteger(value)
+        #expect(output.text == String(value))
+    }
+}
+
+@Test func zeroPaddedNumbersHaveTheirWidth() {
+    let cases: [(Int, Int, String)] = [
+        (0, 1, "0"), (7, 1, "7"), (7, 2, "07"), (42, 3, "042"), (1, 6, "000001"), (999_999, 6, "999999"),
+        (120_034, 6, "120034"), (5, 5, "00005"), (10_001, 5, "10001"),
+    ]
+    for (value, width, expected) in cases {
+        var output = JSONOutput(capacity: 16)
+        output.appendByte(UInt8(ascii: "<"))
+        output.appendZeroPadded(value, width: width)
+        output.appendByte(UInt8(ascii: ">"))
+        #expect(output.text == "<\(expected)>")
+    }
+}
+
 @Test func numbersAreWrittenSoTheyReadBackWithTheirType() throws {
     var output = JSONOutput()
     output.appendInteger(Int64.min)
