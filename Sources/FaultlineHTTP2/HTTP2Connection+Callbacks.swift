@@ -86,6 +86,8 @@ extension HTTP2Connection {
         }
         updateStream(id) { state in
             state.block = []
+            // Room for a typical block's fields at once, rather than growing four times.
+            state.block.reserveCapacity(8)
             state.blockSize = 0
             state.blockRefused = false
         }

@@ -197,6 +197,21 @@ import Testing
         #expect(field.valueBytes == [0x63, 0x61, 0x66, 0xE9])
         #expect(HTTP2Header("x", "caf\u{E9}").valueBytes == [0x63, 0x61, 0x66, 0xC3, 0xA9])
     }
+
+    @Test func utf8AndASCIIValuesAreReadAsText() throws {
+        let server = try serverAfterPreface()
+        var block = HPACK.literals([(":method", "GET"), (":scheme", "http"), (":authority", "a"), (":path", "/")])
+        block += HPACK.literal(name: bytes("x-utf8"), value: [0x63, 0x61, 0x66, 0xC3, 0xA9])  // "café" in UTF-8
+        block += HPACK.literal(name: bytes("x-ascii"), value: bytes("plain ~ text"))
+        block += HPACK.literal(name: bytes("x-empty"), value: [])
+        let events = server.receive(Frame.headers(stream: 1, block: block, endStream: true).bytes)
+        guard case .headers(_, let headers, _)? = events.first else {
+            Issue.record("no head: \(events)")
+            return
+        }
+        #expect(headers.suffix(3).map(\.value) == ["caf\u{E9}", "plain ~ text", ""])
+        #expect(headers.suffix(3).map(\.valueBytes) == [[0x63, 0x61, 0x66, 0xC3, 0xA9], bytes("plain ~ text"), []])
+    }
 }
 
 /// What a long-lived connection keeps of the streams it served.
