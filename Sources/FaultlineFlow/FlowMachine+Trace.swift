@@ -43,7 +43,11 @@ extension FlowMachine {
     public static func requestReceivedFields(
         _ request: FlowRequest, routed: Bool, decision: RequestDecision? = nil, duplicateOf: FlowID? = nil
     ) -> [TraceField] {
-        var fields: [TraceField] = [.string("method", request.method), .target("url", request.url)]
+        var fields: [TraceField] = []
+        // Room for every field a request with a decision has, so the array never grows.
+        fields.reserveCapacity(12)
+        fields.append(.string("method", request.method))
+        fields.append(.target("url", request.url))
         if routed {
             fields.append(.string("host", request.endpoint.host))
             fields.append(.int("port", request.endpoint.port))

@@ -36,7 +36,7 @@ public struct HTTP2ProxySession {
     let connection: HTTP2Connection
     /// Open streams, by stream ID, and the stream of each flow.
     var streams = HTTP2StreamTable()
-    var streamOfFlow: [FlowID: Int32] = [:]
+    var streamOfFlow = FlowStreamIndex()
     /// Where `afterInput` lists the streams an input reached; empty between inputs.
     var touchedStreams: [HTTP2Stream] = []
     /// The endpoint the latest request was routed to, which the next one to the same origin
