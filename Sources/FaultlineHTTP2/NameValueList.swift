@@ -22,11 +22,12 @@ enum NameValueList {
                     offset = storage[offset...].initialize(fromContentsOf: header.name.utf8)
                     let value = storage.baseAddress! + offset
                     offset = header.copyValueBytes(into: storage, at: offset)
+                    let end = storage.baseAddress! + offset
                     let flags = header.neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
                     list.initializeElement(
                         at: index,
                         to: nghttp2_nv(
-                            name: name, value: value, namelen: value - name, valuelen: storage.baseAddress! + offset - value,
+                            name: name, value: value, namelen: value - name, valuelen: end - value,
                             flags: UInt8(flags.rawValue)))
                 }
                 // nghttp2_nv is a plain C struct: nothing to deinitialize.

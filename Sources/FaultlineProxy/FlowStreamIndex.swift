@@ -31,21 +31,11 @@ struct FlowStreamIndex {
 
     /// Whether the entry at `index`, as `firstIndex(notBelow: flow)` found it, is `flow`'s.
     private func holds(_ flow: FlowID, at index: Int) -> Bool {
-        index < entries.count && entries[index].flow == flow
+        entries.holds(flow, at: index) { $0.flow }
     }
 
     /// The position of the first entry whose flow is `flow` or later (`entries.count` when none is).
     private func firstIndex(notBelow flow: FlowID) -> Int {
-        // The newest flow, and where a new one goes, found without a search.
-        if let last = entries.last, last.flow <= flow {
-            return last.flow == flow ? entries.count - 1 : entries.count
-        }
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle].flow < flow { low = middle + 1 } else { high = middle }
-        }
-        return low
+        entries.firstIndex(notBelow: flow) { $0.flow }
     }
 }

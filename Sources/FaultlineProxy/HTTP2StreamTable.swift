@@ -86,21 +86,11 @@ struct HTTP2StreamTable {
 
     /// Whether the stream at `index`, as `firstIndex(notBelow: id)` found it, is the one with `id`.
     private func holds(_ id: Int32, at index: Int) -> Bool {
-        index < entries.count && entries[index].streamID == id
+        entries.holds(id, at: index) { $0.streamID }
     }
 
     /// The position of the first stream whose ID is `id` or more (`entries.count` when none is).
     private func firstIndex(notBelow id: Int32) -> Int {
-        // Where a new stream goes, found without a search.
-        if let last = entries.last, last.streamID <= id {
-            return last.streamID == id ? entries.count - 1 : entries.count
-        }
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle].streamID < id { low = middle + 1 } else { high = middle }
-        }
-        return low
+        entries.firstIndex(notBelow: id) { $0.streamID }
     }
 }
